@@ -1,0 +1,78 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Data flows one way: radio → scanner → broker → coordinator → broker → monitor / member apps.
+// Each C library is reached from exactly one Swift module:
+//   libmosquitto → BeaconMeshMQTT, libbluetooth (GPL-2+) → BeaconMeshBLE (scanner only), json-c → BeaconMeshWire.
+let package = Package(
+    name: "BeaconMesh",
+    products: [
+        .executable(name: "beacon-scanner", targets: ["beacon-scanner"]),
+        .executable(name: "beacon-coordinator", targets: ["beacon-coordinator"]),
+        .executable(name: "beacon-monitor", targets: ["beacon-monitor"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // System libraries: a module map and a shim header each, nothing else.
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        .systemLibrary(name: "CJSONC", pkgConfig: "json-c", providers: [.apt(["libjson-c-dev"])]),
+
+        // Pure Swift domain: no I/O, no threads, no wall clock.
+        .target(name: "BeaconMeshCore"),
+        // The contract's JSON payloads <-> Core types; the only user of json-c.
+        .target(name: "BeaconMeshWire", dependencies: ["BeaconMeshCore", "CJSONC"]),
+        // The only user of libmosquitto.
+        .target(name: "BeaconMeshMQTT", dependencies: [
+            "CMosquitto", .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The only user of libbluetooth: HCI scanner, btsnoop reader and writer, advertiser.
+        .target(name: "BeaconMeshBLE", dependencies: ["BeaconMeshCore", "CBlueZ"]),
+
+        // Services behind the three executables.
+        .target(name: "BeaconMeshScanner", dependencies: [
+            "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshBLE",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        .target(name: "BeaconMeshCoordinator", dependencies: [
+            "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Yams", package: "Yams"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .target(name: "BeaconMeshMonitor", dependencies: [
+            "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+
+        // Thin executables: parse options, bootstrap logging, run services.
+        .executableTarget(name: "beacon-scanner", dependencies: [
+            "BeaconMeshScanner", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "beacon-coordinator", dependencies: [
+            "BeaconMeshCoordinator", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "beacon-monitor", dependencies: [
+            "BeaconMeshMonitor", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        // Test support: a mosquitto broker on a free loopback port, process helpers.
+        .target(name: "BeaconMeshTesting", dependencies: []),
+
+        .testTarget(name: "BeaconMeshCoreTests", dependencies: ["BeaconMeshCore"]),
+        .testTarget(name: "BeaconMeshWireTests", dependencies: ["BeaconMeshWire"]),
+        .testTarget(name: "BeaconMeshMQTTTests", dependencies: ["BeaconMeshMQTT", "BeaconMeshTesting"]),
+        .testTarget(name: "BeaconMeshBLETests", dependencies: ["BeaconMeshBLE", "BeaconMeshTesting"]),
+        .testTarget(name: "BeaconMeshCoordinatorTests", dependencies: ["BeaconMeshCoordinator", "BeaconMeshTesting"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["BeaconMeshTesting"]),
+    ]
+)

@@ -1,0 +1,1 @@
+// BeaconMeshBLE: under construction.

@@ -1,0 +1,1 @@
+// BeaconMeshCoordinator: under construction.

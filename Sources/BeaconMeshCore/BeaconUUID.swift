@@ -1,0 +1,68 @@
+/// A 128-bit identifier as iBeacon and AltBeacon carry it (16 bytes, big-endian on the air).
+///
+/// Stored as two integers so that hashing and comparing cost a few instructions and never allocate.
+public struct BeaconUUID: Hashable, Comparable, Sendable {
+    /// The first 8 bytes, most significant first.
+    public var high: UInt64
+    /// The last 8 bytes, most significant first.
+    public var low: UInt64
+
+    public init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    /// Reads 16 bytes in air order (most significant byte first) starting at `offset`.
+    /// The caller guarantees `offset + 16 <= bytes.count`.
+    @inlinable
+    public init(bytes: UnsafeRawBufferPointer, offset: Int) {
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        for index in 0..<8 { high = high << 8 | UInt64(bytes[offset + index]) }
+        for index in 8..<16 { low = low << 8 | UInt64(bytes[offset + index]) }
+        self.init(high: high, low: low)
+    }
+
+    /// Parses the canonical 8-4-4-4-12 form (either case); `nil` for anything else.
+    public init?(_ text: some StringProtocol) {
+        let utf8 = Array(text.utf8)
+        guard utf8.count == 36 else { return nil }
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        var nibbles = 0
+        for (index, byte) in utf8.enumerated() {
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                guard byte == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            guard let value = HexDigits.value(of: byte) else { return nil }
+            if nibbles < 16 { high = high << 4 | UInt64(value) } else { low = low << 4 | UInt64(value) }
+            nibbles += 1
+        }
+        self.init(high: high, low: low)
+    }
+
+    /// The 16 bytes in air order.
+    public var bytes: [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * UInt64($0))) }
+            + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * UInt64($0))) }
+    }
+
+    public static func < (lhs: BeaconUUID, rhs: BeaconUUID) -> Bool {
+        (lhs.high, lhs.low) < (rhs.high, rhs.low)
+    }
+}
+
+extension BeaconUUID: CustomStringConvertible {
+    /// Lower-case 8-4-4-4-12, as beacon keys spell it.
+    public var description: String {
+        let hex = HexDigits.string(high, digits: 16) + HexDigits.string(low, digits: 16)
+        var text = ""
+        text.reserveCapacity(36)
+        for (index, character) in hex.enumerated() {
+            if index == 8 || index == 12 || index == 16 || index == 20 { text.append("-") }
+            text.append(character)
+        }
+        return text
+    }
+}

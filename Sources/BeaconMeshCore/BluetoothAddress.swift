@@ -1,0 +1,42 @@
+/// A 48-bit Bluetooth device address, spelled most significant byte first (`C4:7C:8D:6A:3E:21`).
+public struct BluetoothAddress: Hashable, Sendable {
+    /// The address in the low 48 bits, most significant byte first.
+    public var value: UInt64
+
+    public init(value: UInt64) {
+        self.value = value & 0xFFFF_FFFF_FFFF
+    }
+
+    /// Reads 6 bytes in HCI wire order (least significant byte first) starting at `offset`.
+    @inlinable
+    public init(wireBytes bytes: UnsafeRawBufferPointer, offset: Int) {
+        var value: UInt64 = 0
+        for index in stride(from: 5, through: 0, by: -1) { value = value << 8 | UInt64(bytes[offset + index]) }
+        self.value = value
+    }
+
+    /// Parses `AA:BB:CC:DD:EE:FF` (either case); `nil` for anything else.
+    public init?(_ text: some StringProtocol) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 6 else { return nil }
+        var value: UInt64 = 0
+        for part in parts {
+            guard part.utf8.count == 2, let byte = UInt8(part, radix: 16) else { return nil }
+            value = value << 8 | UInt64(byte)
+        }
+        self.value = value
+    }
+}
+
+extension BluetoothAddress: CustomStringConvertible {
+    /// Upper-case, colon-separated, most significant byte first.
+    public var description: String {
+        let hex = HexDigits.string(value, digits: 12).uppercased()
+        var text = ""
+        for (index, character) in hex.enumerated() {
+            if index > 0 && index % 2 == 0 { text.append(":") }
+            text.append(character)
+        }
+        return text
+    }
+}

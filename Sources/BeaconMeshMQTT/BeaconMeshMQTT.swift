@@ -1,0 +1,1 @@
+// BeaconMeshMQTT: under construction.

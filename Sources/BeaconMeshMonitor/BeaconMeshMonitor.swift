@@ -1,0 +1,1 @@
+// BeaconMeshMonitor: under construction.

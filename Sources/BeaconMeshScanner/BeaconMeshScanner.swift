@@ -1,0 +1,1 @@
+// BeaconMeshScanner: under construction.

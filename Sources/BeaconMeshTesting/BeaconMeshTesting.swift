@@ -1,0 +1,1 @@
+// BeaconMeshTesting: under construction.

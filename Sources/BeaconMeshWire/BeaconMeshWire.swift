@@ -1,0 +1,1 @@
+// BeaconMeshWire: under construction.
