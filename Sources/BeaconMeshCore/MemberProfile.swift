@@ -1,0 +1,26 @@
+/// A loyalty member as events and snapshots show them: the contract's `member` object.
+public struct MemberProfile: Hashable, Sendable {
+    public var id: String
+    public var name: String
+    public var favoriteDrink: String?
+    /// Completed and current visits, counted at each arrival.
+    public var visits: Int
+    public var lastVisitAt: Timestamp?
+    /// A `data:` URL of a small thumbnail.
+    public var photo: String?
+    /// Extra CSV columns, kept and shown as they came.
+    public var customFields: [String: String]
+
+    public init(
+        id: String, name: String, favoriteDrink: String? = nil, visits: Int = 0, lastVisitAt: Timestamp? = nil,
+        photo: String? = nil, customFields: [String: String] = [:]
+    ) {
+        self.id = id
+        self.name = name
+        self.favoriteDrink = favoriteDrink
+        self.visits = visits
+        self.lastVisitAt = lastVisitAt
+        self.photo = photo
+        self.customFields = customFields
+    }
+}

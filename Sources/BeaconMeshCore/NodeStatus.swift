@@ -1,0 +1,49 @@
+/// Whether a node or coordinator is up, as its retained status topic says.
+public enum LinkState: String, Sendable, Hashable {
+    case online
+    case offline
+}
+
+/// A scanner node's retained status: the contract's node status payload.
+public struct NodeStatus: Hashable, Sendable {
+    public var state: LinkState
+    public var version: String
+    public var boot: String
+    /// Where the node hears beacons: `hci0`, `btsnoop:PATH` or `sim`.
+    public var source: String
+    public var startedAt: Timestamp
+
+    public init(state: LinkState, version: String, boot: String, source: String, startedAt: Timestamp) {
+        self.state = state
+        self.version = version
+        self.boot = boot
+        self.source = source
+        self.startedAt = startedAt
+    }
+}
+
+/// A scanner node's periodic health report: the contract's node health payload.
+public struct NodeHealth: Hashable, Sendable {
+    public var uptimeSeconds: Int64
+    public var adverts: UInt64
+    public var advertsPerSecond: Double
+    public var beacons: Int
+    public var batches: UInt64
+    public var dropped: UInt64
+    public var queued: Int
+    public var rssBytes: Int
+
+    public init(
+        uptimeSeconds: Int64, adverts: UInt64, advertsPerSecond: Double, beacons: Int, batches: UInt64,
+        dropped: UInt64, queued: Int, rssBytes: Int
+    ) {
+        self.uptimeSeconds = uptimeSeconds
+        self.adverts = adverts
+        self.advertsPerSecond = advertsPerSecond
+        self.beacons = beacons
+        self.batches = batches
+        self.dropped = dropped
+        self.queued = queued
+        self.rssBytes = rssBytes
+    }
+}

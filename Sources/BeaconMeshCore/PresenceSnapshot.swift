@@ -1,0 +1,71 @@
+/// Who is where in one store right now: the contract's retained presence snapshot.
+public struct PresenceSnapshot: Hashable, Sendable {
+    public var store: UInt16
+    public var name: String
+    public var updatedAt: Timestamp
+    /// Members in the store, newest arrival first.
+    public var members: [PresentMember]
+    /// Per department: members and guests in it.
+    public var occupancy: [UInt16: Occupancy]
+    public var nodes: [NodeState]
+
+    public init(
+        store: UInt16, name: String, updatedAt: Timestamp, members: [PresentMember], occupancy: [UInt16: Occupancy],
+        nodes: [NodeState]
+    ) {
+        self.store = store
+        self.name = name
+        self.updatedAt = updatedAt
+        self.members = members
+        self.occupancy = occupancy
+        self.nodes = nodes
+    }
+
+    /// One member in the store.
+    public struct PresentMember: Hashable, Sendable {
+        public var member: MemberProfile
+        public var department: UInt16
+        public var departmentName: String
+        public var proximity: Proximity
+        public var arrivedAt: Timestamp
+        public var inDepartmentSince: Timestamp
+        public var lastSeen: Timestamp
+
+        public init(
+            member: MemberProfile, department: UInt16, departmentName: String, proximity: Proximity,
+            arrivedAt: Timestamp, inDepartmentSince: Timestamp, lastSeen: Timestamp
+        ) {
+            self.member = member
+            self.department = department
+            self.departmentName = departmentName
+            self.proximity = proximity
+            self.arrivedAt = arrivedAt
+            self.inDepartmentSince = inDepartmentSince
+            self.lastSeen = lastSeen
+        }
+    }
+
+    /// How many members and guests a department holds.
+    public struct Occupancy: Hashable, Sendable {
+        public var members: Int
+        public var guests: Int
+
+        public init(members: Int, guests: Int) {
+            self.members = members
+            self.guests = guests
+        }
+    }
+
+    /// One node of the store and whether it is online.
+    public struct NodeState: Hashable, Sendable {
+        public var department: UInt16
+        public var node: String
+        public var state: LinkState
+
+        public init(department: UInt16, node: String, state: LinkState) {
+            self.department = department
+            self.node = node
+            self.state = state
+        }
+    }
+}

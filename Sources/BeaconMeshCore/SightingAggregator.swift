@@ -1,0 +1,137 @@
+/// Collects one node's beacon adverts and turns them into the contract's sighting batches.
+///
+/// Per beacon it keeps a smoothed RSSI, counts, and first/last-seen times. The caller decides when to flush:
+/// `record` answers `.newBeacon` for a beacon this node has not heard before (the contract wants it sent at once),
+/// and `isFlushDue(at:)` says when the flush window has passed. Recording an advert of a known beacon allocates
+/// nothing.
+public struct SightingAggregator: Sendable {
+    /// What shapes the batches.
+    public struct Configuration: Sendable, Equatable {
+        /// How long adverts are collected before a batch goes out.
+        public var flushInterval: Duration = .milliseconds(500)
+        /// A beacon not heard for this long is reported in `lost` and forgotten.
+        public var lostAfter: Duration = .seconds(10)
+        /// Adverts weaker than this are dropped on arrival (dBm).
+        public var minimumRSSI: Int8 = -127
+        /// iBeacon UUIDs to keep; empty keeps every iBeacon (other kinds are always kept).
+        public var allowedUUIDs: Set<BeaconUUID> = []
+        /// RSSI → metres → proximity.
+        public var distanceModel = DistanceModel()
+
+        public init() {}
+    }
+
+    /// What became of one advert.
+    public enum RecordOutcome: Sendable, Equatable {
+        /// Filtered out (too weak, or an iBeacon UUID not on the allowlist).
+        case ignored
+        /// A beacon this node already knew.
+        case updated
+        /// A beacon new to this node: flush now.
+        case newBeacon
+    }
+
+    private struct Track: Sendable {
+        var filter = RSSIFilter()
+        var count = 0
+        var rssiMax: Int8 = .min
+        var measuredPower: Int8?
+        var address: BluetoothAddress?
+        var firstSeen: Timestamp
+        var lastSeen: Timestamp
+        var battery: Int?
+        var temperature: Double?
+
+        mutating func update(rssi: Int8, measuredPower: Int8?, address: BluetoothAddress?, at time: Timestamp) {
+            if time - lastSeen > .seconds(5) { filter.reset() }
+            filter.add(rssi)
+            count += 1
+            if count == 1 || rssi > rssiMax { rssiMax = rssi }
+            if let measuredPower { self.measuredPower = measuredPower }
+            if let address { self.address = address }
+            if time > lastSeen { lastSeen = time }
+        }
+    }
+
+    public let node: NodeAddress
+    public let boot: String
+    public var configuration: Configuration
+    private var tracks: [BeaconKey: Track] = [:]
+    private var lastSequence: UInt64 = 0
+    private var lastFlush: Timestamp?
+
+    public init(node: NodeAddress, boot: String, configuration: Configuration = Configuration()) {
+        self.node = node
+        self.boot = boot
+        self.configuration = configuration
+    }
+
+    /// How many beacons this node currently tracks.
+    public var trackedBeacons: Int { tracks.count }
+
+    /// The number of the last batch made (0 before the first).
+    public var sequence: UInt64 { lastSequence }
+
+    /// Takes one advert of `beacon` heard at `time`.
+    public mutating func record(
+        _ beacon: BeaconKey, rssi: Int8, measuredPower: Int8?, address: BluetoothAddress?, at time: Timestamp
+    ) -> RecordOutcome {
+        guard rssi >= configuration.minimumRSSI, rssi < 20 else { return .ignored }
+        if !configuration.allowedUUIDs.isEmpty, case .iBeacon(let uuid, _, _) = beacon,
+           !configuration.allowedUUIDs.contains(uuid) {
+            return .ignored
+        }
+        if let index = tracks.index(forKey: beacon) {
+            tracks.values[index].update(rssi: rssi, measuredPower: measuredPower, address: address, at: time)
+            return .updated
+        }
+        var track = Track(firstSeen: time, lastSeen: time)
+        track.update(rssi: rssi, measuredPower: measuredPower, address: address, at: time)
+        tracks[beacon] = track
+        return .newBeacon
+    }
+
+    /// Attaches Eddystone-TLM telemetry to the beacon last heard from `address`; `false` if none is known.
+    public mutating func recordTelemetry(address: BluetoothAddress, batteryMillivolts: Int?, temperature: Double?) -> Bool {
+        guard let index = tracks.firstIndex(where: { $0.value.address == address }) else { return false }
+        if let batteryMillivolts, batteryMillivolts > 0 { tracks.values[index].battery = batteryMillivolts }
+        if let temperature { tracks.values[index].temperature = temperature }
+        return true
+    }
+
+    /// Whether the flush window that started with the previous batch has passed at `time`.
+    public func isFlushDue(at time: Timestamp) -> Bool {
+        guard let lastFlush else { return !tracks.isEmpty }
+        return time - lastFlush >= configuration.flushInterval
+    }
+
+    /// Makes the next batch at `time`: every beacon heard since the previous batch, and the ones lost since.
+    /// Returns `nil` (and uses no sequence number) when there is nothing to say.
+    public mutating func flush(at time: Timestamp) -> SightingBatch? {
+        lastFlush = time
+        var sightings: [Sighting] = []
+        var lost: [BeaconKey] = []
+        let model = configuration.distanceModel
+        for (beacon, track) in tracks {
+            if time - track.lastSeen >= configuration.lostAfter {
+                lost.append(beacon)
+                continue
+            }
+            guard track.count > 0, let rssi = track.filter.smoothed else { continue }
+            let power = model.measuredPower(fromFrame: track.measuredPower.map(Int.init))
+            let distance = model.distance(rssi: rssi, measuredPower: power).map { ($0 * 100).rounded() / 100 }
+            sightings.append(Sighting(
+                beacon: beacon, rssi: rssi, count: track.count, txPower: power, distance: distance,
+                proximity: model.proximity(distance: distance), lastSeen: track.lastSeen, address: track.address,
+                rssiMax: Int(track.rssiMax), firstSeen: track.firstSeen, battery: track.battery,
+                temperature: track.temperature))
+        }
+        for beacon in lost { tracks[beacon] = nil }
+        for index in tracks.indices { tracks.values[index].count = 0 }
+        guard !sightings.isEmpty || !lost.isEmpty else { return nil }
+        sightings.sort { $0.beacon < $1.beacon }
+        lost.sort()
+        lastSequence += 1
+        return SightingBatch(node: node, boot: boot, seq: lastSequence, sentAt: time, sightings: sightings, lost: lost)
+    }
+}

@@ -1,0 +1,57 @@
+/// Something that happened in a store, published on `stores/{store}/events`: the contract's event.
+public struct StoreEvent: Hashable, Sendable {
+    /// Unique per event, so a QoS 1 redelivery can be recognised.
+    public var id: String
+    public var store: UInt16
+    public var at: Timestamp
+    public var kind: Kind
+
+    /// The contract's event types with their fields.
+    public enum Kind: Hashable, Sendable {
+        case arrived(member: MemberProfile, department: UInt16, departmentName: String, visit: VisitNumber, greeting: String)
+        case moved(member: MemberProfile, from: UInt16, to: UInt16, fromName: String, toName: String)
+        case left(member: MemberProfile, department: UInt16, dwellSeconds: Int)
+        case promo(member: MemberProfile, department: UInt16, departmentName: String, promo: Promo)
+        case node(department: UInt16, node: String, state: LinkState)
+    }
+
+    public init(id: String, store: UInt16, at: Timestamp, kind: Kind) {
+        self.id = id
+        self.store = store
+        self.at = at
+        self.kind = kind
+    }
+
+    /// The contract's `type` string.
+    public var type: String {
+        switch kind {
+        case .arrived: return "arrived"
+        case .moved: return "moved"
+        case .left: return "left"
+        case .promo: return "promo"
+        case .node: return "node"
+        }
+    }
+
+    /// The member the event is about, if any.
+    public var member: MemberProfile? {
+        switch kind {
+        case .arrived(let member, _, _, _, _), .moved(let member, _, _, _, _), .left(let member, _, _),
+             .promo(let member, _, _, _):
+            return member
+        case .node:
+            return nil
+        }
+    }
+}
+
+/// Which visit an arrival starts: its number and when the previous one was.
+public struct VisitNumber: Hashable, Sendable {
+    public var number: Int
+    public var previousAt: Timestamp?
+
+    public init(number: Int, previousAt: Timestamp?) {
+        self.number = number
+        self.previousAt = previousAt
+    }
+}

@@ -1,0 +1,289 @@
+import Testing
+@testable import BeaconMeshCore
+
+/// A store with three department nodes and a scripted member, driven by a manual clock.
+private struct StoreScript {
+    static let uuid = BeaconUUID("0cf052c2-97ca-407c-84f8-b62aac4e9020")!
+    static let phone = BeaconKey.iBeacon(uuid: uuid, major: 1, minor: 1)
+    static let fob = BeaconKey.iBeacon(uuid: uuid, major: 1, minor: 2)
+    static let guest = BeaconKey.iBeacon(uuid: uuid, major: 7, minor: 7)
+
+    var engine: PresenceEngine
+    var now = Timestamp(milliseconds: 1_763_769_600_000)
+    var outputs: [PresenceEngine.Output] = []
+    var sequence: [UInt16: UInt64] = [:]
+    var random = SplitMix64(seed: 42)
+
+    init(rules: PresenceRules = StoreScript.fastRules, overrides: [UInt16: PresenceRules] = [:]) {
+        let layouts = [10, 20, 30].map { DepartmentLayout(id: UInt16($0), rules: overrides[UInt16($0)] ?? rules) }
+        engine = PresenceEngine(rules: rules, stores: [1: layouts])
+        _ = engine.setDirectory([StoreScript.phone: "ana", StoreScript.fob: "ana"])
+    }
+
+    static var fastRules: PresenceRules {
+        var rules = PresenceRules()
+        rules.staleAfter = .seconds(3)
+        rules.exitAfter = .seconds(10)
+        rules.switchMargin = 4
+        rules.switchDwell = .seconds(3)
+        rules.visitGap = .seconds(60)
+        return rules
+    }
+
+    static func node(_ department: UInt16) -> NodeAddress { NodeAddress(store: 1, department: department, node: "a")! }
+
+    /// Every node in `rssi` sends one batch with one sighting of `beacon`.
+    mutating func batch(_ rssi: [UInt16: Double], beacon: BeaconKey = StoreScript.phone, lost: [UInt16] = []) {
+        for department in Set(rssi.keys).union(lost).sorted() {
+            sequence[department, default: 0] += 1
+            let sightings = rssi[department].map {
+                [Sighting(beacon: beacon, rssi: $0, count: 4, txPower: -59, distance: 2, proximity: .near, lastSeen: now)]
+            } ?? []
+            let batch = SightingBatch(node: StoreScript.node(department), boot: "boot\(department)",
+                                      seq: sequence[department]!, sentAt: now, sightings: sightings,
+                                      lost: lost.contains(department) ? [beacon] : [])
+            outputs += engine.ingest(batch, at: now).outputs
+        }
+    }
+
+    /// Lets `duration` pass in 500 ms steps, with the same readings each step (none if `rssi` is empty).
+    mutating func hold(_ duration: Duration, _ rssi: [UInt16: Double] = [:], jitter: Double = 0) {
+        let steps = Int(duration.wholeMilliseconds / 500)
+        for _ in 0..<steps {
+            now = now + .milliseconds(500)
+            if !rssi.isEmpty {
+                batch(rssi.mapValues { $0 + (jitter > 0 ? random.uniform(-jitter, jitter) : 0) })
+            }
+            outputs += engine.tick(at: now)
+        }
+    }
+
+    /// The member-facing outputs only, as short words: `arrived 10`, `moved 10→20`, `left 20`.
+    var story: [String] {
+        outputs.compactMap {
+            switch $0 {
+            case .arrived(_, _, let department, _): return "arrived \(department)"
+            case .resumed(_, _, let department, _): return "resumed \(department)"
+            case .moved(_, _, let from, let to, _): return "moved \(from)→\(to)"
+            case .left(_, _, let department, _, _): return "left \(department)"
+            default: return nil
+            }
+        }
+    }
+}
+
+/// A small deterministic random source for jitter.
+struct SplitMix64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+    mutating func uniform(_ low: Double, _ high: Double) -> Double {
+        low + (high - low) * Double(next() >> 11) / Double(1 << 53)
+    }
+}
+
+@Suite("Presence engine")
+struct PresenceEngineTests {
+    @Test("a member walking Clothing → Housewares → exit is greeted once, moves once, leaves once")
+    func walkThroughStore() {
+        var script = StoreScript()
+        script.hold(.seconds(5), [10: -55, 20: -80])
+        script.hold(.seconds(6), [10: -80, 20: -55])
+        script.hold(.seconds(15))
+        #expect(script.story == ["arrived 10", "moved 10→20", "left 20"])
+    }
+
+    @Test("the first batch of a far node does not decide the arrival department")
+    func arrivalSettles() {
+        var script = StoreScript()
+        script.batch([20: -85])
+        script.hold(.seconds(3), [10: -55, 20: -85])
+        #expect(script.story == ["arrived 10"])
+    }
+
+    @Test("readings 2 dB apart flickering between two departments produce no move")
+    func flickerTwoDecibels() {
+        var script = StoreScript()
+        script.hold(.seconds(3), [10: -60, 20: -70])
+        for _ in 0..<20 {
+            script.hold(.seconds(1), [10: -62, 20: -60])
+            script.hold(.seconds(1), [10: -60, 20: -62])
+        }
+        #expect(script.story == ["arrived 10"])
+    }
+
+    @Test("a member standing on a boundary with ±6 dB jitter at 8 readings/s never moves")
+    func boundaryJitter() {
+        var script = StoreScript(rules: PresenceRules())
+        var arrivedAt: Timestamp?
+        for _ in 0..<(8 * 120) {
+            script.now = script.now + .milliseconds(125)
+            script.batch([10: -65 + script.random.uniform(-6, 6), 20: -65 + script.random.uniform(-6, 6)])
+            script.outputs += script.engine.tick(at: script.now)
+            if arrivedAt == nil, !script.story.isEmpty { arrivedAt = script.now }
+        }
+        #expect(script.story.count == 1)
+        #expect(script.story.first?.hasPrefix("arrived") == true)
+    }
+
+    @Test("a real move (25 dB swing) is reported within switchDwell + 1 s")
+    func quickRealMove() {
+        var script = StoreScript(rules: PresenceRules())
+        script.hold(.seconds(5), [10: -55, 20: -80], jitter: 3)
+        let movedFrom = script.now
+        var movedAt: Timestamp?
+        for _ in 0..<(8 * 10) where movedAt == nil {
+            script.now = script.now + .milliseconds(125)
+            script.batch([10: -80 + script.random.uniform(-3, 3), 20: -55 + script.random.uniform(-3, 3)])
+            script.outputs += script.engine.tick(at: script.now)
+            if script.story.contains("moved 10→20") { movedAt = script.now }
+        }
+        let latency = movedAt.map { $0 - movedFrom }
+        #expect(latency != nil)
+        #expect(latency.map { $0 <= .seconds(4) } == true, "moved after \(String(describing: latency))")
+    }
+
+    @Test("a node that goes offline stops counting at once")
+    func nodeDiesMidVisit() {
+        var script = StoreScript()
+        script.hold(.seconds(4), [10: -55, 20: -75])
+        script.outputs += script.engine.nodeStatusChanged(StoreScript.node(10), state: .offline, boot: "boot10", at: script.now)
+        #expect(script.story == ["arrived 10", "moved 10→20"])
+        // Late batches of the dead node's boot never count again.
+        script.hold(.seconds(2), [10: -50, 20: -75])
+        #expect(script.story == ["arrived 10", "moved 10→20"])
+    }
+
+    @Test("an offline node's readings never keep a member present")
+    func offlineNodeDoesNotKeepPresence() {
+        var script = StoreScript()
+        script.hold(.seconds(4), [10: -55])
+        script.outputs += script.engine.nodeStatusChanged(StoreScript.node(10), state: .offline, boot: "boot10", at: script.now)
+        script.hold(.seconds(11))
+        #expect(script.story == ["arrived 10", "left 10"])
+    }
+
+    @Test("a lost list removes the reading at once")
+    func lostTakesEffect() {
+        var script = StoreScript()
+        script.hold(.seconds(4), [10: -55, 20: -70])
+        script.batch([20: -70], lost: [10])
+        #expect(script.story == ["arrived 10", "moved 10→20"])
+    }
+
+    @Test("two beacons of one member are one presence")
+    func phoneAndFob() {
+        var script = StoreScript()
+        for _ in 0..<8 {
+            script.now = script.now + .milliseconds(500)
+            script.batch([10: -60], beacon: StoreScript.phone)
+            script.batch([10: -58], beacon: StoreScript.fob)
+            script.outputs += script.engine.tick(at: script.now)
+        }
+        // The phone stops; the fob alone keeps the member present.
+        script.hold(.seconds(12), [10: -58].mapValues { $0 })
+        #expect(script.story == ["arrived 10"])
+        #expect(script.engine.presentMembers(store: 1).map(\.member) == ["ana"])
+    }
+
+    @Test("a member who leaves and returns within visitGap is not greeted twice")
+    func returnWithinVisitGap() {
+        var script = StoreScript()
+        script.hold(.seconds(3), [10: -55])
+        script.hold(.seconds(12))
+        script.hold(.seconds(3), [30: -55])
+        #expect(script.story == ["arrived 10", "left 10", "resumed 30"])
+    }
+
+    @Test("a member who returns after visitGap starts a new visit")
+    func returnAfterVisitGap() {
+        var script = StoreScript()
+        script.hold(.seconds(3), [10: -55])
+        script.hold(.seconds(75))
+        script.hold(.seconds(3), [10: -55])
+        #expect(script.story == ["arrived 10", "left 10", "arrived 10"])
+    }
+
+    @Test("the dwell of a left visit spans the whole visit")
+    func dwellSpansVisit() {
+        var script = StoreScript()
+        script.hold(.seconds(20), [10: -55])
+        script.hold(.seconds(12))
+        let dwell = script.outputs.compactMap { output -> Duration? in
+            if case .left(_, _, _, let dwell, _) = output { return dwell }
+            return nil
+        }
+        #expect(dwell.count == 1)
+        #expect(dwell.first.map { $0 >= .seconds(18) && $0 <= .seconds(20) } == true)
+    }
+
+    @Test("duplicated and out-of-order batches are ignored and counted; gaps are counted")
+    func batchOrdering() {
+        var engine = PresenceEngine(rules: StoreScript.fastRules, stores: [1: [DepartmentLayout(id: 10, rules: StoreScript.fastRules)]])
+        let now = Timestamp(milliseconds: 1_000_000)
+        func batch(_ seq: UInt64) -> SightingBatch {
+            SightingBatch(node: StoreScript.node(10), boot: "b", seq: seq, sentAt: now, sightings: [])
+        }
+        #expect(engine.ingest(batch(1), at: now).verdict == .applied)
+        #expect(engine.ingest(batch(1), at: now).verdict == .duplicate)
+        #expect(engine.ingest(batch(4), at: now).verdict == .applied)
+        #expect(engine.ingest(batch(3), at: now).verdict == .late)
+        #expect(engine.counters.duplicates == 1)
+        #expect(engine.counters.late == 1)
+        #expect(engine.counters.gaps == 2)
+        let other = SightingBatch(node: NodeAddress(store: 2, department: 10, node: "a")!, boot: "b", seq: 1, sentAt: now, sightings: [])
+        #expect(engine.ingest(other, at: now).verdict == .unknownStore)
+    }
+
+    @Test("guests count in occupancy, never in events")
+    func guestsOnlyInOccupancy() {
+        var script = StoreScript()
+        for _ in 0..<6 {
+            script.now = script.now + .milliseconds(500)
+            script.batch([20: -60], beacon: StoreScript.guest)
+            script.outputs += script.engine.tick(at: script.now)
+        }
+        #expect(script.story.isEmpty)
+        #expect(script.engine.guestCounts(store: 1, at: script.now) == [20: 1])
+    }
+
+    @Test("a department may override presence rules: a fitting room keeps members longer")
+    func departmentOverride() {
+        var slow = StoreScript.fastRules
+        slow.exitAfter = .seconds(30)
+        var script = StoreScript(overrides: [30: slow])
+        script.hold(.seconds(3), [30: -55])
+        script.hold(.seconds(15))
+        #expect(script.story == ["arrived 30"])
+        script.hold(.seconds(20))
+        #expect(script.story == ["arrived 30", "left 30"])
+    }
+
+    @Test("visits restored after a restart continue without a second greeting")
+    func restoreAfterRestart() {
+        var script = StoreScript()
+        script.hold(.seconds(3), [10: -55])
+        let saved = script.engine.visits
+        var restarted = StoreScript()
+        restarted.engine.restore(saved)
+        restarted.now = script.now + .seconds(2)
+        restarted.hold(.seconds(3), [10: -55])
+        #expect(restarted.story.isEmpty)
+        #expect(restarted.engine.presentMembers(store: 1).map(\.member) == ["ana"])
+    }
+
+    @Test("a member removed from the directory disappears at once")
+    func forgetMember() {
+        var script = StoreScript()
+        script.hold(.seconds(3), [10: -55])
+        let outputs = script.engine.setDirectory([:])
+        #expect(outputs == [.presenceChanged(store: 1)])
+        #expect(script.engine.presentMembers(store: 1).isEmpty)
+    }
+}
