@@ -1,1 +1,0 @@
-// BeaconMeshWire: under construction.

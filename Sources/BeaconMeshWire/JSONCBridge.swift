@@ -1,0 +1,104 @@
+import CJSONC
+
+/// Parses and prints JSON text with json-c: the only file of BeaconMesh that touches json-c.
+///
+/// json-c objects live only inside these functions; everything else sees `JSONValue`.
+enum JSONCBridge {
+    /// Documents nest no deeper than this; deeper ones are refused as malformed.
+    static let maximumDepth: Int32 = 32
+
+    /// Parses exactly one JSON document from `bytes`; trailing bytes other than white space are an error.
+    static func parse(_ bytes: [UInt8]) throws(WireError) -> JSONValue {
+        guard let tokener = json_tokener_new_ex(maximumDepth) else { throw .invalidJSON("out of memory") }
+        defer { json_tokener_free(tokener) }
+        let object: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { characters in
+                json_tokener_parse_ex(tokener, characters.baseAddress, Int32(characters.count))
+            }
+        }
+        let status = json_tokener_get_error(tokener)
+        guard status == json_tokener_success else {
+            if let object { json_object_put(object) }
+            let reason = status == json_tokener_continue ? "the document ends too early" : String(cString: json_tokener_error_desc(status))
+            throw .invalidJSON(reason)
+        }
+        defer { json_object_put(object) }
+        let end = Int(json_tokener_get_parse_end(tokener))
+        if bytes[end...].contains(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) {
+            throw .invalidJSON("unexpected text after the document")
+        }
+        return value(of: object)
+    }
+
+    /// Prints `value` as compact JSON (UTF-8, slashes not escaped).
+    static func serialize(_ value: JSONValue) -> [UInt8] {
+        let object = makeObject(value)
+        defer { json_object_put(object) }
+        var length = 0
+        guard let text = json_object_to_json_string_length(
+            object, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &length)
+        else { return Array("null".utf8) }
+        return text.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
+    }
+
+    private static func value(of object: OpaquePointer?) -> JSONValue {
+        guard let object else { return .null }
+        switch json_object_get_type(object) {
+        case json_type_null:
+            return .null
+        case json_type_boolean:
+            return .bool(json_object_get_boolean(object) != 0)
+        case json_type_int:
+            return .int(json_object_get_int64(object))
+        case json_type_double:
+            return .double(json_object_get_double(object))
+        case json_type_string:
+            let length = Int(json_object_get_string_len(object))
+            guard let characters = json_object_get_string(object) else { return .string("") }
+            return characters.withMemoryRebound(to: UInt8.self, capacity: length) {
+                .string(String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self))
+            }
+        case json_type_array:
+            let count = json_object_array_length(object)
+            return .array((0..<count).map { value(of: json_object_array_get_idx(object, $0)) })
+        case json_type_object:
+            var members: [(String, JSONValue)] = []
+            var iterator = json_object_iter_begin(object)
+            var end = json_object_iter_end(object)
+            while json_object_iter_equal(&iterator, &end) == 0 {
+                let key = String(cString: json_object_iter_peek_name(&iterator))
+                members.append((key, value(of: json_object_iter_peek_value(&iterator))))
+                json_object_iter_next(&iterator)
+            }
+            return .object(members)
+        default:
+            return .null
+        }
+    }
+
+    private static func makeObject(_ value: JSONValue) -> OpaquePointer? {
+        switch value {
+        case .null:
+            return nil
+        case .bool(let flag):
+            return json_object_new_boolean(flag ? 1 : 0)
+        case .int(let number):
+            return json_object_new_int64(number)
+        case .double(let number):
+            return number.isFinite ? json_object_new_double(number) : nil
+        case .string(let text):
+            var text = text
+            return text.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { json_object_new_string_len($0.baseAddress, Int32($0.count)) }
+            }
+        case .array(let values):
+            let array = json_object_new_array_ext(Int32(values.count))
+            for element in values { json_object_array_add(array, makeObject(element)) }
+            return array
+        case .object(let members):
+            let object = json_object_new_object()
+            for (key, element) in members { json_object_object_add(object, key, makeObject(element)) }
+            return object
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import BeaconMeshCore
+
+extension WireCodec {
+    /// The sighting batch payload of `stores/{s}/departments/{d}/nodes/{n}/sightings`.
+    public static func encode(_ batch: SightingBatch) -> [UInt8] {
+        var members: [(String, JSONValue)] = [
+            ("v", .integer(1)), ("store", .integer(batch.node.store)), ("department", .integer(batch.node.department)),
+            ("node", .string(batch.node.node)), ("boot", .string(batch.boot)), ("seq", .integer(Int64(batch.seq))),
+            ("sentAt", .timestamp(batch.sentAt)), ("sightings", .array(batch.sightings.map(sightingJSON))),
+        ]
+        if !batch.lost.isEmpty { members.append(("lost", .array(batch.lost.map { .string($0.description) }))) }
+        return serialize(.object(members))
+    }
+
+    private static func sightingJSON(_ sighting: Sighting) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("beacon", .string(sighting.beacon.description)), ("rssi", .double(sighting.rssi)),
+            ("count", .integer(sighting.count)), ("txPower", sighting.txPower.map { .integer($0) } ?? .null),
+            ("distance", sighting.distance.map(JSONValue.double) ?? .null),
+            ("proximity", .string(sighting.proximity.rawValue)), ("lastSeen", .timestamp(sighting.lastSeen)),
+        ]
+        if let address = sighting.address { members.append(("addr", .string(address.description))) }
+        if let rssiMax = sighting.rssiMax { members.append(("rssiMax", .integer(rssiMax))) }
+        if let firstSeen = sighting.firstSeen { members.append(("firstSeen", .timestamp(firstSeen))) }
+        if let battery = sighting.battery { members.append(("battery", .integer(battery))) }
+        if let temperature = sighting.temperature { members.append(("temperature", .double(temperature))) }
+        return .object(members)
+    }
+
+    /// Reads a sighting batch; every field the contract names must be there with its type and a possible value.
+    public static func decodeSightingBatch(_ bytes: [UInt8]) throws(WireError) -> SightingBatch {
+        let body = try parseVersion1(bytes)
+        let store = try body.uint16("store")
+        let department = try body.uint16("department")
+        let nodeID = try body.string("node")
+        guard let node = NodeAddress(store: store, department: department, node: nodeID) else {
+            throw .absurdValue(field: "node", value: nodeID)
+        }
+        let sequence = try body.int("seq")
+        guard sequence >= 1 else { throw .absurdValue(field: "seq", value: String(sequence)) }
+        var sightings: [Sighting] = []
+        for (index, element) in try body.array("sightings").enumerated() {
+            sightings.append(try decodeSighting(try JSONReader(element, path: "sightings[\(index)]")))
+        }
+        var lost: [BeaconKey] = []
+        for element in try body.optionalArray("lost") { lost.append(try body.beaconKey(element, field: "lost")) }
+        return SightingBatch(node: node, boot: try body.string("boot"), seq: UInt64(sequence),
+                             sentAt: try body.timestamp("sentAt"), sightings: sightings, lost: lost)
+    }
+
+    private static func decodeSighting(_ item: JSONReader) throws(WireError) -> Sighting {
+        guard let beaconText = item.value["beacon"] else { throw .wrongType(field: "\(item.path).beacon", expected: "a beacon key string") }
+        let beacon = try item.beaconKey(beaconText, field: "beacon")
+        let rssi = try item.double("rssi")
+        guard rssi >= -127, rssi <= 20 else { throw .absurdValue(field: "\(item.path).rssi", value: String(rssi)) }
+        let count = try item.int("count")
+        guard count >= 0 else { throw .absurdValue(field: "\(item.path).count", value: String(count)) }
+        let txPower = try item.optionalInt("txPower")
+        if let txPower, !(-127...20).contains(txPower) {
+            throw .absurdValue(field: "\(item.path).txPower", value: String(txPower))
+        }
+        let distance = try item.optionalDouble("distance")
+        if let distance, !(distance >= 0 && distance < 100_000) {
+            throw .absurdValue(field: "\(item.path).distance", value: String(distance))
+        }
+        return Sighting(
+            beacon: beacon, rssi: rssi, count: Int(count), txPower: txPower.map(Int.init), distance: distance,
+            proximity: try item.proximity("proximity"), lastSeen: try item.timestamp("lastSeen"),
+            address: try item.optionalString("addr").flatMap(BluetoothAddress.init),
+            rssiMax: try item.optionalInt("rssiMax").map(Int.init), firstSeen: try item.optionalTimestamp("firstSeen"),
+            battery: try item.optionalInt("battery").map(Int.init), temperature: try item.optionalDouble("temperature"))
+    }
+}
