@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
     ],
     targets: [
         // System libraries: a module map and a shim header each, nothing else.
@@ -47,6 +48,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Yams", package: "Yams"),
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "CSV", package: "CSV.swift"),
         ]),
         .target(name: "BeaconMeshMonitor", dependencies: [
             "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT",

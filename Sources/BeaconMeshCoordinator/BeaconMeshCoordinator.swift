@@ -1,1 +1,0 @@
-// BeaconMeshCoordinator: under construction.

@@ -1,0 +1,195 @@
+import BeaconMeshCore
+import Foundation
+import Yams
+
+extension CoordinatorConfiguration {
+    /// Loads a coordinator config from a YAML file. Unknown keys, wrong types and impossible values are errors
+    /// naming the key and its line; relative paths (database, members) are taken relative to the file's folder.
+    public static func load(path: String, defaultID: String) throws(ConfigurationError) -> CoordinatorConfiguration {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ConfigurationError(file: path, message: "cannot read the file (\(error.localizedDescription))")
+        }
+        var configuration = try parse(yaml: text, file: path, defaultID: defaultID)
+        let folder = (path as NSString).deletingLastPathComponent
+        configuration.database = resolve(configuration.database, against: folder)
+        configuration.members = configuration.members.map { resolve($0, against: folder) }
+        return configuration
+    }
+
+    private static func resolve(_ path: String, against folder: String) -> String {
+        path.hasPrefix("/") || folder.isEmpty ? path : folder + "/" + path
+    }
+
+    /// Parses YAML text; `file` only names the source in errors.
+    public static func parse(yaml: String, file: String, defaultID: String) throws(ConfigurationError) -> CoordinatorConfiguration {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: yaml)
+        } catch {
+            throw ConfigurationError(file: file, message: "not valid YAML (\(error))")
+        }
+        guard let root else { throw ConfigurationError(file: file, message: "the file is empty") }
+        let reader = YAMLReader(file: file)
+        let top = try reader.mapping(root, at: "the top level",
+                                     allowed: ["id", "broker", "database", "presence", "promos", "stores", "members", "topicRoot"])
+        var configuration = CoordinatorConfiguration(id: defaultID)
+        if let id = top["id"] {
+            configuration.id = try reader.string(id, at: "id")
+            guard !configuration.id.isEmpty, !configuration.id.contains("/"), !configuration.id.contains("+"),
+                  !configuration.id.contains("#")
+            else { throw reader.error(id, "id must be a non-empty name without /, + or #") }
+        }
+        if let broker = top["broker"] {
+            let fields = try reader.mapping(broker, at: "broker", allowed: ["url", "username", "passwordFile", "cafile"])
+            if let url = fields["url"] { configuration.broker.url = try reader.string(url, at: "broker.url") }
+            if let user = fields["username"] { configuration.broker.username = try reader.string(user, at: "broker.username") }
+            if let file = fields["passwordFile"] { configuration.broker.passwordFile = try reader.string(file, at: "broker.passwordFile") }
+            if let file = fields["cafile"] { configuration.broker.cafile = try reader.string(file, at: "broker.cafile") }
+        }
+        if let database = top["database"] { configuration.database = try reader.string(database, at: "database") }
+        if let members = top["members"] { configuration.members = try reader.string(members, at: "members") }
+        if let root = top["topicRoot"] { configuration.topicRoot = try reader.string(root, at: "topicRoot") }
+        if let presence = top["presence"] {
+            configuration.presence = try reader.presenceRules(presence, at: "presence", base: configuration.presence)
+        }
+        if let promos = top["promos"] {
+            let fields = try reader.mapping(promos, at: "promos", allowed: ["dwell", "cooldown"])
+            if let dwell = fields["dwell"] { configuration.promos.dwell = try reader.duration(dwell, at: "promos.dwell") }
+            if let cooldown = fields["cooldown"] { configuration.promos.cooldown = try reader.duration(cooldown, at: "promos.cooldown") }
+        }
+        if let stores = top["stores"] {
+            for (index, node) in try reader.sequence(stores, at: "stores").enumerated() {
+                let store = try reader.store(node, at: "stores[\(index)]", presence: configuration.presence)
+                if configuration.stores.contains(where: { $0.id == store.id }) {
+                    throw reader.error(node, "store \(store.id) appears twice")
+                }
+                configuration.stores.append(store)
+            }
+        }
+        if configuration.stores.isEmpty { throw ConfigurationError(file: file, message: "no stores: list at least one under 'stores'") }
+        return configuration
+    }
+}
+
+/// Typed, strict access to a YAML document, with errors that name the key and the line.
+private struct YAMLReader {
+    let file: String
+
+    func error(_ node: Node, _ message: String) -> ConfigurationError {
+        ConfigurationError(file: file, line: node.mark.map { $0.line }, message: message)
+    }
+
+    func mapping(_ node: Node, at place: String, allowed: Set<String>) throws(ConfigurationError) -> [String: Node] {
+        guard case .mapping(let mapping) = node else { throw error(node, "\(place) must be a mapping of keys to values") }
+        var fields: [String: Node] = [:]
+        for (key, value) in mapping {
+            guard let name = key.string else { throw error(key, "\(place) has a key that is not text") }
+            guard allowed.contains(name) else {
+                throw error(key, "unknown key '\(name)' in \(place) (known: \(allowed.sorted().joined(separator: ", ")))")
+            }
+            fields[name] = value
+        }
+        return fields
+    }
+
+    func sequence(_ node: Node, at place: String) throws(ConfigurationError) -> [Node] {
+        guard case .sequence(let items) = node else { throw error(node, "\(place) must be a list") }
+        return Array(items)
+    }
+
+    func string(_ node: Node, at place: String) throws(ConfigurationError) -> String {
+        guard case .scalar(let scalar) = node else { throw error(node, "\(place) must be a single value") }
+        return scalar.string
+    }
+
+    func number(_ node: Node, at place: String) throws(ConfigurationError) -> Double {
+        guard let value = Double(try string(node, at: place)), value.isFinite else {
+            throw error(node, "\(place) must be a number")
+        }
+        return value
+    }
+
+    func uint16(_ node: Node, at place: String) throws(ConfigurationError) -> UInt16 {
+        guard let value = UInt16(try string(node, at: place)) else { throw error(node, "\(place) must be a whole number from 0 to 65535") }
+        return value
+    }
+
+    func duration(_ node: Node, at place: String) throws(ConfigurationError) -> Duration {
+        let text = try string(node, at: place)
+        guard let duration = DurationText.parse(text) else {
+            throw error(node, "\(place) must be a duration such as 250ms, 5s, 20m or 24h (found '\(text)')")
+        }
+        return duration
+    }
+
+    func presenceRules(_ node: Node, at place: String, base: PresenceRules) throws(ConfigurationError) -> PresenceRules {
+        let fields = try mapping(node, at: place, allowed: ["staleAfter", "exitAfter", "switchMargin", "switchDwell", "visitGap"])
+        var rules = base
+        if let value = fields["staleAfter"] { rules.staleAfter = try duration(value, at: "\(place).staleAfter") }
+        if let value = fields["exitAfter"] { rules.exitAfter = try duration(value, at: "\(place).exitAfter") }
+        if let value = fields["switchMargin"] {
+            rules.switchMargin = try number(value, at: "\(place).switchMargin")
+            guard rules.switchMargin >= 0 else { throw error(value, "\(place).switchMargin must not be negative") }
+        }
+        if let value = fields["switchDwell"] { rules.switchDwell = try duration(value, at: "\(place).switchDwell") }
+        if let value = fields["visitGap"] { rules.visitGap = try duration(value, at: "\(place).visitGap") }
+        guard rules.exitAfter > .zero else { throw error(node, "\(place).exitAfter must be longer than 0s") }
+        guard rules.staleAfter > .zero else { throw error(node, "\(place).staleAfter must be longer than 0s") }
+        return rules
+    }
+
+    func store(_ node: Node, at place: String, presence: PresenceRules) throws(ConfigurationError) -> CoordinatorConfiguration.Store {
+        let fields = try mapping(node, at: place, allowed: ["id", "name", "greeting", "departments"])
+        guard let idNode = fields["id"] else { throw error(node, "\(place) needs an id") }
+        let id = try uint16(idNode, at: "\(place).id")
+        var store = CoordinatorConfiguration.Store(id: id, name: try fields["name"].map { node throws(ConfigurationError) in
+            try string(node, at: "\(place).name")
+        } ?? "Store \(id)")
+        if let greeting = fields["greeting"] { store.greeting = GreetingTemplate(try string(greeting, at: "\(place).greeting")) }
+        if let departments = fields["departments"] {
+            for (index, item) in try sequence(departments, at: "\(place).departments").enumerated() {
+                let department = try department(item, at: "\(place).departments[\(index)]", presence: presence)
+                if store.departments.contains(where: { $0.id == department.id }) {
+                    throw error(item, "department \(department.id) appears twice in store \(id)")
+                }
+                store.departments.append(department)
+            }
+        }
+        return store
+    }
+
+    func department(_ node: Node, at place: String, presence: PresenceRules) throws(ConfigurationError) -> CoordinatorConfiguration.Department {
+        let fields = try mapping(node, at: place, allowed: ["id", "name", "promo", "presence"])
+        guard let idNode = fields["id"] else { throw error(node, "\(place) needs an id") }
+        let id = try uint16(idNode, at: "\(place).id")
+        let name = try fields["name"].map { node throws(ConfigurationError) in try string(node, at: "\(place).name") } ?? "Department \(id)"
+        let rules = try fields["presence"].map { node throws(ConfigurationError) in
+            try presenceRules(node, at: "\(place).presence", base: presence)
+        } ?? presence
+        var department = CoordinatorConfiguration.Department(id: id, name: name, presence: rules)
+        if let promo = fields["promo"] { department.promo = try promoRule(promo, at: "\(place).promo") }
+        return department
+    }
+
+    func promoRule(_ node: Node, at place: String) throws(ConfigurationError) -> CoordinatorConfiguration.PromoRule {
+        let fields = try mapping(node, at: place, allowed: ["id", "title", "message", "proximity", "dwell"])
+        func required(_ key: String) throws(ConfigurationError) -> String {
+            guard let value = fields[key] else { throw error(node, "\(place) needs a \(key)") }
+            return try string(value, at: "\(place).\(key)")
+        }
+        var rule = CoordinatorConfiguration.PromoRule(promo: Promo(id: try required("id"), title: try required("title"),
+                                                                   message: try required("message")))
+        if let proximity = fields["proximity"] {
+            let text = try string(proximity, at: "\(place).proximity")
+            guard let value = Proximity(rawValue: text), value != .unknown else {
+                throw error(proximity, "\(place).proximity must be immediate, near or far (found '\(text)')")
+            }
+            rule.proximity = value
+        }
+        if let dwell = fields["dwell"] { rule.dwell = try duration(dwell, at: "\(place).dwell") }
+        return rule
+    }
+}

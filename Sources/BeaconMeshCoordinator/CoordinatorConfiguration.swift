@@ -1,0 +1,93 @@
+import BeaconMeshCore
+
+/// Everything a coordinator needs to run: the contract's coordinator config, with a default for every field.
+public struct CoordinatorConfiguration: Sendable, Equatable {
+    /// MQTT client id and the `coordinators/{id}/…` topics; defaults to the host name.
+    public var id: String
+    public var broker = Broker()
+    /// The SQLite file holding members, visits and promo history.
+    public var database = "beaconmesh.sqlite"
+    /// Store-wide presence timing; departments may override any of it.
+    public var presence = PresenceRules()
+    public var promos = PromoDefaults()
+    public var stores: [Store] = []
+    /// A members CSV merged into the database at start (for demos and tests).
+    public var members: String?
+    /// The first level of every topic (`beaconmesh` in `beaconmesh/v1/...`).
+    public var topicRoot = "beaconmesh"
+
+    public init(id: String) {
+        self.id = id
+    }
+
+    /// How to reach the broker.
+    public struct Broker: Sendable, Equatable {
+        public var url = "mqtt://127.0.0.1:1883"
+        public var username: String?
+        /// A file holding the password (never the password itself in the config).
+        public var passwordFile: String?
+        /// CA certificate for `mqtts://` (the system trust store when absent).
+        public var cafile: String?
+        public init() {}
+    }
+
+    /// When promos fire unless a promo says otherwise.
+    public struct PromoDefaults: Sendable, Equatable {
+        /// How long a member must stay in the department first.
+        public var dwell: Duration = .seconds(3)
+        /// A promo fires at most once per member within this time.
+        public var cooldown: Duration = .seconds(24 * 3600)
+        public init() {}
+    }
+
+    /// One store this coordinator serves.
+    public struct Store: Sendable, Equatable {
+        public var id: UInt16
+        public var name: String
+        public var greeting: GreetingTemplate = .standard
+        public var departments: [Department] = []
+
+        public init(id: UInt16, name: String) {
+            self.id = id
+            self.name = name
+        }
+
+        /// The department with `id`, if the store has one.
+        public func department(_ id: UInt16) -> Department? { departments.first { $0.id == id } }
+    }
+
+    /// One department of a store.
+    public struct Department: Sendable, Equatable {
+        public var id: UInt16
+        public var name: String
+        public var promo: PromoRule?
+        /// This department's presence rules (the store-wide ones with its overrides applied).
+        public var presence: PresenceRules
+
+        public init(id: UInt16, name: String, promo: PromoRule? = nil, presence: PresenceRules) {
+            self.id = id
+            self.name = name
+            self.promo = promo
+            self.presence = presence
+        }
+    }
+
+    /// A department's promo and when it may fire.
+    public struct PromoRule: Sendable, Equatable {
+        public var promo: Promo
+        /// The farthest proximity that counts.
+        public var proximity: Proximity = .near
+        /// Overrides the default dwell.
+        public var dwell: Duration?
+
+        public init(promo: Promo) {
+            self.promo = promo
+        }
+    }
+
+    /// The stores' ids, in config order.
+    public var storeIDs: [UInt16] { stores.map(\.id) }
+
+    /// The store with `id`, if served here.
+    public func store(_ id: UInt16) -> Store? { stores.first { $0.id == id } }
+}

@@ -1,0 +1,251 @@
+import BeaconMeshCore
+import Foundation
+import GRDB
+
+/// The coordinator's SQLite database: members, their beacons, loyalty counts, open visits and promo history.
+///
+/// Every change is one transaction; a failed import writes nothing. Opening a database made by an older version
+/// upgrades it through the versioned migrations below.
+public final class MemberRegistry: Sendable {
+    /// A database that cannot be used, in words an IT person understands.
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    private let database: DatabaseQueue
+    public let path: String
+
+    /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    public init(path: String) throws(Failure) {
+        self.path = path
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        configuration.foreignKeysEnabled = true
+        do {
+            database = try DatabaseQueue(path: path, configuration: configuration)
+            try MemberRegistry.migrator.migrate(database)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
+            throw Failure(description: "\(path) is not a BeaconMesh database or is damaged (\(error.message ?? "corrupt")); restore it from a backup or move it away")
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+            throw Failure(description: "\(path) is locked by another program; stop it or wait, then try again")
+        } catch {
+            throw Failure(description: "cannot open the database \(path): \(error)")
+        }
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: members, beacons, visits") { db in
+            try db.create(table: "member") { table in
+                table.primaryKey("id", .text)
+                table.column("name", .text).notNull()
+                table.column("favoriteDrink", .text)
+                table.column("photo", .text)
+                table.column("visits", .integer).notNull().defaults(to: 0)
+                table.column("lastVisitAt", .integer)
+                table.column("createdAt", .integer)
+            }
+            try db.create(table: "memberField") { table in
+                table.column("member", .text).notNull().references("member", onDelete: .cascade)
+                table.column("name", .text).notNull()
+                table.column("value", .text).notNull()
+                table.primaryKey(["member", "name"])
+            }
+            try db.create(table: "beacon") { table in
+                table.primaryKey("key", .text)
+                table.column("member", .text).notNull().indexed().references("member", onDelete: .cascade)
+            }
+            try db.create(table: "visit") { table in
+                table.primaryKey("member", .text).references("member", onDelete: .cascade)
+                table.column("store", .integer).notNull()
+                table.column("arrivedAt", .integer).notNull()
+                table.column("department", .integer).notNull()
+                table.column("inDepartmentSince", .integer).notNull()
+                table.column("lastSeen", .integer).notNull()
+                table.column("leftAt", .integer)
+                table.column("proximity", .text).notNull()
+            }
+        }
+        migrator.registerMigration("v2: promo history") { db in
+            try db.create(table: "promoFire") { table in
+                table.column("member", .text).notNull().references("member", onDelete: .cascade)
+                table.column("promo", .text).notNull()
+                table.column("store", .integer).notNull()
+                table.column("firedAt", .integer).notNull()
+                table.primaryKey(["member", "promo"])
+            }
+        }
+        return migrator
+    }
+
+    // MARK: Members
+
+    /// What an import did.
+    public struct ImportSummary: Equatable, Sendable, CustomStringConvertible {
+        public var added = 0
+        public var updated = 0
+        public var unchanged = 0
+        public var description: String { "\(added) added, \(updated) updated, \(unchanged) unchanged" }
+    }
+
+    /// Merges `records` by id in one transaction: new ids are added; for known ones the file's profile and beacons
+    /// replace the stored ones, while the larger `visits` and the later `lastVisitAt` win.
+    @discardableResult
+    public func merge(_ records: [MemberRecord]) throws -> ImportSummary {
+        try database.write { db in
+            var summary = ImportSummary()
+            for record in records {
+                let existing = try MemberRegistry.fetchMember(db, id: record.id)
+                var merged = record
+                if let existing {
+                    merged.profile.visits = max(existing.profile.visits, record.profile.visits)
+                    merged.profile.lastVisitAt = [existing.profile.lastVisitAt, record.profile.lastVisitAt].compactMap { $0 }.max()
+                    merged.createdAt = existing.createdAt ?? record.createdAt
+                    if MemberRegistry.same(existing, merged) {
+                        summary.unchanged += 1
+                        continue
+                    }
+                    summary.updated += 1
+                } else {
+                    summary.added += 1
+                }
+                try MemberRegistry.store(db, merged)
+            }
+            return summary
+        }
+    }
+
+    private static func same(_ lhs: MemberRecord, _ rhs: MemberRecord) -> Bool {
+        lhs.profile == rhs.profile && Set(lhs.beacons) == Set(rhs.beacons) && lhs.createdAt == rhs.createdAt
+    }
+
+    private static func store(_ db: Database, _ record: MemberRecord) throws {
+        let profile = record.profile
+        try db.execute(sql: """
+            INSERT INTO member (id, name, favoriteDrink, photo, visits, lastVisitAt, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(id) DO UPDATE SET name = excluded.name, favoriteDrink = excluded.favoriteDrink, photo = excluded.photo,
+              visits = excluded.visits, lastVisitAt = excluded.lastVisitAt, createdAt = excluded.createdAt
+            """, arguments: [profile.id, profile.name, profile.favoriteDrink, profile.photo, profile.visits,
+                             profile.lastVisitAt?.milliseconds, record.createdAt?.milliseconds])
+        try db.execute(sql: "DELETE FROM memberField WHERE member = ?", arguments: [profile.id])
+        for (name, value) in profile.customFields {
+            try db.execute(sql: "INSERT INTO memberField (member, name, value) VALUES (?, ?, ?)", arguments: [profile.id, name, value])
+        }
+        try db.execute(sql: "DELETE FROM beacon WHERE member = ?", arguments: [profile.id])
+        for beacon in record.beacons {
+            try db.execute(sql: "INSERT INTO beacon (key, member) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET member = excluded.member",
+                           arguments: [beacon.description, profile.id])
+        }
+    }
+
+    /// Adds one member, or replaces the one with the same id (keeping its loyalty counts).
+    public func upsert(_ record: MemberRecord) throws {
+        try merge([record])
+    }
+
+    /// Removes a member and everything kept about them; `false` if there was none.
+    @discardableResult
+    public func remove(id: String) throws -> Bool {
+        try database.write { db in
+            try db.execute(sql: "DELETE FROM member WHERE id = ?", arguments: [id])
+            return db.changesCount > 0
+        }
+    }
+
+    /// Every member, ordered by id.
+    public func allMembers() throws -> [MemberRecord] {
+        try database.read { db in
+            try String.fetchAll(db, sql: "SELECT id FROM member ORDER BY id").compactMap { try MemberRegistry.fetchMember(db, id: $0) }
+        }
+    }
+
+    /// One member, if known.
+    public func member(id: String) throws -> MemberRecord? {
+        try database.read { db in try MemberRegistry.fetchMember(db, id: id) }
+    }
+
+    private static func fetchMember(_ db: Database, id: String) throws -> MemberRecord? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM member WHERE id = ?", arguments: [id]) else { return nil }
+        var custom: [String: String] = [:]
+        for field in try Row.fetchAll(db, sql: "SELECT name, value FROM memberField WHERE member = ?", arguments: [id]) {
+            custom[field["name"]] = field["value"]
+        }
+        let beacons = try String.fetchAll(db, sql: "SELECT key FROM beacon WHERE member = ? ORDER BY key", arguments: [id])
+            .compactMap(BeaconKey.init)
+        let profile = MemberProfile(
+            id: row["id"], name: row["name"], favoriteDrink: row["favoriteDrink"], visits: row["visits"],
+            lastVisitAt: (row["lastVisitAt"] as Int64?).map(Timestamp.init(milliseconds:)), photo: row["photo"],
+            customFields: custom)
+        return MemberRecord(profile: profile, beacons: beacons,
+                            createdAt: (row["createdAt"] as Int64?).map(Timestamp.init(milliseconds:)))
+    }
+
+    /// Which member owns which beacon.
+    public func beaconOwners() throws -> [BeaconKey: String] {
+        try database.read { db in
+            var owners: [BeaconKey: String] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT key, member FROM beacon") {
+                if let key = BeaconKey(row["key"] as String) { owners[key] = row["member"] }
+            }
+            return owners
+        }
+    }
+
+    /// Member profiles by id (for enriching events and snapshots).
+    public func profiles() throws -> [String: MemberProfile] {
+        Dictionary(uniqueKeysWithValues: try allMembers().map { ($0.id, $0.profile) })
+    }
+
+    // MARK: Loyalty
+
+    /// Counts a new visit of `member` at `time`: returns the updated profile and the visit's number and previous time.
+    public func countVisit(member: String, at time: Timestamp) throws -> (MemberProfile, VisitNumber)? {
+        try database.write { db in
+            guard var record = try MemberRegistry.fetchMember(db, id: member) else { return nil }
+            let previous = record.profile.lastVisitAt
+            record.profile.visits += 1
+            record.profile.lastVisitAt = time
+            try db.execute(sql: "UPDATE member SET visits = ?, lastVisitAt = ? WHERE id = ?",
+                           arguments: [record.profile.visits, time.milliseconds, member])
+            return (record.profile, VisitNumber(number: record.profile.visits, previousAt: previous))
+        }
+    }
+
+    // MARK: Visits (restart safety)
+
+    /// Replaces the saved visits with `visits` (open ones and recently left ones).
+    public func saveVisits(_ visits: [PresenceEngine.Visit]) throws {
+        try database.write { db in
+            try db.execute(sql: "DELETE FROM visit")
+            for visit in visits {
+                try db.execute(sql: """
+                    INSERT OR REPLACE INTO visit (member, store, arrivedAt, department, inDepartmentSince, lastSeen, leftAt, proximity)
+                    SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM member WHERE id = ?)
+                    """, arguments: [visit.member, visit.store, visit.arrivedAt.milliseconds, visit.department,
+                                     visit.inDepartmentSince.milliseconds, visit.lastSeen.milliseconds,
+                                     visit.leftAt?.milliseconds, visit.proximity.rawValue, visit.member])
+            }
+        }
+    }
+
+    /// The visits saved by `saveVisits`.
+    public func loadVisits() throws -> [PresenceEngine.Visit] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM visit").map { row in
+                PresenceEngine.Visit(
+                    member: row["member"], store: row["store"], arrivedAt: Timestamp(milliseconds: row["arrivedAt"]),
+                    department: row["department"], inDepartmentSince: Timestamp(milliseconds: row["inDepartmentSince"]),
+                    lastSeen: Timestamp(milliseconds: row["lastSeen"]),
+                    leftAt: (row["leftAt"] as Int64?).map(Timestamp.init(milliseconds:)),
+                    proximity: Proximity(rawValue: row["proximity"]) ?? .unknown)
+            }
+        }
+    }
+
+    // MARK: Change detection
+
+    /// A number that changes whenever another connection (the `members` command) commits to the database.
+    public func dataVersion() throws -> Int64 {
+        try database.read { db in try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
+    }
+}

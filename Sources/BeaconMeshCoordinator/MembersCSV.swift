@@ -1,0 +1,137 @@
+import BeaconMeshCore
+import CSV
+import Foundation
+
+/// The contract's members CSV: `id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt` plus custom columns.
+public enum MembersCSV {
+    /// The contract's columns, in order.
+    public static let columns = ["id", "name", "favoriteDrink", "beacons", "photo", "visits", "lastVisitAt", "createdAt"]
+
+    /// A CSV that cannot be imported: the file, the line, what is wrong.
+    public struct Failure: Error, Equatable, CustomStringConvertible {
+        public var file: String
+        public var line: Int?
+        public var message: String
+        public var description: String { line.map { "\(file):\($0): \(message)" } ?? "\(file): \(message)" }
+    }
+
+    /// Reads every member of `path`. Any malformed row fails the whole file (nothing is half-imported):
+    /// the error names its line. `photo` paths are read and turned into `data:` URLs.
+    public static func read(path: String) throws(Failure) -> [MemberRecord] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw Failure(file: path, message: "cannot read the file")
+        }
+        guard let text = String(data: data, encoding: .utf8) else { throw Failure(file: path, message: "the file is not UTF-8 text") }
+        let folder = (path as NSString).deletingLastPathComponent
+        return try parse(text, file: path, photoFolder: folder)
+    }
+
+    /// Parses CSV text; `file` only names the source in errors, `photoFolder` resolves relative photo paths.
+    public static func parse(_ text: String, file: String, photoFolder: String = ".") throws(Failure) -> [MemberRecord] {
+        let reader: CSVReader
+        do {
+            reader = try CSVReader(string: text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text, hasHeaderRow: true)
+        } catch {
+            throw Failure(file: file, line: 1, message: "cannot read the header (\(error))")
+        }
+        guard let header = reader.headerRow else { throw Failure(file: file, line: 1, message: "the file has no header") }
+        for column in columns where !header.contains(column) {
+            throw Failure(file: file, line: 1, message: "the header lacks the column '\(column)' (expected \(columns.joined(separator: ",")))")
+        }
+        if Set(header).count != header.count { throw Failure(file: file, line: 1, message: "the header names a column twice") }
+        var records: [MemberRecord] = []
+        var seenIDs: [String: Int] = [:]
+        var beaconOwners: [BeaconKey: String] = [:]
+        var line = 1
+        while let row = reader.next() {
+            line += 1
+            if row.count == 1 && row[0].isEmpty { continue }
+            guard row.count == header.count else {
+                throw Failure(file: file, line: line, message: "the row has \(row.count) fields, the header \(header.count)")
+            }
+            var fields: [String: String] = [:]
+            for (name, value) in zip(header, row) { fields[name] = value }
+            let record = try member(fields, header: header, file: file, line: line, photoFolder: photoFolder)
+            if let first = seenIDs[record.id] {
+                throw Failure(file: file, line: line, message: "member id '\(record.id)' already appears on line \(first)")
+            }
+            seenIDs[record.id] = line
+            for beacon in record.beacons {
+                if let owner = beaconOwners[beacon] {
+                    throw Failure(file: file, line: line, message: "beacon \(beacon) already belongs to member '\(owner)'")
+                }
+                beaconOwners[beacon] = record.id
+            }
+            records.append(record)
+        }
+        if let error = reader.error { throw Failure(file: file, line: line + 1, message: "malformed CSV (\(error))") }
+        return records
+    }
+
+    private static func member(
+        _ fields: [String: String], header: [String], file: String, line: Int, photoFolder: String
+    ) throws(Failure) -> MemberRecord {
+        func fail(_ message: String) -> Failure { Failure(file: file, line: line, message: message) }
+        let id = fields["id", default: ""].trimmingCharacters(in: .whitespaces)
+        guard !id.isEmpty else { throw fail("the member id is empty") }
+        guard !id.contains("/"), !id.contains("+"), !id.contains("#") else { throw fail("member id '\(id)' must not contain /, + or #") }
+        let name = fields["name", default: ""].trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty else { throw fail("member '\(id)' has no name") }
+        var beacons: [BeaconKey] = []
+        for text in fields["beacons", default: ""].split(separator: ";") {
+            let spelled = text.trimmingCharacters(in: .whitespaces)
+            guard let key = BeaconKey(spelled.lowercased()) else { throw fail("'\(spelled)' is not a beacon key (ibeacon:<uuid>:<major>:<minor>, …)") }
+            beacons.append(key)
+        }
+        let visitsText = fields["visits", default: ""].trimmingCharacters(in: .whitespaces)
+        guard let visits = visitsText.isEmpty ? 0 : Int(visitsText), visits >= 0 else {
+            throw fail("visits must be a whole number, found '\(visitsText)'")
+        }
+        func time(_ column: String) throws(Failure) -> Timestamp? {
+            let text = fields[column, default: ""].trimmingCharacters(in: .whitespaces)
+            if text.isEmpty { return nil }
+            guard let milliseconds = Int64(text), milliseconds >= 0 else {
+                throw fail("\(column) must be epoch milliseconds or empty, found '\(text)'")
+            }
+            return Timestamp(milliseconds: milliseconds)
+        }
+        var photo: String?
+        let photoText = fields["photo", default: ""].trimmingCharacters(in: .whitespaces)
+        if photoText.hasPrefix("data:") {
+            photo = photoText
+        } else if !photoText.isEmpty {
+            let path = photoText.hasPrefix("/") ? photoText : photoFolder + "/" + photoText
+            do {
+                photo = try PhotoThumbnail.dataURL(fromFile: path)
+            } catch {
+                throw fail("photo: \(error)")
+            }
+        }
+        var custom: [String: String] = [:]
+        for column in header where !columns.contains(column) { custom[column] = fields[column] }
+        let drink = fields["favoriteDrink", default: ""].trimmingCharacters(in: .whitespaces)
+        let profile = MemberProfile(
+            id: id, name: name, favoriteDrink: drink.isEmpty ? nil : drink, visits: visits,
+            lastVisitAt: try time("lastVisitAt"), photo: photo, customFields: custom)
+        return MemberRecord(profile: profile, beacons: beacons, createdAt: try time("createdAt"))
+    }
+
+    /// Writes `records` as the contract's CSV; custom fields become extra columns after the contract's, by name.
+    public static func write(_ records: [MemberRecord], to path: String) throws {
+        let custom = Set(records.flatMap { $0.profile.customFields.keys }).subtracting(columns).sorted()
+        guard let stream = OutputStream(toFileAtPath: path, append: false) else {
+            throw Failure(file: path, message: "cannot write the file")
+        }
+        let writer = try CSVWriter(stream: stream)
+        try writer.write(row: columns + custom)
+        for record in records {
+            let profile = record.profile
+            try writer.write(row: [
+                profile.id, profile.name, profile.favoriteDrink ?? "", record.beacons.map(\.description).joined(separator: ";"),
+                profile.photo ?? "", String(profile.visits), profile.lastVisitAt.map { String($0.milliseconds) } ?? "",
+                record.createdAt.map { String($0.milliseconds) } ?? "",
+            ] + custom.map { profile.customFields[$0] ?? "" })
+        }
+        writer.stream.close()
+    }
+}
