@@ -1,1 +1,0 @@
-// BeaconMeshMQTT: under construction.

@@ -1,0 +1,266 @@
+import CMosquitto
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// What libmosquitto's callbacks reach through the `void *` user data: the shared state, the logger, the message stream.
+///
+/// `MQTTClient.init` hands one retained reference to C (`Unmanaged.passRetained`) and `MQTTClient` takes it back exactly
+/// once, after `mosquitto_destroy`, when no callback can run any more. The callbacks run on libmosquitto's loop thread;
+/// they only copy data, update the state under the lock and yield into continuations. `Sendable`: every stored property
+/// is `Sendable` (`Mutex` guards the mutable part).
+final class MQTTCallbackContext: Sendable {
+    let logger: Logger
+    let state: Mutex<MQTTClientState>
+    let incoming: AsyncStream<MQTTMessage>.Continuation
+
+    init(logger: Logger, incoming: AsyncStream<MQTTMessage>.Continuation) {
+        self.logger = logger
+        self.state = Mutex(MQTTClientState())
+        self.incoming = incoming
+    }
+
+    /// Recovers the context from libmosquitto's user data pointer without touching its retain count.
+    static func from(_ userdata: UnsafeMutableRawPointer) -> MQTTCallbackContext {
+        Unmanaged<MQTTCallbackContext>.fromOpaque(userdata).takeUnretainedValue()
+    }
+
+    /// Points libmosquitto's callbacks at the context passed as user data to `mosquitto_new`.
+    static func installCallbacks(on mosq: OpaquePointer) {
+        mosquitto_connect_with_flags_callback_set(mosq) { mosq, userdata, code, flags in
+            guard let mosq, let userdata else { return }
+            MQTTCallbackContext.from(userdata).didConnect(mosq, code: code, flags: flags)
+        }
+        mosquitto_disconnect_callback_set(mosq) { _, userdata, code in
+            guard let userdata else { return }
+            MQTTCallbackContext.from(userdata).didDisconnect(code: code)
+        }
+        mosquitto_publish_callback_set(mosq) { _, userdata, mid in
+            guard let userdata else { return }
+            MQTTCallbackContext.from(userdata).didPublish(MQTTMessageID(rawValue: mid))
+        }
+        mosquitto_message_callback_set(mosq) { _, userdata, message in
+            guard let userdata, let message else { return }
+            MQTTCallbackContext.from(userdata).didReceive(message.pointee)
+        }
+        mosquitto_log_callback_set(mosq) { _, userdata, level, text in
+            guard let userdata, let text else { return }
+            MQTTCallbackContext.from(userdata).didLog(level: level, text: String(cString: text))
+        }
+    }
+
+    // MARK: Callbacks (libmosquitto's loop thread)
+
+    /// CONNACK arrived: `code` 0 means accepted; re-subscribe everything we remember, then tell observers.
+    private func didConnect(_ mosq: OpaquePointer, code: Int32, flags: Int32) {
+        guard code == 0 else {
+            let reason = String(cString: mosquitto_connack_string(code))
+            logger.warning("broker refused the connection", metadata: ["mqtt.reason": "\(reason)"])
+            notifyConnection(.disconnected(.refused(reason)))
+            return
+        }
+        let sessionPresent = flags & 1 != 0
+        let subscriptions = state.withLock { state in
+            state.isConnected = true
+            state.sessionPresent = sessionPresent
+            return state.subscriptions
+        }
+        logger.info("connected to broker", metadata: ["mqtt.sessionPresent": "\(sessionPresent)"])
+        for subscription in subscriptions {
+            let code = mosquitto_subscribe(mosq, nil, subscription.filter, subscription.qos.rawValue)
+            if code != MOSQ_ERR_SUCCESS.rawValue {
+                let error = MQTTError.library(code: code, errno: errno, call: "mosquitto_subscribe to \(subscription.filter)")
+                logger.error("could not re-subscribe after connecting", metadata: ["mqtt.error": "\(error)"])
+            }
+        }
+        notifyConnection(.connected(sessionPresent: sessionPresent))
+    }
+
+    /// The connection ended: `code` 0 means we asked for it, anything else is a libmosquitto error code.
+    private func didDisconnect(code: Int32) {
+        let wasConnected = state.withLock { state in
+            let wasConnected = state.isConnected
+            state.isConnected = false
+            // Unsent QoS 0 packets are discarded by libmosquitto on reconnect; they will never be reported.
+            state.unacknowledged = state.unacknowledged.filter { $0.value != .atMostOnce }
+            return wasConnected
+        }
+        guard wasConnected else { return }
+        let reason: MQTTDisconnectReason = code == 0 ? .requested : .connectionLost(libraryErrorText(code))
+        if code == 0 {
+            logger.info("disconnected from broker")
+        } else {
+            logger.warning("lost the connection to the broker; reconnecting", metadata: ["mqtt.reason": "\(reason)"])
+        }
+        notifyConnection(.disconnected(reason))
+    }
+
+    /// A QoS 1 message was acknowledged (PUBACK) or a QoS 0 message was written to the socket.
+    private func didPublish(_ id: MQTTMessageID) {
+        let observers = state.withLock { state in
+            if state.unacknowledged.removeValue(forKey: id) == nil {
+                state.acknowledgedBeforeRecorded.insert(id)
+            }
+            return Array(state.acknowledgementObservers.values)
+        }
+        for observer in observers { observer.yield(id) }
+        signalChange()
+    }
+
+    /// A message arrived: copy topic and payload now — libmosquitto frees them when the callback returns.
+    private func didReceive(_ message: mosquitto_message) {
+        let topic = message.topic.map { String(cString: $0) } ?? ""
+        var payload: [UInt8] = []
+        if let bytes = message.payload, message.payloadlen > 0 {
+            payload = Array(UnsafeRawBufferPointer(start: bytes, count: Int(message.payloadlen)))
+        }
+        let received = MQTTMessage(
+            topic: topic, payload: payload, qos: MQTTQoS(rawValue: message.qos) ?? .atLeastOnce, retained: message.retain)
+        if case .dropped = incoming.yield(received) {
+            let dropped = state.withLock { state in
+                state.droppedIncomingMessages += 1
+                return state.droppedIncomingMessages
+            }
+            if dropped == 1 || dropped.isMultiple(of: 1000) {
+                logger.warning("incoming message buffer full; dropping messages",
+                               metadata: ["mqtt.topic": "\(topic)", "mqtt.dropped": "\(dropped)"])
+            }
+        }
+    }
+
+    /// libmosquitto's own log lines, at debug level (its protocol chatter at trace).
+    private func didLog(level: Int32, text: String) {
+        if level == MOSQ_LOG_DEBUG {
+            logger.trace("\(text)", metadata: ["source": "libmosquitto"])
+        } else {
+            logger.debug("\(text)", metadata: ["source": "libmosquitto"])
+        }
+    }
+
+    // MARK: Observers
+
+    /// A new stream of connection events; it ends when the client is closed or the consuming task is cancelled.
+    func makeConnectionEventStream() -> AsyncStream<MQTTConnectionEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: MQTTConnectionEvent.self, bufferingPolicy: .bufferingNewest(64))
+        let registered = state.withLock { state -> Int? in
+            guard state.lifecycle != .closed else { return nil }
+            let id = state.makeObserverID()
+            state.connectionObservers[id] = continuation
+            return id
+        }
+        guard let id = registered else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.connectionObservers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// A new stream of acknowledged message ids; it ends when the client is closed or the consuming task is cancelled.
+    func makeAcknowledgementStream() -> AsyncStream<MQTTMessageID> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: MQTTMessageID.self, bufferingPolicy: .bufferingNewest(4096))
+        let registered = state.withLock { state -> Int? in
+            guard state.lifecycle != .closed else { return nil }
+            let id = state.makeObserverID()
+            state.acknowledgementObservers[id] = continuation
+            return id
+        }
+        guard let id = registered else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.acknowledgementObservers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Waits until `condition` holds for the shared state, re-checking after every change; `false` after `timeout`
+    /// or when the client is closed first.
+    func waitUntil(timeout: Duration, _ condition: @escaping @Sendable (MQTTClientState) -> Bool) async -> Bool {
+        let (changes, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let id = state.withLock { state in
+            let id = state.makeObserverID()
+            state.changeObservers[id] = continuation
+            return id
+        }
+        defer { _ = state.withLock { $0.changeObservers.removeValue(forKey: id) } }
+        if state.withLock({ condition($0) }) { return true }
+        if state.withLock({ $0.lifecycle == .closed }) { return false }
+        let met = await withTimeout(timeout, fallback: false) { [self] in
+            for await _ in changes where state.withLock({ condition($0) }) {
+                return true
+            }
+            return false
+        }
+        return met || state.withLock { condition($0) }
+    }
+
+    /// Records an id returned by `mosquitto_publish`, unless its acknowledgement already came.
+    func recordPublished(_ id: MQTTMessageID, qos: MQTTQoS) {
+        state.withLock { state in
+            if state.acknowledgedBeforeRecorded.remove(id) == nil {
+                state.unacknowledged[id] = qos
+            }
+        }
+    }
+
+    /// Marks the client closed and ends every stream: `messages`, observers, waiters.
+    func close() {
+        let (connections, acknowledgements, changes) = state.withLock { state in
+            state.lifecycle = .closed
+            state.isConnected = false
+            defer {
+                state.connectionObservers = [:]
+                state.acknowledgementObservers = [:]
+                state.changeObservers = [:]
+            }
+            return (Array(state.connectionObservers.values), Array(state.acknowledgementObservers.values),
+                    Array(state.changeObservers.values))
+        }
+        incoming.finish()
+        connections.forEach { $0.finish() }
+        acknowledgements.forEach { $0.finish() }
+        changes.forEach { $0.finish() }
+    }
+
+    /// Tells connection observers and waiters about a connection change.
+    private func notifyConnection(_ event: MQTTConnectionEvent) {
+        let observers = state.withLock { Array($0.connectionObservers.values) }
+        for observer in observers { observer.yield(event) }
+        signalChange()
+    }
+
+    /// Pokes every `waitUntil` so it re-checks its condition.
+    func signalChange() {
+        let observers = state.withLock { Array($0.changeObservers.values) }
+        for observer in observers { observer.yield() }
+    }
+}
+
+/// Runs `body`; returns its result, or `fallback` if `timeout` passes first (then `body` is cancelled).
+func withTimeout<T: Sendable>(
+    _ timeout: Duration, fallback: T, _ body: @escaping @Sendable () async -> T
+) async -> T {
+    await withTaskGroup(of: T?.self) { group in
+        group.addTask { await body() }
+        group.addTask {
+            try? await Task.sleep(for: timeout)
+            return nil
+        }
+        defer { group.cancelAll() }
+        if let first = await group.next(), let value = first {
+            return value
+        }
+        return fallback
+    }
+}

@@ -1,1 +1,0 @@
-// BeaconMeshTesting: under construction.
