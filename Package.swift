@@ -36,14 +36,20 @@ let package = Package(
         // The only user of libbluetooth: HCI scanner, btsnoop reader and writer, advertiser.
         .target(name: "BeaconMeshBLE", dependencies: ["BeaconMeshCore", "CBlueZ"]),
 
+        // What the three services share: wall clock, broker credentials, memory figures, throttled logging.
+        .target(name: "BeaconMeshService", dependencies: [
+            "BeaconMeshCore", "BeaconMeshMQTT", .product(name: "Logging", package: "swift-log"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
         // Services behind the three executables.
         .target(name: "BeaconMeshScanner", dependencies: [
-            "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshBLE",
+            "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "BeaconMeshBLE",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .target(name: "BeaconMeshCoordinator", dependencies: [
-            "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT",
+            "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Yams", package: "Yams"),
@@ -51,7 +57,7 @@ let package = Package(
             .product(name: "CSV", package: "CSV.swift"),
         ]),
         .target(name: "BeaconMeshMonitor", dependencies: [
-            "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT",
+            "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),

@@ -152,6 +152,20 @@ public final class MemberRegistry: Sendable {
         }
     }
 
+    /// Erases a member with their beacons, visits, custom fields and promo history, then rewrites the database
+    /// file so that no deleted page keeps their data; `false` if there was none.
+    @discardableResult
+    public func forget(id: String) throws -> Bool {
+        let removed = try database.write { db in
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+            try db.execute(sql: "DELETE FROM member WHERE id = ?", arguments: [id])
+            return db.changesCount > 0
+        }
+        guard removed else { return false }
+        try database.vacuum()
+        return true
+    }
+
     /// Every member, ordered by id.
     public func allMembers() throws -> [MemberRecord] {
         try database.read { db in
@@ -239,6 +253,29 @@ public final class MemberRegistry: Sendable {
                     leftAt: (row["leftAt"] as Int64?).map(Timestamp.init(milliseconds:)),
                     proximity: Proximity(rawValue: row["proximity"]) ?? .unknown)
             }
+        }
+    }
+
+    // MARK: Promo history
+
+    /// When each promo last fired for each member: `[member: [promo: time]]`.
+    public func promoFires() throws -> [String: [String: Timestamp]] {
+        try database.read { db in
+            var fires: [String: [String: Timestamp]] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT member, promo, firedAt FROM promoFire") {
+                fires[row["member"], default: [:]][row["promo"]] = Timestamp(milliseconds: row["firedAt"])
+            }
+            return fires
+        }
+    }
+
+    /// Records that `promo` fired for `member` at `time` (replacing the previous firing).
+    public func recordPromoFire(member: String, promo: String, store: UInt16, at time: Timestamp) throws {
+        try database.write { db in
+            try db.execute(sql: """
+                INSERT OR REPLACE INTO promoFire (member, promo, store, firedAt)
+                SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM member WHERE id = ?)
+                """, arguments: [member, promo, store, time.milliseconds, member])
         }
     }
 

@@ -1,0 +1,294 @@
+import BeaconMeshCore
+import BeaconMeshMQTT
+import BeaconMeshService
+import BeaconMeshWire
+import Logging
+
+/// One message the coordinator wants published.
+struct Publication: Sendable {
+    var topic: String
+    var payload: [UInt8]
+    var qos: MQTTQoS
+    var retain: Bool
+}
+
+/// The coordinator's working state: the presence engine plus what it needs to turn engine outputs into the
+/// contract's events, offers and snapshots. Driven by `CoordinatorService` from a single loop.
+struct CoordinatorState {
+    let configuration: CoordinatorConfiguration
+    let registry: MemberRegistry
+    let logger: Logger
+    let topics: Topics
+    let startedAt: Timestamp
+
+    private var engine: PresenceEngine
+    private var profiles: [String: MemberProfile] = [:]
+    private var promoFires: [String: [String: Timestamp]] = [:]
+    private var drops = DropCounter()
+    private var eventsPublished: UInt64 = 0
+    private var pending: [Publication] = []
+    private var dirtyStores: Set<UInt16> = []
+    private var lastSnapshot: [UInt16: Timestamp] = [:]
+    private var lastHealth: Timestamp
+    private var lastVisitSave: Timestamp
+    private var lastRegistryPoll: Timestamp
+    private var registryVersion: Int64
+    private var eventCounter: UInt64 = 0
+    private let eventPrefix = RandomID.make(hexDigits: 8)
+
+    init(configuration: CoordinatorConfiguration, registry: MemberRegistry, logger: Logger, topics: Topics, startedAt: Timestamp) throws {
+        self.configuration = configuration
+        self.registry = registry
+        self.logger = logger
+        self.topics = topics
+        self.startedAt = startedAt
+        var stores: [UInt16: [DepartmentLayout]] = [:]
+        for store in configuration.stores {
+            stores[store.id] = store.departments.map { DepartmentLayout(id: $0.id, rules: $0.presence) }
+        }
+        engine = PresenceEngine(rules: configuration.presence, stores: stores)
+        _ = engine.setDirectory(try registry.beaconOwners())
+        profiles = try registry.profiles()
+        promoFires = try registry.promoFires()
+        let visits = try registry.loadVisits()
+        engine.restore(visits)
+        registryVersion = try registry.dataVersion()
+        lastHealth = startedAt
+        lastVisitSave = startedAt
+        lastRegistryPoll = startedAt
+        dirtyStores = Set(configuration.storeIDs)
+        logger.info("registry loaded", metadata: ["members": "\(profiles.count)", "openVisits": "\(visits.filter { $0.leftAt == nil }.count)"])
+    }
+
+    /// Hands over what should be published now.
+    mutating func takePublications() -> [Publication] {
+        defer { pending.removeAll(keepingCapacity: true) }
+        return pending
+    }
+
+    // MARK: Input
+
+    /// Handles one broker message: a sighting batch or a node status of a served store; anything else is dropped
+    /// and counted with its reason.
+    mutating func receive(_ message: MQTTMessage, at now: Timestamp) {
+        switch topics.parse(message.topic) {
+        case .sightings(let node)?:
+            let batch: SightingBatch
+            do {
+                batch = try WireCodec.decodeSightingBatch(message.payload)
+            } catch {
+                drops.drop(reason: error.reason, topic: message.topic, detail: error.description, at: now, logger: logger)
+                return
+            }
+            guard batch.node == node else {
+                drops.drop(reason: "topic-mismatch", topic: message.topic,
+                           detail: "the body says \(batch.node), the topic \(node)", at: now, logger: logger)
+                return
+            }
+            let (verdict, outputs) = engine.ingest(batch, at: now)
+            switch verdict {
+            case .applied: break
+            case .unknownStore:
+                drops.drop(reason: "unknown-store", topic: message.topic, detail: "store \(node.store) is not served here", at: now, logger: logger)
+            case .duplicate, .late, .nodeOffline:
+                break
+            }
+            apply(outputs, at: now)
+        case .nodeStatus(let node)?:
+            if message.payload.isEmpty { return }
+            let status: NodeStatus
+            do {
+                status = try WireCodec.decodeNodeStatus(message.payload)
+            } catch {
+                drops.drop(reason: error.reason, topic: message.topic, detail: error.description, at: now, logger: logger)
+                return
+            }
+            if message.retained {
+                engine.restoreNode(node, state: status.state, boot: status.boot.isEmpty ? nil : status.boot)
+                dirtyStores.insert(node.store)
+            } else {
+                apply(engine.nodeStatusChanged(node, state: status.state, boot: status.boot.isEmpty ? nil : status.boot, at: now), at: now)
+            }
+        default:
+            drops.drop(reason: "bad-topic", topic: message.topic, detail: "not a topic of the contract", at: now, logger: logger)
+        }
+    }
+
+    /// Advances time: engine tick, promos, snapshots, health, visit saving, registry changes.
+    mutating func tick(at now: Timestamp) {
+        if now - lastRegistryPoll >= CoordinatorService.registryPollInterval {
+            lastRegistryPoll = now
+            reloadRegistryIfChanged(at: now)
+        }
+        apply(engine.tick(at: now), at: now)
+        _ = engine.expireVisits(at: now)
+        firePromos(at: now)
+        publishSnapshots(at: now)
+        if now - lastVisitSave >= CoordinatorService.visitSaveInterval { saveVisits(at: now) }
+        if now - lastHealth >= CoordinatorService.healthInterval {
+            lastHealth = now
+            publishHealth(at: now)
+        }
+    }
+
+    // MARK: Engine outputs
+
+    private mutating func apply(_ outputs: [PresenceEngine.Output], at now: Timestamp) {
+        var visitsChanged = false
+        for output in outputs {
+            switch output {
+            case .arrived(let member, let store, let department, let at):
+                visitsChanged = true
+                guard let (profile, visit) = countVisit(member: member, at: at) else { continue }
+                let greeting = (configuration.store(store)?.greeting ?? .standard).render(for: profile, visit: visit.number)
+                publish(event: .arrived(member: profile, department: department, departmentName: departmentName(store, department),
+                                        visit: visit, greeting: greeting), store: store, at: at)
+            case .resumed:
+                visitsChanged = true
+            case .moved(let member, let store, let from, let to, let at):
+                visitsChanged = true
+                guard let profile = profiles[member] else { continue }
+                publish(event: .moved(member: profile, from: from, to: to, fromName: departmentName(store, from),
+                                      toName: departmentName(store, to)), store: store, at: at)
+            case .left(let member, let store, let department, let dwell, let at):
+                visitsChanged = true
+                guard let profile = profiles[member] else { continue }
+                publish(event: .left(member: profile, department: department, dwellSeconds: Int(dwell.wholeMilliseconds / 1000)),
+                        store: store, at: at)
+            case .node(let node, let state, let at):
+                publish(event: .node(department: node.department, node: node.node, state: state), store: node.store, at: at)
+            case .presenceChanged(let store):
+                dirtyStores.insert(store)
+            }
+        }
+        if visitsChanged { saveVisits(at: now) }
+    }
+
+    private mutating func countVisit(member: String, at time: Timestamp) -> (MemberProfile, VisitNumber)? {
+        do {
+            guard let counted = try registry.countVisit(member: member, at: time) else { return nil }
+            profiles[member] = counted.0
+            return counted
+        } catch {
+            logger.error("could not count a visit", metadata: ["member": "\(member)", "error": "\(error)"])
+            guard let profile = profiles[member] else { return nil }
+            return (profile, VisitNumber(number: profile.visits, previousAt: profile.lastVisitAt))
+        }
+    }
+
+    private func departmentName(_ store: UInt16, _ department: UInt16) -> String {
+        configuration.store(store)?.department(department)?.name ?? "Department \(department)"
+    }
+
+    private mutating func nextID() -> String {
+        eventCounter += 1
+        return "\(eventPrefix)-\(eventCounter)"
+    }
+
+    private mutating func publish(event kind: StoreEvent.Kind, store: UInt16, at: Timestamp) {
+        let event = StoreEvent(id: nextID(), store: store, at: at, kind: kind)
+        eventsPublished += 1
+        pending.append(Publication(topic: topics.events(store: store), payload: WireCodec.encode(event), qos: .atLeastOnce, retain: false))
+        logger.info("event", metadata: ["type": "\(event.type)", "store": "\(store)", "member": "\(event.member?.id ?? "-")"])
+    }
+
+    // MARK: Promos
+
+    private mutating func firePromos(at now: Timestamp) {
+        for store in configuration.stores {
+            for visit in engine.presentMembers(store: store.id) {
+                guard let department = store.department(visit.department), let rule = department.promo,
+                      let profile = profiles[visit.member]
+                else { continue }
+                let eligibility = PromoEligibility(proximity: rule.proximity, dwell: rule.dwell ?? configuration.promos.dwell,
+                                                   cooldown: configuration.promos.cooldown)
+                let last = promoFires[visit.member]?[rule.promo.id]
+                guard eligibility.shouldFire(for: visit, lastFiredAt: last, at: now) else { continue }
+                promoFires[visit.member, default: [:]][rule.promo.id] = now
+                do {
+                    try registry.recordPromoFire(member: visit.member, promo: rule.promo.id, store: store.id, at: now)
+                } catch {
+                    logger.error("could not record a promo", metadata: ["member": "\(visit.member)", "error": "\(error)"])
+                }
+                publish(event: .promo(member: profile, department: department.id, departmentName: department.name, promo: rule.promo),
+                        store: store.id, at: now)
+                let offer = Offer(id: nextID(), member: visit.member, store: store.id, department: department.id, promo: rule.promo, at: now)
+                pending.append(Publication(topic: topics.offers(member: visit.member), payload: WireCodec.encode(offer),
+                                           qos: .atLeastOnce, retain: false))
+            }
+        }
+    }
+
+    // MARK: Snapshots, health, persistence
+
+    private mutating func publishSnapshots(at now: Timestamp) {
+        for store in configuration.stores {
+            let last = lastSnapshot[store.id]
+            let due = last.map { now - $0 >= CoordinatorService.snapshotRefreshInterval } ?? true
+            let dirty = dirtyStores.contains(store.id) && (last.map { now - $0 >= CoordinatorService.snapshotMinimumInterval } ?? true)
+            guard due || dirty else { continue }
+            dirtyStores.remove(store.id)
+            lastSnapshot[store.id] = now
+            pending.append(Publication(topic: topics.presence(store: store.id), payload: WireCodec.encode(snapshot(of: store, at: now)),
+                                       qos: .atLeastOnce, retain: true))
+        }
+    }
+
+    /// The presence snapshot of one store now.
+    func snapshot(of store: CoordinatorConfiguration.Store, at now: Timestamp) -> PresenceSnapshot {
+        var occupancy: [UInt16: PresenceSnapshot.Occupancy] = [:]
+        for department in store.departments { occupancy[department.id] = .init(members: 0, guests: 0) }
+        var members: [PresenceSnapshot.PresentMember] = []
+        for visit in engine.presentMembers(store: store.id) {
+            guard let profile = profiles[visit.member] else { continue }
+            members.append(.init(member: profile, department: visit.department, departmentName: departmentName(store.id, visit.department),
+                                 proximity: visit.proximity, arrivedAt: visit.arrivedAt, inDepartmentSince: visit.inDepartmentSince,
+                                 lastSeen: visit.lastSeen))
+            occupancy[visit.department, default: .init(members: 0, guests: 0)].members += 1
+        }
+        for (department, guests) in engine.guestCounts(store: store.id, at: now) {
+            occupancy[department, default: .init(members: 0, guests: 0)].guests += guests
+        }
+        let nodes = engine.nodeStates(store: store.id).map {
+            PresenceSnapshot.NodeState(department: $0.node.department, node: $0.node.node, state: $0.state)
+        }
+        return PresenceSnapshot(store: store.id, name: store.name, updatedAt: now, members: members, occupancy: occupancy, nodes: nodes)
+    }
+
+    private mutating func publishHealth(at now: Timestamp) {
+        let counters = engine.counters
+        var dropped = drops.counts
+        if counters.late > 0 { dropped["late"] = counters.late }
+        if counters.fromOfflineNodes > 0 { dropped["offline-node"] = counters.fromOfflineNodes }
+        let health = CoordinatorHealth(
+            uptimeSeconds: (now - startedAt).wholeMilliseconds / 1000, batches: counters.batches, sightings: counters.sightings,
+            events: eventsPublished, dropped: dropped, gaps: counters.gaps, duplicates: counters.duplicates,
+            tracked: engine.trackedCount, rssBytes: ProcessMemory.residentBytes())
+        pending.append(Publication(topic: topics.coordinatorHealth(id: configuration.id), payload: WireCodec.encode(health),
+                                   qos: .atMostOnce, retain: false))
+    }
+
+    /// Saves every visit the engine holds (open and recently left).
+    mutating func saveVisits(at now: Timestamp = WallClock.now()) {
+        lastVisitSave = now
+        do {
+            try registry.saveVisits(engine.visits)
+        } catch {
+            logger.error("could not save visits", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private mutating func reloadRegistryIfChanged(at now: Timestamp) {
+        do {
+            let version = try registry.dataVersion()
+            guard version != registryVersion else { return }
+            registryVersion = version
+            profiles = try registry.profiles()
+            promoFires = try registry.promoFires()
+            apply(engine.setDirectory(try registry.beaconOwners()), at: now)
+            logger.info("registry changed", metadata: ["members": "\(profiles.count)"])
+        } catch {
+            logger.error("could not reload the registry", metadata: ["error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import BeaconMeshCore
+
+/// Renders members as a plain-text table for `members list`.
+public enum MemberTable {
+    public static func render(_ members: [MemberRecord]) -> String {
+        if members.isEmpty { return "no members" }
+        let customColumns = Set(members.flatMap { $0.profile.customFields.keys }).sorted()
+        var rows: [[String]] = [["ID", "NAME", "DRINK", "VISITS", "LAST VISIT", "BEACONS"] + customColumns.map { $0.uppercased() }]
+        for member in members {
+            let profile = member.profile
+            rows.append([
+                profile.id, profile.name, profile.favoriteDrink ?? "-", String(profile.visits),
+                profile.lastVisitAt.map { String($0.milliseconds) } ?? "-", String(member.beacons.count),
+            ] + customColumns.map { profile.customFields[$0] ?? "" })
+        }
+        let widths = (0..<rows[0].count).map { column in rows.map { TerminalWidth.of($0[column]) }.max() ?? 0 }
+        return rows.map { row in
+            zip(row, widths).map { cell, width in cell + String(repeating: " ", count: max(0, width - TerminalWidth.of(cell))) }
+                .joined(separator: "  ").trimmingTrailingSpaces()
+        }.joined(separator: "\n")
+    }
+}
+
+extension String {
+    fileprivate func trimmingTrailingSpaces() -> String {
+        var copy = self
+        while copy.last == " " { copy.removeLast() }
+        return copy
+    }
+}

@@ -1,0 +1,14 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import BeaconMeshCore
+
+/// The real time, for services: Core itself never reads a clock.
+public enum WallClock {
+    /// Now, in whole milliseconds since the Unix epoch.
+    public static func now() -> Timestamp {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Timestamp(milliseconds: Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000)
+    }
+}

@@ -1,0 +1,1 @@
+// BeaconMeshTesting: test support (broker fixture) arrives with the MQTT work.

@@ -1,0 +1,16 @@
+import ArgumentParser
+import BeaconMeshCoordinator
+import BeaconMeshService
+
+/// `beacon-coordinator`: the back-office service and its member registry tools.
+@main
+struct BeaconCoordinator: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "beacon-coordinator",
+        abstract: "Works out who is in which department, greets members, fires promos and publishes per-store channels.",
+        subcommands: [RunCommand.self, MembersCommand.self])
+
+    static func main() async {
+        await CommandLineProgram.main(BeaconCoordinator.self, name: "beacon-coordinator")
+    }
+}

@@ -1,0 +1,129 @@
+import ArgumentParser
+import BeaconMeshCore
+import BeaconMeshCoordinator
+import BeaconMeshService
+import Foundation
+
+/// `beacon-coordinator members …`: the loyalty registry, from the command line. A running coordinator sees the
+/// changes within seconds, without a restart.
+struct MembersCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "members", abstract: "List, add, remove, import, export or forget loyalty members.",
+        subcommands: [List.self, Add.self, Remove.self, Import.self, Export.self, Forget.self])
+
+    /// The registry every members subcommand works on.
+    struct Database: ParsableArguments {
+        @Option(name: .long, help: ArgumentHelp("The coordinator's SQLite database.", valueName: "FILE"))
+        var db: String
+
+        func open() throws -> MemberRegistry {
+            do {
+                return try MemberRegistry(path: db)
+            } catch {
+                throw UsageError(error.description)
+            }
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print every member as a table.")
+        @OptionGroup var database: Database
+
+        func run() throws {
+            let members = try database.open().allMembers()
+            print(MemberTable.render(members))
+        }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a member, or update the one with this id.")
+        @OptionGroup var database: Database
+        @Argument(help: "The member id.") var id: String
+        @Option(help: "The member's name.") var name: String
+        @Option(name: .customLong("drink"), help: "Their favourite drink.") var favoriteDrink: String?
+        @Option(name: .customLong("beacon"), help: "A beacon key of theirs (repeatable).") var beacons: [String] = []
+        @Option(help: ArgumentHelp("A PNG or JPEG photo.", valueName: "FILE")) var photo: String?
+
+        func validate() throws {
+            for beacon in beacons where BeaconKey(beacon.lowercased()) == nil {
+                throw ValidationError("'\(beacon)' is not a beacon key (ibeacon:<uuid>:<major>:<minor>, …)")
+            }
+        }
+
+        func run() throws {
+            let registry = try database.open()
+            var photoURL: String?
+            if let photo {
+                do {
+                    photoURL = try PhotoThumbnail.dataURL(fromFile: photo)
+                } catch {
+                    throw UsageError(error.description)
+                }
+            }
+            let existing = try registry.member(id: id)
+            var profile = existing?.profile ?? MemberProfile(id: id, name: name)
+            profile.name = name
+            if let favoriteDrink { profile.favoriteDrink = favoriteDrink }
+            if let photoURL { profile.photo = photoURL }
+            let keys = beacons.compactMap { BeaconKey($0.lowercased()) }
+            let record = MemberRecord(profile: profile, beacons: keys.isEmpty ? existing?.beacons ?? [] : keys,
+                                      createdAt: existing?.createdAt ?? Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)))
+            try registry.upsert(record)
+            print(existing == nil ? "added \(id)" : "updated \(id)")
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a member from the registry.")
+        @OptionGroup var database: Database
+        @Argument(help: "The member id.") var id: String
+
+        func run() throws {
+            guard try database.open().remove(id: id) else { throw UsageError("no member with id '\(id)'") }
+            print("removed \(id)")
+        }
+    }
+
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Merge a members CSV by id: larger visits and later lastVisitAt win; a bad row writes nothing.")
+        @OptionGroup var database: Database
+        @Argument(help: ArgumentHelp("The members CSV.", valueName: "FILE.csv")) var file: String
+
+        func run() throws {
+            let registry = try database.open()
+            let records: [MemberRecord]
+            do {
+                records = try MembersCSV.read(path: file)
+            } catch {
+                throw UsageError(error.description)
+            }
+            let summary = try registry.merge(records)
+            print("\(file): \(summary)")
+        }
+    }
+
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Write every member as the contract's CSV.")
+        @OptionGroup var database: Database
+        @Argument(help: ArgumentHelp("Where to write the CSV.", valueName: "FILE.csv")) var file: String
+
+        func run() throws {
+            let members = try database.open().allMembers()
+            try MembersCSV.write(members, to: file)
+            print("\(file): \(members.count) members")
+        }
+    }
+
+    struct Forget: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Erase a member with their beacons, visits and offers, leaving no trace in the database file.")
+        @OptionGroup var database: Database
+        @Argument(help: "The member id.") var id: String
+
+        func run() throws {
+            guard try database.open().forget(id: id) else { throw UsageError("no member with id '\(id)'") }
+            print("forgot \(id)")
+        }
+    }
+}

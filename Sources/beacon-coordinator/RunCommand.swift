@@ -1,0 +1,57 @@
+import ArgumentParser
+import BeaconMeshCoordinator
+import BeaconMeshMQTT
+import BeaconMeshService
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// `beacon-coordinator run --config FILE`: runs the coordinator until SIGINT or SIGTERM.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run", abstract: "Run the coordinator with a YAML config (see CONTRACT: Coordinator config).")
+
+    @Option(name: .long, help: ArgumentHelp("The coordinator's YAML config.", valueName: "FILE"))
+    var config: String
+
+    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error or critical.")
+    var logLevel: Logger.Level = .info
+
+    func run() async throws {
+        CommandLineProgram.bootstrapLogging(level: logLevel)
+        let logger = Logger(label: "beacon-coordinator")
+        let hostName = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "coordinator"
+        let configuration: CoordinatorConfiguration
+        let mqtt: MQTTConfiguration
+        do {
+            configuration = try CoordinatorConfiguration.load(path: config, defaultID: hostName.lowercased())
+            mqtt = try CoordinatorService.mqttConfiguration(for: configuration)
+        } catch let error as ConfigurationError {
+            throw UsageError(error.description)
+        } catch {
+            throw UsageError("\(config): \(error)")
+        }
+        let registry: MemberRegistry
+        do {
+            registry = try MemberRegistry(path: configuration.database)
+        } catch {
+            throw UsageError(error.description)
+        }
+        if let members = configuration.members {
+            do {
+                let summary = try registry.merge(try MembersCSV.read(path: members))
+                logger.info("members merged from CSV", metadata: ["file": "\(members)", "result": "\(summary)"])
+            } catch {
+                throw UsageError("\(error)")
+            }
+        }
+        MQTTLibrary.initialize()
+        let client = try MQTTClient(configuration: mqtt, logger: logger)
+        let service = CoordinatorService(configuration: configuration, registry: registry, client: client, logger: logger)
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
