@@ -19,9 +19,9 @@ public struct IBeaconAdvertisingData: Hashable, Sendable {
 
     /// The advertising data, exactly 30 bytes (fits the 31-byte legacy limit).
     public var bytes: [UInt8] {
-        var bytes: [UInt8] = [0x02, AdvertisingDataStructures.flags, 0x06, 0x1A, AdvertisingDataStructures.manufacturerSpecificData,
-                              0x4C, 0x00, 0x02, 0x15]
-        bytes.reserveCapacity(30)
+        let flags: [UInt8] = [0x02, AdvertisingDataStructures.flags, 0x06]
+        let manufacturerHeader: [UInt8] = [0x1A, AdvertisingDataStructures.manufacturerSpecificData, 0x4C, 0x00, 0x02, 0x15]
+        var bytes = flags + manufacturerHeader
         bytes += uuid.bytes
         bytes += [UInt8(major >> 8), UInt8(truncatingIfNeeded: major), UInt8(minor >> 8), UInt8(truncatingIfNeeded: minor)]
         bytes.append(UInt8(bitPattern: measuredPower))
