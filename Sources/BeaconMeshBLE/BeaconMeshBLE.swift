@@ -1,1 +1,0 @@
-// BeaconMeshBLE: under construction.
