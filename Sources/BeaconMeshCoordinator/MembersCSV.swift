@@ -108,7 +108,9 @@ public enum MembersCSV {
             }
         }
         var custom: [String: String] = [:]
-        for column in header where !columns.contains(column) { custom[column] = fields[column] }
+        for column in header where !columns.contains(column) {
+            if let value = fields[column], !value.isEmpty { custom[column] = value }
+        }
         let drink = fields["favoriteDrink", default: ""].trimmingCharacters(in: .whitespaces)
         let profile = MemberProfile(
             id: id, name: name, favoriteDrink: drink.isEmpty ? nil : drink, visits: visits,

@@ -85,7 +85,8 @@ enum JSONCBridge {
         case .int(let number):
             return json_object_new_int64(number)
         case .double(let number):
-            return number.isFinite ? json_object_new_double(number) : nil
+            // Printed with Swift's shortest round-trip spelling (11.22, not json-c's %.17g 11.220000000000001).
+            return number.isFinite ? json_object_new_double_s(number, number.description) : nil
         case .string(let text):
             var text = text
             return text.withUTF8 { bytes in

@@ -147,3 +147,12 @@ struct WireCodecTests {
         _ = try? WireCodec.parse(payload)
     }
 }
+
+@Suite("Wire number spelling")
+struct WireNumberSpellingTests {
+    @Test("doubles are printed in their shortest exact form")
+    func shortestDoubles() {
+        let encoded = String(decoding: WireCodec.serialize(.array([.double(11.22), .double(-61), .double(0.1 + 0.2), .double(1.8)])), as: UTF8.self)
+        #expect(encoded == "[11.22,-61.0,0.30000000000000004,1.8]")
+    }
+}

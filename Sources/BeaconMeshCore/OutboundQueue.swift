@@ -1,0 +1,79 @@
+/// The scanner's queue of messages for the broker: bounded, first in first out, and nothing leaves it until the
+/// broker has acknowledged it.
+///
+/// Messages wait here while the broker is unreachable; at most `maximumInFlight` are handed to the MQTT client at a
+/// time, in order. When the queue is full the oldest waiting message is dropped and counted — the newest readings
+/// matter most to a presence system.
+public struct OutboundQueue<Message: Sendable>: Sendable {
+    /// A message handed to the client, waiting for the broker's acknowledgement.
+    public struct InFlight: Sendable {
+        public var id: Int32
+        public var message: Message
+    }
+
+    public let capacity: Int
+    public let maximumInFlight: Int
+    private var waiting: [Message] = []
+    private var waitingStart = 0
+    private var inFlight: [InFlight] = []
+    /// Messages dropped because the queue was full.
+    public private(set) var dropped: UInt64 = 0
+
+    public init(capacity: Int = 10_000, maximumInFlight: Int = 64) {
+        precondition(capacity > 0 && maximumInFlight > 0)
+        self.capacity = capacity
+        self.maximumInFlight = maximumInFlight
+    }
+
+    /// Messages not yet acknowledged (waiting and in flight).
+    public var count: Int { waiting.count - waitingStart + inFlight.count }
+    public var isEmpty: Bool { count == 0 }
+    /// The ids of the messages handed to the client and not yet acknowledged, oldest first.
+    public var inFlightIDs: [Int32] { inFlight.map(\.id) }
+
+    /// Messages not yet handed to the client.
+    public var waitingCount: Int { waiting.count - waitingStart }
+
+    /// Adds a message at the end; drops the oldest waiting one when full.
+    public mutating func enqueue(_ message: Message) {
+        if count >= capacity, waitingCount > 0 {
+            waitingStart += 1
+            dropped += 1
+        } else if count >= capacity {
+            dropped += 1
+            return
+        }
+        waiting.append(message)
+        compactIfNeeded()
+    }
+
+    /// The next message to hand to the client, if the in-flight window has room; call `sent` with its id.
+    public func nextToSend() -> Message? {
+        guard inFlight.count < maximumInFlight, waitingStart < waiting.count else { return nil }
+        return waiting[waitingStart]
+    }
+
+    /// Records that the message returned by `nextToSend` was handed to the client under `id`.
+    public mutating func sent(id: Int32) {
+        guard waitingStart < waiting.count else { return }
+        inFlight.append(InFlight(id: id, message: waiting[waitingStart]))
+        waitingStart += 1
+        compactIfNeeded()
+    }
+
+    /// Records that the message handed over as `id` needs no further care (acknowledged, or sent with QoS 0).
+    /// Returns `false` for an unknown id.
+    @discardableResult
+    public mutating func acknowledge(id: Int32) -> Bool {
+        guard let index = inFlight.firstIndex(where: { $0.id == id }) else { return false }
+        inFlight.remove(at: index)
+        return true
+    }
+
+    private mutating func compactIfNeeded() {
+        if waitingStart > 1024 && waitingStart * 2 > waiting.count {
+            waiting.removeFirst(waitingStart)
+            waitingStart = 0
+        }
+    }
+}

@@ -1,0 +1,68 @@
+/// Everything a scanner node does between the radio and the broker, without I/O: HCI event bytes in,
+/// sighting batches out.
+///
+/// `handle(h4Event:at:)` parses the event's advertising reports, decodes their beacon frames and feeds the
+/// aggregator; it returns a batch when a beacon new to this node was heard (the contract sends those at once).
+/// `tick(at:)` returns the batch of a flush window that has passed. An iBeacon advert of a known beacon costs no
+/// allocation on this path.
+public struct ScannerPipeline: Sendable {
+    public private(set) var aggregator: SightingAggregator
+    /// Counters for the node's health report.
+    public private(set) var counters = Counters()
+
+    /// What the pipeline has seen.
+    public struct Counters: Sendable, Equatable {
+        /// Advertising reports read from HCI events.
+        public var adverts: UInt64 = 0
+        /// Beacon frames that identified a beacon.
+        public var beaconFrames: UInt64 = 0
+        /// Reports dropped because their event was malformed.
+        public var malformedReports: UInt64 = 0
+        /// Batches made.
+        public var batches: UInt64 = 0
+        public init() {}
+    }
+
+    public init(aggregator: SightingAggregator) {
+        self.aggregator = aggregator
+    }
+
+    /// Takes one H4 packet (`04 3E …`; other packets are ignored) heard at `time`.
+    /// Returns a batch to send now when the packet introduced a beacon new to this node.
+    public mutating func handle(h4Event packet: UnsafeRawBufferPointer, at time: Timestamp) -> SightingBatch? {
+        var sawNewBeacon = false
+        let summary = HCIEventParser.forEachReport(inH4Packet: packet) { header, data in
+            counters.adverts += 1
+            BeaconFrameDecoder.forEachFrame(inAdvertisingData: data) { frame in
+                if let key = frame.key {
+                    counters.beaconFrames += 1
+                    let outcome = aggregator.record(key, rssi: header.rssi, measuredPower: frame.measuredPower,
+                                                    address: header.address, at: time)
+                    if outcome == .newBeacon { sawNewBeacon = true }
+                } else if case .eddystoneTLM(_, let battery, let temperature, _, _) = frame {
+                    _ = aggregator.recordTelemetry(address: header.address, batteryMillivolts: Int(battery), temperature: temperature)
+                }
+            }
+        }
+        counters.malformedReports += UInt64(max(0, summary.droppedReports))
+        return sawNewBeacon ? flush(at: time) : nil
+    }
+
+    /// Convenience for callers holding an array.
+    public mutating func handle(h4Event packet: [UInt8], at time: Timestamp) -> SightingBatch? {
+        packet.withUnsafeBytes { handle(h4Event: $0, at: time) }
+    }
+
+    /// The batch of the flush window that has passed at `time`, if any.
+    public mutating func tick(at time: Timestamp) -> SightingBatch? {
+        guard aggregator.isFlushDue(at: time) else { return nil }
+        return flush(at: time)
+    }
+
+    /// Makes a batch now whatever the window (used at shutdown and for new beacons).
+    public mutating func flush(at time: Timestamp) -> SightingBatch? {
+        guard let batch = aggregator.flush(at: time) else { return nil }
+        counters.batches += 1
+        return batch
+    }
+}

@@ -1,1 +1,0 @@
-// BeaconMeshScanner: under construction.

@@ -1,0 +1,251 @@
+import BeaconMeshCore
+import BeaconMeshMQTT
+import BeaconMeshService
+import BeaconMeshWire
+import Logging
+import ServiceLifecycle
+
+/// A scanner node: hears adverts from its source, turns them into sighting batches and publishes them, with its
+/// retained status (and `offline` last will) and periodic health.
+///
+/// Batches wait in a bounded queue until the broker acknowledges them, so a broker restart loses none. One loop owns
+/// all state; sources and the MQTT client only feed it inputs.
+public final class ScannerService: Service {
+    private let configuration: ScannerConfiguration
+    private let client: MQTTClient
+    private let logger: Logger
+    private let topics: Topics
+    private let boot: String
+
+    /// How often flush windows, the queue and health are looked after.
+    static let tickInterval: Duration = .milliseconds(50)
+    /// How long a shutdown waits for the broker to take the queued batches.
+    static let drainTimeout: Duration = .seconds(10)
+
+    public init(configuration: ScannerConfiguration, client: MQTTClient, boot: String, logger: Logger) {
+        self.configuration = configuration
+        self.client = client
+        self.logger = logger
+        self.topics = Topics(root: configuration.topicRoot)
+        self.boot = boot
+    }
+
+    /// The client configuration a scanner uses: a client id of its own and a retained `offline` last will.
+    public static func mqttConfiguration(
+        for configuration: ScannerConfiguration, boot: String, startedAt: Timestamp
+    ) throws(BrokerConnection.Failure) -> MQTTConfiguration {
+        let topics = Topics(root: configuration.topicRoot)
+        let offline = NodeStatus(state: .offline, version: configuration.version, boot: boot,
+                                 source: configuration.source.description, startedAt: startedAt)
+        let will = MQTTLastWill(topic: topics.nodeStatus(configuration.node), payload: WireCodec.encode(offline),
+                                qos: .atLeastOnce, retain: true)
+        let node = configuration.node
+        return try configuration.broker.mqttConfiguration(
+            clientID: "beaconmesh-scanner-\(node.store)-\(node.department)-\(node.node)", cleanSession: true, lastWill: will)
+    }
+
+    enum Input: Sendable {
+        case packets([CaptureReplay.Packet])
+        case sourceFinished
+        case sourceFailed(String)
+        case tick
+        case acknowledged(MQTTMessageID)
+    }
+
+    /// Why the scanner stopped with an error.
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public func run() async throws {
+        let startedAt = WallClock.now()
+        let aggregator = SightingAggregator(node: configuration.node, boot: boot, configuration: configuration.aggregation)
+        var state = ScannerState(
+            pipeline: ScannerPipeline(aggregator: aggregator),
+            queue: OutboundQueue(capacity: configuration.queueCapacity, maximumInFlight: 64),
+            startedAt: startedAt)
+
+        try client.start()
+        let online = NodeStatus(state: .online, version: configuration.version, boot: boot,
+                                source: configuration.source.description, startedAt: startedAt)
+        try client.publish(topic: topics.nodeStatus(configuration.node), payload: WireCodec.encode(online), qos: .atLeastOnce, retain: true)
+        logger.info("scanner running", metadata: [
+            "node": "\(configuration.node)", "source": "\(configuration.source)", "boot": "\(boot)",
+            "broker": "\(configuration.broker.url)",
+        ])
+
+        let (inputs, continuation) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .unbounded)
+        let acknowledgements = client.acknowledgements()
+        let ackTask = Task {
+            for await id in acknowledgements { continuation.yield(.acknowledged(id)) }
+        }
+        let ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: ScannerService.tickInterval)
+                continuation.yield(.tick)
+            }
+        }
+        let source = startSource(into: continuation, start: startedAt)
+
+        var failure: String?
+        var finishedEarly = false
+        await withGracefulShutdownHandler {
+            for await input in inputs {
+                switch input {
+                case .packets(let packets):
+                    for packet in packets {
+                        if let batch = state.pipeline.handle(h4Event: packet.bytes, at: packet.time) { state.enqueue(batch) }
+                        if let batch = state.pipeline.tick(at: packet.time) { state.enqueue(batch) }
+                    }
+                case .tick:
+                    let now = WallClock.now()
+                    if let batch = state.pipeline.tick(at: now) { state.enqueue(batch) }
+                    if now - state.lastHealth >= configuration.healthInterval { publishHealth(&state, at: now) }
+                case .acknowledged(let id):
+                    state.queue.acknowledge(id: id.rawValue)
+                case .sourceFinished:
+                    finishedEarly = true
+                    continuation.finish()
+                case .sourceFailed(let message):
+                    failure = message
+                    continuation.finish()
+                }
+                pump(&state)
+            }
+        } onGracefulShutdown: {
+            continuation.finish()
+        }
+        source.cancel()
+        ticker.cancel()
+
+        // Shutdown: last batch, wait (bounded) for the broker to take the queue, then `offline` and disconnect.
+        if let batch = state.pipeline.flush(at: state.lastPacketTime ?? WallClock.now()) { state.enqueue(batch) }
+        await drain(&state)
+        ackTask.cancel()
+        let offline = NodeStatus(state: .offline, version: configuration.version, boot: boot,
+                                 source: configuration.source.description, startedAt: startedAt)
+        await client.disconnect(timeout: .seconds(5), finalMessage: MQTTMessage(
+            topic: topics.nodeStatus(configuration.node), payload: WireCodec.encode(offline), qos: .atLeastOnce, retained: true))
+        logger.info("scanner stopped", metadata: [
+            "adverts": "\(state.pipeline.counters.adverts)", "batches": "\(state.pipeline.counters.batches)",
+            "unsent": "\(state.queue.count)", "dropped": "\(state.queue.dropped)", "replayFinished": "\(finishedEarly)",
+        ])
+        if let failure { throw Failure(description: failure) }
+    }
+
+    private func startSource(into continuation: AsyncStream<Input>.Continuation, start: Timestamp) -> Task<Void, Never> {
+        switch configuration.source {
+        case .capture(let path):
+            let replay = CaptureReplay(path: path, speed: configuration.speed)
+            return Task {
+                do {
+                    try await replay.run(start: start) { continuation.yield(.packets($0)) }
+                    continuation.yield(.sourceFinished)
+                } catch is CancellationError {
+                } catch {
+                    continuation.yield(.sourceFailed("\(error)"))
+                }
+            }
+        case .simulation:
+            let simulation = ShopperSimulation(
+                route: configuration.simulationRoute.isEmpty ? [configuration.node.department] : configuration.simulationRoute,
+                shoppers: ShopperSimulation.demoShoppers(store: configuration.node.store))
+            let department = configuration.node.department
+            return Task {
+                var random = SystemRandomNumberGenerator()
+                while !Task.isCancelled {
+                    let now = WallClock.now()
+                    var packets: [CaptureReplay.Packet] = []
+                    for (index, shopper) in simulation.shoppers.enumerated() {
+                        guard let rssi = simulation.rssi(ofShopper: index, heardBy: department, at: now, random: &random) else { continue }
+                        let bytes = LEAdvertisingReportEvent.make(address: shopper.address, rssi: rssi, data: shopper.beacon.bytes)
+                        packets.append(CaptureReplay.Packet(bytes: bytes, time: now))
+                    }
+                    if !packets.isEmpty { continuation.yield(.packets(packets)) }
+                    try? await Task.sleep(for: .milliseconds(125))
+                }
+            }
+        case .adapter(let index):
+            return RadioSource.start(adapter: index, configuration: configuration, logger: logger) { input in
+                continuation.yield(input)
+            }
+        }
+    }
+
+    /// Hands waiting batches to the client while it is connected and the in-flight window has room.
+    private func pump(_ state: inout ScannerState) {
+        guard client.isConnected else { return }
+        let qos: MQTTQoS = configuration.sightingsQoS == 0 ? .atMostOnce : .atLeastOnce
+        while let payload = state.queue.nextToSend() {
+            do {
+                let id = try client.publish(topic: topics.sightings(configuration.node), payload: payload, qos: qos, retain: false)
+                state.queue.sent(id: id.rawValue)
+                if qos == .atMostOnce || client.isAcknowledged(id) { state.queue.acknowledge(id: id.rawValue) }
+            } catch {
+                logger.debug("publish deferred", metadata: ["error": "\(error)"])
+                return
+            }
+        }
+    }
+
+    /// Keeps pumping until the queue is empty or the drain timeout passes.
+    private func drain(_ state: inout ScannerState) async {
+        let deadline = WallClock.now() + ScannerService.drainTimeout
+        while !state.queue.isEmpty && WallClock.now() < deadline {
+            // The acknowledgement stream is no longer read here: ask the client about each in-flight id.
+            state.acknowledgeDelivered(client: client)
+            pump(&state)
+            if state.queue.isEmpty { break }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        if !state.queue.isEmpty {
+            logger.warning("stopping with unsent batches", metadata: ["unsent": "\(state.queue.count)"])
+        }
+    }
+
+    private func publishHealth(_ state: inout ScannerState, at now: Timestamp) {
+        let counters = state.pipeline.counters
+        let elapsed = max((now - state.lastHealth).inSeconds, 0.001)
+        let health = NodeHealth(
+            uptimeSeconds: (now - state.startedAt).wholeMilliseconds / 1000, adverts: counters.adverts,
+            advertsPerSecond: Double(counters.adverts - state.advertsAtLastHealth) / elapsed,
+            beacons: state.pipeline.aggregator.trackedBeacons, batches: counters.batches, dropped: state.queue.dropped,
+            queued: state.queue.count, rssBytes: ProcessMemory.residentBytes())
+        state.lastHealth = now
+        state.advertsAtLastHealth = counters.adverts
+        do {
+            try client.publish(topic: topics.nodeHealth(configuration.node), payload: WireCodec.encode(health), qos: .atMostOnce, retain: false)
+        } catch {
+            logger.debug("health not sent", metadata: ["error": "\(error)"])
+        }
+    }
+}
+
+/// The scanner loop's state.
+struct ScannerState {
+    var pipeline: ScannerPipeline
+    var queue: OutboundQueue<[UInt8]>
+    let startedAt: Timestamp
+    var lastHealth: Timestamp
+    var advertsAtLastHealth: UInt64 = 0
+    var lastPacketTime: Timestamp?
+
+    init(pipeline: ScannerPipeline, queue: OutboundQueue<[UInt8]>, startedAt: Timestamp) {
+        self.pipeline = pipeline
+        self.queue = queue
+        self.startedAt = startedAt
+        self.lastHealth = startedAt
+    }
+
+    mutating func enqueue(_ batch: SightingBatch) {
+        queue.enqueue(WireCodec.encode(batch))
+        lastPacketTime = batch.sentAt
+    }
+
+    /// Acknowledges every in-flight message the client no longer waits for.
+    mutating func acknowledgeDelivered(client: MQTTClient) {
+        for id in queue.inFlightIDs where client.isAcknowledged(MQTTMessageID(rawValue: id)) {
+            queue.acknowledge(id: id)
+        }
+    }
+}

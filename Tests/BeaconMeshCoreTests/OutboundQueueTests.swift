@@ -1,0 +1,56 @@
+import Testing
+@testable import BeaconMeshCore
+
+@Suite("Outbound queue")
+struct OutboundQueueTests {
+    @Test("messages leave in order and only after acknowledgement")
+    func orderAndAcknowledgement() {
+        var queue = OutboundQueue<Int>(capacity: 10, maximumInFlight: 2)
+        for value in 1...4 { queue.enqueue(value) }
+        var handed: [Int] = []
+        var id: Int32 = 100
+        while let next = queue.nextToSend() {
+            handed.append(next)
+            queue.sent(id: id)
+            id += 1
+        }
+        #expect(handed == [1, 2])
+        #expect(queue.count == 4)
+        #expect(queue.acknowledge(id: 100))
+        #expect(!queue.acknowledge(id: 100))
+        #expect(queue.nextToSend() == 3)
+        #expect(queue.count == 3)
+    }
+
+    @Test("a full queue drops its oldest waiting message and counts it")
+    func dropOldest() {
+        var queue = OutboundQueue<Int>(capacity: 3, maximumInFlight: 1)
+        for value in 1...5 { queue.enqueue(value) }
+        #expect(queue.dropped == 2)
+        #expect(queue.count == 3)
+        #expect(queue.nextToSend() == 3)
+    }
+
+    @Test("a long run stays bounded and in order")
+    func longRun() {
+        var queue = OutboundQueue<Int>(capacity: 100, maximumInFlight: 8)
+        var received: [Int] = []
+        var nextID: Int32 = 0
+        var inFlight: [(Int32, Int)] = []
+        for value in 0..<10_000 {
+            queue.enqueue(value)
+            while let next = queue.nextToSend() {
+                queue.sent(id: nextID)
+                inFlight.append((nextID, next))
+                nextID += 1
+            }
+            if value % 3 == 0, !inFlight.isEmpty {
+                let (id, message) = inFlight.removeFirst()
+                queue.acknowledge(id: id)
+                received.append(message)
+            }
+        }
+        #expect(received == received.sorted())
+        #expect(queue.count <= 100)
+    }
+}
