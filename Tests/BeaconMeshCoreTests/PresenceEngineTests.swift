@@ -72,22 +72,6 @@ private struct StoreScript {
     }
 }
 
-/// A small deterministic random source for jitter.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
-    mutating func uniform(_ low: Double, _ high: Double) -> Double {
-        low + (high - low) * Double(next() >> 11) / Double(1 << 53)
-    }
-}
-
 @Suite("Presence engine")
 struct PresenceEngineTests {
     @Test("a member walking Clothing → Housewares → exit is greeted once, moves once, leaves once")
