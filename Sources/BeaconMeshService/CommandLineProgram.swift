@@ -65,6 +65,12 @@ public enum CommandLineProgram {
         }
     }
 
+    /// Writes one line to standard output at once (unbuffered, so pipes and `tmux` see it immediately).
+    public static func printLine(_ line: String) {
+        let bytes = Array((line + "\n").utf8)
+        bytes.withUnsafeBytes { _ = write(1, $0.baseAddress, $0.count) }
+    }
+
     /// Writes one line to standard error.
     public static func printError(_ line: String) {
         let bytes = Array((line + "\n").utf8)

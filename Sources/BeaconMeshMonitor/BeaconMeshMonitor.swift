@@ -1,1 +1,0 @@
-// BeaconMeshMonitor: under construction.

@@ -1,0 +1,45 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import BeaconMeshCore
+
+/// One readable line per store event, as `beacon-monitor --plain` prints it:
+/// `14:03:07  arrived  Ana Souza       Clothing     visit 12 · Welcome back, Ana! The usual Flat white?`
+public enum EventLine {
+    /// The line for `event`; local wall-clock time of the event first.
+    public static func format(_ event: StoreEvent) -> String {
+        let time = clockTime(event.at)
+        let type = TerminalWidth.fit(event.type, columns: 7)
+        switch event.kind {
+        case .arrived(let member, _, let departmentName, let visit, let greeting):
+            return "\(time)  \(type)  \(name(member))  \(TerminalWidth.fit(departmentName, columns: 12))  visit \(visit.number) · \(greeting)"
+        case .moved(let member, _, _, let fromName, let toName):
+            return "\(time)  \(type)  \(name(member))  \(fromName) → \(toName)"
+        case .left(let member, _, let dwellSeconds):
+            return "\(time)  \(type)  \(name(member))  after \(duration(seconds: dwellSeconds))"
+        case .promo(let member, _, let departmentName, let promo):
+            return "\(time)  \(type)  \(name(member))  \(TerminalWidth.fit(departmentName, columns: 12))  \(promo.title) — \(promo.message)"
+        case .node(let department, let node, let state):
+            return "\(time)  \(type)  node \(node) of department \(department) is \(state.rawValue)"
+        }
+    }
+
+    private static func name(_ member: MemberProfile) -> String { TerminalWidth.fit(member.name, columns: 16) }
+
+    /// `HH:MM:SS` in the local time zone.
+    public static func clockTime(_ timestamp: Timestamp) -> String {
+        var seconds = time_t(timestamp.milliseconds / 1000)
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
+    }
+
+    /// `45s`, `3m 20s`, `1h 05m`.
+    public static func duration(seconds: Int) -> String {
+        if seconds < 60 { return "\(seconds)s" }
+        if seconds < 3600 { return "\(seconds / 60)m \(seconds % 60 < 10 ? "0" : "")\(seconds % 60)s" }
+        let minutes = (seconds % 3600) / 60
+        return "\(seconds / 3600)h \(minutes < 10 ? "0" : "")\(minutes)m"
+    }
+}

@@ -1,0 +1,44 @@
+import BeaconMeshCore
+import BeaconMeshMQTT
+import BeaconMeshService
+import BeaconMeshWire
+import Logging
+import ServiceLifecycle
+
+/// The monitor's line-per-event mode: subscribes to one store's events and prints each as a line on standard output.
+public final class PlainMonitor: Service {
+    private let store: UInt16
+    private let client: MQTTClient
+    private let topics: Topics
+    private let logger: Logger
+    private let write: @Sendable (String) -> Void
+
+    public init(store: UInt16, client: MQTTClient, topicRoot: String = "beaconmesh", logger: Logger,
+                write: @escaping @Sendable (String) -> Void) {
+        self.store = store
+        self.client = client
+        self.topics = Topics(root: topicRoot)
+        self.logger = logger
+        self.write = write
+    }
+
+    public func run() async throws {
+        try client.start()
+        try client.subscribe(topics.events(store: store), qos: .atLeastOnce)
+        var drops = DropCounter()
+        let messages = client.messages
+        await withGracefulShutdownHandler {
+            for await message in messages {
+                do throws(WireError) {
+                    let event = try WireCodec.decodeEvent(message.payload)
+                    write(EventLine.format(event))
+                } catch {
+                    drops.drop(reason: error.reason, topic: message.topic, detail: error.description, at: WallClock.now(), logger: logger)
+                }
+            }
+        } onGracefulShutdown: { [client] in
+            Task { await client.disconnect(timeout: .seconds(2)) }
+        }
+        await client.disconnect(timeout: .seconds(2))
+    }
+}

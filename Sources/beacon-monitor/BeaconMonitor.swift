@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import BeaconMeshMQTT
+import BeaconMeshMonitor
+import BeaconMeshService
+import Logging
+import ServiceLifecycle
+
+/// `beacon-monitor`: the shopkeeper's view of one store.
+@main
+struct BeaconMonitor: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "beacon-monitor",
+        abstract: "Watch one store: who is in, where, and what was just offered.",
+        discussion: "The broker password comes from --password-file or the BEACONMESH_PASSWORD environment variable.")
+
+    @Option(help: "The store to watch (0-65535).")
+    var store: UInt16
+
+    @Option(help: ArgumentHelp("Broker URL: mqtt://host:port or mqtts://host:port.", valueName: "URL"))
+    var broker: String = "mqtt://127.0.0.1:1883"
+
+    @Flag(help: "Print one line per event instead of the full-screen view.")
+    var plain = false
+
+    @Option(help: ArgumentHelp("Broker user name.", valueName: "U"))
+    var username: String?
+
+    @Option(help: ArgumentHelp("File holding the broker password.", valueName: "F"))
+    var passwordFile: String?
+
+    @Option(help: ArgumentHelp("CA certificate file to verify an mqtts:// broker.", valueName: "F"))
+    var cafile: String?
+
+    static func main() async {
+        await CommandLineProgram.main(BeaconMonitor.self, name: "beacon-monitor")
+    }
+
+    func run() async throws {
+        CommandLineProgram.bootstrapLogging(level: .warning)
+        let logger = Logger(label: "beacon-monitor")
+        let mqtt: MQTTConfiguration
+        do {
+            mqtt = try BrokerConnection(url: broker, username: username, passwordFile: passwordFile, caFile: cafile)
+                .mqttConfiguration(clientID: nil, cleanSession: true, lastWill: nil)
+        } catch {
+            throw UsageError(error.description)
+        }
+        MQTTLibrary.initialize()
+        let client = try MQTTClient(configuration: mqtt, logger: logger)
+        let service = PlainMonitor(store: store, client: client, logger: logger) { line in
+            CommandLineProgram.printLine(line)
+        }
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what BeaconMesh builds, runs and tests with, when it is missing: the C libraries (-dev packages),
+# the mosquitto broker and its command-line clients, tmux and sqlite3. Swift itself is the one prerequisite
+# (README: "Before you start"). Safe to run again: it installs nothing that is already there.
+set -euo pipefail
+
+packages=(pkg-config libmosquitto-dev libbluetooth-dev libjson-c-dev libsqlite3-dev libncurses-dev
+          mosquitto mosquitto-clients tmux sqlite3 openssl)
+
+if ! command -v swift >/dev/null 2>&1; then
+  echo "BeaconMesh needs the Swift 6 toolchain (swift 6.1 or newer) on the PATH; see README.md, 'Before you start'." >&2
+  exit 1
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "Installing: ${missing[*]}" >&2
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null 2>&1 || { echo "Please run as root or install sudo: apt-get install ${missing[*]}" >&2; exit 1; }
+  sudo=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

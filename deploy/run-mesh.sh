@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Runs the whole mesh on this machine: the broker (mosquitto.conf, port 1884), the coordinator with the demo config
+# (deploy/demo), simulated scanners in San Francisco's three departments, and the monitor of store 1.
+# Logs go to .mesh/. Ctrl-C (or q in the monitor) stops everything.
+# BEACONMESH_RUN_FOR=SECONDS stops it by itself after that long (used by the tests).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+deploy/install-deps.sh
+swift build 2>&1 | tail -1
+bin=$(swift build --show-bin-path)
+mkdir -p .mesh
+broker=mqtt://127.0.0.1:1884
+
+pids=()
+stop() {
+  trap - EXIT INT TERM
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap stop EXIT INT TERM
+
+if (exec 3<>/dev/tcp/127.0.0.1/1884) 2>/dev/null; then
+  echo "A broker already listens on 127.0.0.1:1884; using it." >&2
+else
+  mosquitto -c mosquitto.conf 2>.mesh/mosquitto.log & pids+=($!)
+  for _ in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/1884) 2>/dev/null && break; sleep 0.1; done
+fi
+
+"$bin/beacon-coordinator" run --config deploy/demo/coordinator.yaml 2>.mesh/coordinator.log & pids+=($!)
+for department in 10 20 30; do
+  "$bin/beacon-scanner" --store 1 --department "$department" --source sim --sim-route 10,20,30 --broker "$broker" \
+    2>".mesh/scanner-$department.log" & pids+=($!)
+done
+
+echo "Mesh running. Watch the traffic with: mosquitto_sub -p 1884 -v -t 'beaconmesh/v1/#'" >&2
+monitor=("$bin/beacon-monitor" --store 1 --broker "$broker")
+if [ -n "${BEACONMESH_RUN_FOR:-}" ]; then
+  timeout --signal=TERM "$BEACONMESH_RUN_FOR" "${monitor[@]}" --plain || true
+else
+  "${monitor[@]}"
+fi
