@@ -27,7 +27,7 @@ public final class MQTTClient: Sendable {
     /// Every message received on any subscription, in arrival order. One consumer only; it ends after `disconnect`.
     public let messages: AsyncStream<MQTTMessage>
 
-    private let handle: MosquittoHandle
+    let handle: MosquittoHandle
     private let context: MQTTCallbackContext
     private let logger: Logger
 
@@ -264,12 +264,23 @@ public final class MQTTClient: Sendable {
             return state.isConnected
         }
         guard connected else { return }  // on_connect subscribes it
-        let code = mosquitto_subscribe(handle.pointer, nil, filter, qos.rawValue)
+        var mid: Int32 = 0
+        let code = mosquitto_subscribe(handle.pointer, &mid, filter, qos.rawValue)
         let savedErrno = errno
-        // NO_CONN: the connection dropped just now; on_connect subscribes again after the reconnect.
-        guard code == MOSQ_ERR_SUCCESS.rawValue || code == MOSQ_ERR_NO_CONN.rawValue else {
+        switch code {
+        case MOSQ_ERR_SUCCESS.rawValue:
+            context.recordSubscribe(mid: mid, filter: filter)
+        case MOSQ_ERR_NO_CONN.rawValue:
+            break  // the connection dropped just now; on_connect subscribes again after the reconnect
+        default:
             throw .library(code: code, errno: savedErrno, call: "mosquitto_subscribe to \(filter)")
         }
+    }
+
+    /// Waits until the broker has acknowledged (SUBACK) the subscription to `filter` on the current connection;
+    /// `false` after `timeout`, e.g. while disconnected. A subscription the broker refuses is logged at `error`.
+    public func waitUntilSubscribed(_ filter: String, timeout: Duration) async -> Bool {
+        await context.waitUntil(timeout: timeout) { $0.acknowledgedSubscriptions.contains(filter) }
     }
 
     /// Stops receiving messages for `filter` (exactly as passed to `subscribe`) and forgets it for reconnects.
@@ -277,6 +288,7 @@ public final class MQTTClient: Sendable {
         let connected = try context.state.withLock { state throws(MQTTError) -> Bool in
             guard state.lifecycle.acceptsWork else { throw .closed }
             state.subscriptions.removeAll { $0.filter == filter }
+            state.acknowledgedSubscriptions.remove(filter)
             return state.isConnected
         }
         guard connected else { return }
