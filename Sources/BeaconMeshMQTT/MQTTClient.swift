@@ -1,5 +1,6 @@
 import CMosquitto
 import Logging
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -30,6 +31,8 @@ public final class MQTTClient: Sendable {
     let handle: MosquittoHandle
     private let context: MQTTCallbackContext
     private let logger: Logger
+    /// `true` once `disconnect` has begun; held while retrying the first connection so that cannot race it.
+    private let connectGate = Mutex(false)
 
     /// Makes a client (no network traffic yet); throws `MQTTError` for a configuration that cannot work.
     ///
@@ -138,17 +141,59 @@ public final class MQTTClient: Sendable {
         let code = mosquitto_connect_async(
             handle.pointer, broker.host, Int32(broker.port), Int32(configuration.keepAlive.wholeSecondsRoundedUp))
         let savedErrno = errno
+        var firstAttemptFailed = false
         if code != MOSQ_ERR_SUCCESS.rawValue {
             let error = MQTTError.library(code: code, errno: savedErrno, call: "mosquitto_connect_async to \(broker)")
             guard Self.isWorthRetrying(code) else {
                 context.state.withLock { $0.lifecycle = .created }
                 throw error
             }
-            // Measured: libmosquitto's loop thread (started below) retries this first attempt with backoff.
             logger.warning("broker not reachable yet; retrying in the background", metadata: ["mqtt.error": "\(error)"])
+            firstAttemptFailed = true
         }
         try mosquittoCall("mosquitto_loop_start") { mosquitto_loop_start(handle.pointer) }
+        if firstAttemptFailed {
+            retryFirstConnection()
+        }
         logger.debug("MQTT client started")
+    }
+
+    /// Retries a failed first connection attempt with the configured backoff until one gets through.
+    ///
+    /// Measured on libmosquitto 2.0.11: when `mosquitto_connect_async` fails at once (connection refused, unknown
+    /// host), the loop thread waits for the client to leave its "new" state and never retries by itself. Once one
+    /// `mosquitto_reconnect_async` succeeds, the loop thread's own reconnect-with-backoff takes over for good.
+    private func retryFirstConnection() {
+        let minimum = configuration.reconnectDelayMin
+        let maximum = configuration.reconnectDelayMax
+        Task.detached { [weak self] in
+            var attempt = 1
+            while true {
+                try? await Task.sleep(for: min(minimum * (attempt * attempt), maximum))
+                guard let self, !self.attemptFirstConnection() else { return }
+                attempt += 1
+            }
+        }
+    }
+
+    /// One more try at the first connection; `true` when no further try is needed (under way, hopeless, or closing).
+    private func attemptFirstConnection() -> Bool {
+        connectGate.withLock { closing in
+            if closing { return true }
+            let code = mosquitto_reconnect_async(handle.pointer)
+            let savedErrno = errno
+            if code == MOSQ_ERR_SUCCESS.rawValue {
+                logger.info("broker reachable; connecting")
+                return true
+            }
+            let error = MQTTError.library(code: code, errno: savedErrno, call: "mosquitto_reconnect_async to \(configuration.broker)")
+            guard Self.isWorthRetrying(code) else {
+                logger.error("giving up connecting to the broker", metadata: ["mqtt.error": "\(error)"])
+                return true
+            }
+            logger.debug("broker still not reachable; retrying", metadata: ["mqtt.error": "\(error)"])
+            return false
+        }
     }
 
     /// Return codes of a connection attempt that the loop thread's reconnect logic will retry.
@@ -338,7 +383,10 @@ public final class MQTTClient: Sendable {
             logger.warning("disconnecting with unacknowledged messages; they are lost",
                            metadata: ["mqtt.unacknowledged": "\(unacknowledgedCount)"])
         }
-        let code = mosquitto_disconnect(handle.pointer)
+        let code = connectGate.withLock { closing in
+            closing = true
+            return mosquitto_disconnect(handle.pointer)
+        }
         if code == MOSQ_ERR_SUCCESS.rawValue {
             // Let the loop thread write DISCONNECT and close the socket before it is stopped.
             let grace = min(max(.zero, deadline - clock.now), .seconds(1))
@@ -363,6 +411,7 @@ public final class MQTTClient: Sendable {
             return
         case .started, .closing:
             // Dropped without disconnect(): say goodbye (no last will), stop the thread, then free.
+            connectGate.withLock { $0 = true }
             _ = mosquitto_disconnect(handle.pointer)
             _ = mosquitto_loop_stop(handle.pointer, false)
         case .created:

@@ -96,7 +96,7 @@ public final class MosquittoBroker: Sendable {
         if process.withLock({ $0?.isRunning ?? false }) { return }
         let child = try TestProcess(executable: executable, arguments: ["-c", directory + "/mosquitto.conf"])
         process.withLock { $0 = child }
-        let ready = await poll(timeout: timeout, interval: .milliseconds(20)) { () -> Bool? in
+        let ready = await eventually(timeout: timeout, interval: .milliseconds(20)) { () -> Bool? in
             if FreePort.isAccepting(port: port) { return true }
             if !child.isRunning { return false }
             return nil
@@ -135,7 +135,7 @@ public final class MosquittoBroker: Sendable {
         guard let child = process.withLock({ $0 }) else { return }
         let status = await child.stop(with: signal, timeout: .seconds(10))
         // Wait until the port is released so a restart can bind it again.
-        _ = await poll(timeout: .seconds(2), interval: .milliseconds(20)) { FreePort.isAccepting(port: port) ? nil : true }
+        _ = await eventually(timeout: .seconds(2), interval: .milliseconds(20)) { FreePort.isAccepting(port: port) ? nil : true }
         if status == nil {
             print("warning: mosquitto on port \(port) did not exit")
         }

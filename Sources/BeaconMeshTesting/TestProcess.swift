@@ -5,6 +5,10 @@ import Synchronization
 ///
 /// Every wait has a timeout, so a test fails instead of hanging. A process still running when the `TestProcess`
 /// is released is killed (SIGKILL), so a failing test leaves no children behind.
+///
+/// Started with `posix_spawn`, an empty signal mask and default signal dispositions — not with Foundation's `Process`:
+/// children of the test runner otherwise inherit a mask that blocks almost every signal, and a program that restores
+/// its inherited mask while it waits (mosquitto does) then never sees SIGTERM or SIGINT.
 public final class TestProcess: Sendable {
     /// How a process ended.
     public enum ExitStatus: Sendable, Hashable, CustomStringConvertible {
@@ -31,10 +35,9 @@ public final class TestProcess: Sendable {
     /// The arguments it was started with (without the program itself).
     public let arguments: [String]
     /// Its process id.
-    public let processID: Int32
+    public let processID: pid_t
 
     private let output: OutputBuffer
-    private let process: ProcessBox
 
     /// Starts `executable` with `arguments`; `environment` replaces the inherited one when given. Stdin is /dev/null.
     ///
@@ -43,49 +46,85 @@ public final class TestProcess: Sendable {
         executable: String, arguments: [String] = [], environment: [String: String]? = nil,
         currentDirectory: String? = nil
     ) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
+        let description = ([executable] + arguments).joined(separator: " ")
+        guard access(executable, X_OK) == 0 else {
+            throw TestSupportError("cannot start \(description): \(String(cString: strerror(errno)))")
+        }
+        // Close-on-exec, so children spawned by other tests do not inherit our pipe ends (pipe2 is not
+        // importable; the window between pipe and fcntl is harmless here: a leak only delays end of file).
+        var stdoutPipe: [Int32] = [-1, -1]
+        var stderrPipe: [Int32] = [-1, -1]
+        guard pipe(&stdoutPipe) == 0, pipe(&stderrPipe) == 0 else {
+            throw TestSupportError("cannot create pipes for \(description): \(String(cString: strerror(errno)))")
+        }
+        for descriptor in stdoutPipe + stderrPipe {
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], 2)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var defaultSignals = sigset_t()
+        sigemptyset(&defaultSignals)
+        for signal in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD, SIGALRM] {
+            sigaddset(&defaultSignals, signal)
+        }
+        posix_spawnattr_setsigdefault(&attributes, &defaultSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let environmentLines = environment.map { $0.map { "\($0.key)=\($0.value)" } }
+            ?? ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
+        // posix_spawn_file_actions_addchdir_np is not importable: change directory in a shell that then execs.
+        let program = currentDirectory == nil ? executable : "/bin/sh"
+        let argv = currentDirectory.map { ["/bin/sh", "-c", #"cd "$0" && exec "$@""#, $0, executable] + arguments }
+            ?? [executable] + arguments
+        var pid: pid_t = 0
+        let spawned = withCStringArray(argv) { argv in
+            withCStringArray(environmentLines) { envp in
+                posix_spawn(&pid, program, &actions, &attributes, argv, envp)
+            }
+        }
+        close(stdoutPipe[1])
+        close(stderrPipe[1])
+        guard spawned == 0 else {
+            close(stdoutPipe[0])
+            close(stderrPipe[0])
+            throw TestSupportError("cannot start \(description): \(String(cString: strerror(spawned)))")
+        }
 
         let output = OutputBuffer()
-        process.terminationHandler = { finished in
-            let status: ExitStatus = finished.terminationReason == .uncaughtSignal
-                ? .signalled(finished.terminationStatus) : .exited(finished.terminationStatus)
-            output.withLock { $0.exitStatus = status }
-        }
-        do {
-            try process.run()
-        } catch {
-            throw TestSupportError("cannot start \(executable) \(arguments.joined(separator: " ")): \(error.localizedDescription)")
-        }
         self.executable = executable
         self.arguments = arguments
-        self.processID = process.processIdentifier
+        self.processID = pid
         self.output = output
-        self.process = ProcessBox(process)
-
-        Self.collectLines(from: stdout.fileHandleForReading, into: output) { $0.stdout.append($1) }
-        Self.collectLines(from: stderr.fileHandleForReading, into: output) { $0.stderr.append($1) }
+        Self.collectLines(from: stdoutPipe[0], into: output) { $0.stdout.append($1) }
+        Self.collectLines(from: stderrPipe[0], into: output) { $0.stderr.append($1) }
+        Self.awaitExit(of: pid, into: output)
     }
 
-    /// Reads `handle` on a thread of its own until end of file, appending each complete line (and a final partial one).
+    /// Reads `descriptor` on a thread of its own until end of file, appending each complete line (and a final partial one).
     private static func collectLines(
-        from handle: FileHandle, into output: OutputBuffer,
+        from descriptor: Int32, into output: OutputBuffer,
         append: @escaping @Sendable (inout Output, String) -> Void
     ) {
         let thread = Thread {
             var pending: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 4096)
             while true {
-                let data = handle.availableData
-                if data.isEmpty { break }
-                pending.append(contentsOf: data)
+                let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { break }
+                pending.append(contentsOf: chunk[..<count])
                 while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                     let line = String(decoding: pending[..<newline], as: UTF8.self)
                     pending.removeSubrange(...newline)
@@ -96,7 +135,25 @@ public final class TestProcess: Sendable {
                 let line = String(decoding: pending, as: UTF8.self)
                 output.withLock { append(&$0, line) }
             }
-            try? handle.close()
+            close(descriptor)
+        }
+        thread.start()
+    }
+
+    /// Reaps the child on a thread of its own (`waitpid`) and records how it ended.
+    private static func awaitExit(of pid: pid_t, into output: OutputBuffer) {
+        let thread = Thread {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 {
+                if errno != EINTR {
+                    output.withLock { $0.exitStatus = .exited(-1) }
+                    return
+                }
+            }
+            // WIFEXITED / WEXITSTATUS / WTERMSIG are macros Swift cannot import.
+            let signal = status & 0x7F
+            let exit: ExitStatus = signal == 0 ? .exited((status >> 8) & 0xFF) : .signalled(signal)
+            output.withLock { $0.exitStatus = exit }
         }
         thread.start()
     }
@@ -115,7 +172,7 @@ public final class TestProcess: Sendable {
         in stream: Stream = .either, timeout: Duration = .seconds(10),
         where predicate: @Sendable (String) -> Bool
     ) async -> String? {
-        await poll(timeout: timeout) {
+        await eventually(timeout: timeout) {
             self.output.withLock { output -> String? in
                 switch stream {
                 case .stdout: output.stdout.first(where: predicate)
@@ -129,13 +186,13 @@ public final class TestProcess: Sendable {
     /// Sends `signal` (e.g. `SIGINT`, `SIGTERM`, `SIGKILL`) if the process still runs.
     public func send(_ signal: Int32) {
         guard isRunning else { return }
-        _ = Foundation.kill(processID, signal)
+        _ = kill(processID, signal)
     }
 
     /// Waits for the process to exit; `nil` if it still runs after `timeout`.
     @discardableResult
     public func waitForExit(timeout: Duration = .seconds(10)) async -> ExitStatus? {
-        await poll(timeout: timeout) { self.exitStatus }
+        await eventually(timeout: timeout) { self.exitStatus }
     }
 
     /// Sends `signal`, then waits for the exit; if it still runs after `timeout`, kills it and waits once more.
@@ -155,20 +212,21 @@ public final class TestProcess: Sendable {
     }
 
     deinit {
+        // The reaper thread still holds the buffer and collects the exit status, so no zombie is left.
         if isRunning {
-            _ = Foundation.kill(processID, SIGKILL)
+            _ = kill(processID, SIGKILL)
         }
     }
 }
 
-/// What a `TestProcess` has seen so far, shared with its reader threads and termination handler.
+/// What a `TestProcess` has seen so far, shared with its reader and reaper threads.
 private struct Output {
     var stdout: [String] = []
     var stderr: [String] = []
     var exitStatus: TestProcess.ExitStatus?
 }
 
-/// A `Mutex<Output>` in a class, so escaping closures (reader threads, the termination handler) can share it.
+/// A `Mutex<Output>` in a class, so the threads' escaping closures can share it.
 private final class OutputBuffer: Sendable {
     private let mutex = Mutex(Output())
 
@@ -177,17 +235,15 @@ private final class OutputBuffer: Sendable {
     }
 }
 
-/// Foundation's `Process`, kept alive for its termination handler.
-///
-/// `@unchecked Sendable`: after `run()` the box is never read again; it exists only so the `Process` object
-/// (which owns the termination handler and the pipes) lives as long as the `TestProcess`.
-private final class ProcessBox: @unchecked Sendable {
-    let process: Process
-    init(_ process: Process) { self.process = process }
+/// Calls `body` with a NULL-terminated C array of copies of `strings`, freed afterwards.
+private func withCStringArray<T>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> T) -> T {
+    let copies: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) } + [nil]
+    defer { copies.forEach { free($0) } }
+    return copies.withUnsafeBufferPointer { body($0.baseAddress!) }
 }
 
-/// Polls `check` every 10 ms until it returns a value or `timeout` passes.
-func poll<T>(timeout: Duration, interval: Duration = .milliseconds(10), _ check: () -> T?) async -> T? {
+/// Polls `check` every `interval` until it returns a value; `nil` once `timeout` has passed.
+public func eventually<T>(timeout: Duration, interval: Duration = .milliseconds(10), _ check: () -> T?) async -> T? {
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: timeout)
     while true {
@@ -195,6 +251,11 @@ func poll<T>(timeout: Duration, interval: Duration = .milliseconds(10), _ check:
         if clock.now >= deadline { return nil }
         try? await Task.sleep(for: interval)
     }
+}
+
+/// Polls `condition` every `interval` until it holds; `false` once `timeout` has passed.
+public func eventually(timeout: Duration, interval: Duration = .milliseconds(10), _ condition: () -> Bool) async -> Bool {
+    await eventually(timeout: timeout, interval: interval) { condition() ? true : nil } ?? false
 }
 
 /// A failure of the test support itself (a missing program, a broker that would not start), with a message saying what to do.
