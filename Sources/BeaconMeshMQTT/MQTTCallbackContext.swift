@@ -101,7 +101,12 @@ final class MQTTCallbackContext: Sendable {
             return wasConnected
         }
         guard wasConnected else { return }
-        let reason: MQTTDisconnectReason = code == 0 ? .requested : .connectionLost(libraryErrorText(code))
+        let reason: MQTTDisconnectReason = switch code {
+        case 0: .requested
+        case MOSQ_ERR_CONN_LOST.rawValue: .connectionLost("the broker closed the connection or the network failed")
+        case MOSQ_ERR_KEEPALIVE.rawValue: .connectionLost("the broker did not answer within the keep-alive time")
+        default: .connectionLost(libraryErrorText(code))
+        }
         if code == 0 {
             logger.info("disconnected from broker")
         } else {
@@ -179,11 +184,15 @@ final class MQTTCallbackContext: Sendable {
         }
     }
 
-    /// libmosquitto's own log lines, at debug level (its protocol chatter at trace).
+    /// libmosquitto's own log lines: its errors (e.g. OpenSSL's reason for a rejected certificate) as warnings,
+    /// its protocol chatter at trace, the rest at debug.
     private func didLog(level: Int32, text: String) {
-        if level == MOSQ_LOG_DEBUG {
+        switch level {
+        case MOSQ_LOG_ERR:
+            logger.warning("\(text)", metadata: ["source": "libmosquitto"])
+        case MOSQ_LOG_DEBUG:
             logger.trace("\(text)", metadata: ["source": "libmosquitto"])
-        } else {
+        default:
             logger.debug("\(text)", metadata: ["source": "libmosquitto"])
         }
     }

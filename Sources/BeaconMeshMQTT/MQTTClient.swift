@@ -19,8 +19,12 @@ import Musl
 ///   Such messages live in this process only: they are lost if the process ends first.
 /// - QoS 0 `publish` while disconnected throws `MQTTError.notConnected`: the message is gone.
 ///
-/// libmosquitto's loop thread gives up after errors it considers fatal (a TLS handshake failure, a protocol
-/// violation); those are logged at `error`. Broker down, connection refused, connection lost, unknown host: retried.
+/// - A first connection attempt that fails at once (broker down, unknown host, certificate rejected) is retried by
+///   this client with the configured backoff: libmosquitto 2.0.11's loop thread would wait forever instead.
+///   After the first connection is under way, libmosquitto's loop thread reconnects with backoff by itself.
+///
+/// Known limit (libmosquitto's loop, read from its source, not measured): a TLS or protocol error *during a later
+/// reconnect* ends the loop thread, and the client then stays disconnected (`isConnected == false`) until restarted.
 public final class MQTTClient: Sendable {
     /// The configuration the client was made with.
     public let configuration: MQTTConfiguration
@@ -196,10 +200,14 @@ public final class MQTTClient: Sendable {
         }
     }
 
-    /// Return codes of a connection attempt that the loop thread's reconnect logic will retry.
+    /// Return codes of a connection attempt that are worth retrying: the broker or network may recover.
+    ///
+    /// TLS errors count: against a local broker the handshake completes inside the connect call, so a certificate
+    /// the broker will fix (or a broker still loading its certificate) shows up here; OpenSSL's reason is logged
+    /// by libmosquitto and passed on as a warning.
     private static func isWorthRetrying(_ code: Int32) -> Bool {
         [MOSQ_ERR_ERRNO, MOSQ_ERR_EAI, MOSQ_ERR_CONN_REFUSED, MOSQ_ERR_NO_CONN, MOSQ_ERR_CONN_LOST,
-         MOSQ_ERR_TIMEOUT, MOSQ_ERR_LOOKUP].contains { $0.rawValue == code }
+         MOSQ_ERR_TIMEOUT, MOSQ_ERR_LOOKUP, MOSQ_ERR_TLS, MOSQ_ERR_TLS_HANDSHAKE].contains { $0.rawValue == code }
     }
 
     // MARK: Connection state

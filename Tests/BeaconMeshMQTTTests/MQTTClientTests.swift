@@ -265,12 +265,41 @@ struct MQTTClientTests {
         for await _ in unreachable.messages { ended = false }
         #expect(ended, "messages ends after disconnect")
 
-        // Dropped while connected without disconnect(): deinit cleans up without crashing.
+        // Dropped while still retrying its first connection, and dropped while connected, without disconnect():
+        // deinit stops the loop thread and frees everything without hanging or crashing.
+        do {
+            let retrying = try makeClient("mqtt://127.0.0.1:\(port)")
+            try retrying.start()
+            try await Task.sleep(for: .milliseconds(100))
+        }
         let broker = try await MosquittoBroker.start()
         do {
             let dropped = try makeClient(broker.url)
             try await startAndConnect(dropped)
         }
+    }
+
+    @Test("mqtts:// with a CA file connects to a TLS listener and verifies the certificate")
+    func tlsWithCAFile() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beaconmesh-tls-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let certificates = try await TestCertificates.generate(in: directory)
+        let tlsPort = try FreePort.next()
+        let broker = try await MosquittoBroker.start(extraConfiguration: certificates.tlsListenerConfiguration(port: tlsPort))
+
+        let client = try makeClient("mqtts://127.0.0.1:\(tlsPort)") { $0.caFile = certificates.caCertificate }
+        let inbox = Inbox(client)
+        try await startAndConnect(client)
+        try await subscribeAndWait(client, "tls/#")
+        try await MosquittoClients.publish(port: broker.port, topic: "tls/plain-side", string: "crossed over")
+        #expect(await inbox.first(topic: "tls/plain-side")?.payloadString == "crossed over")
+        await client.disconnect()
+
+        // The system trust store does not know the test CA: the handshake must fail, not fall back.
+        let untrusting = try makeClient("mqtts://127.0.0.1:\(tlsPort)")
+        try untrusting.start()
+        #expect(await untrusting.waitUntilConnected(timeout: .seconds(2)) == false)
+        await untrusting.disconnect(timeout: .milliseconds(100))
     }
 
     @Test("mqtts:// really uses TLS: it never connects to a plain-text listener")
