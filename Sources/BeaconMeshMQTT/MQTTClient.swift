@@ -141,22 +141,22 @@ public final class MQTTClient: Sendable {
         }
         guard shouldStart else { return }
 
+        // The loop thread first: it then writes CONNECT itself, so a refused connection surfaces in the thread,
+        // whose reconnect-with-backoff handles it. The thread idles until connect_async gives it a connection.
+        try mosquittoCall("mosquitto_loop_start") { mosquitto_loop_start(handle.pointer) }
         let broker = configuration.broker
         let code = mosquitto_connect_async(
             handle.pointer, broker.host, Int32(broker.port), Int32(configuration.keepAlive.wholeSecondsRoundedUp))
         let savedErrno = errno
-        var firstAttemptFailed = false
         if code != MOSQ_ERR_SUCCESS.rawValue {
             let error = MQTTError.library(code: code, errno: savedErrno, call: "mosquitto_connect_async to \(broker)")
             guard Self.isWorthRetrying(code) else {
+                _ = mosquitto_disconnect(handle.pointer)  // lets the idle loop thread finish
+                _ = mosquitto_loop_stop(handle.pointer, false)
                 context.state.withLock { $0.lifecycle = .created }
                 throw error
             }
             logger.warning("broker not reachable yet; retrying in the background", metadata: ["mqtt.error": "\(error)"])
-            firstAttemptFailed = true
-        }
-        try mosquittoCall("mosquitto_loop_start") { mosquitto_loop_start(handle.pointer) }
-        if firstAttemptFailed {
             retryFirstConnection()
         }
         logger.debug("MQTT client started")
@@ -164,9 +164,10 @@ public final class MQTTClient: Sendable {
 
     /// Retries a failed first connection attempt with the configured backoff until one gets through.
     ///
-    /// Measured on libmosquitto 2.0.11: when `mosquitto_connect_async` fails at once (connection refused, unknown
-    /// host), the loop thread waits for the client to leave its "new" state and never retries by itself. Once one
-    /// `mosquitto_reconnect_async` succeeds, the loop thread's own reconnect-with-backoff takes over for good.
+    /// Measured on libmosquitto 2.0.11: when `mosquitto_connect_async` fails at once (unknown host, a TLS handshake
+    /// that completes and fails inside the call; before `loop_start` also a refused connection), the loop thread waits
+    /// for the client to leave its "new" state and never retries by itself. Once one `mosquitto_reconnect_async`
+    /// succeeds, the loop thread's own reconnect-with-backoff takes over for good.
     private func retryFirstConnection() {
         let minimum = configuration.reconnectDelayMin
         let maximum = configuration.reconnectDelayMax

@@ -1,5 +1,6 @@
 import BeaconMeshMQTT
 import BeaconMeshTesting
+import Foundation
 import Logging
 import Synchronization
 import Testing
@@ -14,7 +15,8 @@ func makeClient(
         lastWill: lastWill, reconnectDelayMin: .seconds(1), reconnectDelayMax: .seconds(2))
     configure(&configuration)
     var logger = Logger(label: "test.mqtt")
-    logger.logLevel = .notice
+    // BEACONMESH_TEST_LOG=trace shows libmosquitto's protocol log when a test needs explaining.
+    logger.logLevel = ProcessInfo.processInfo.environment["BEACONMESH_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .notice
     return try MQTTClient(configuration: configuration, logger: logger)
 }
 
