@@ -44,6 +44,10 @@ final class MQTTCallbackContext: Sendable {
             guard let userdata else { return }
             MQTTCallbackContext.from(userdata).didPublish(MQTTMessageID(rawValue: mid))
         }
+        mosquitto_subscribe_callback_set(mosq) { _, userdata, mid, count, granted in
+            guard let userdata, let granted, count > 0 else { return }
+            MQTTCallbackContext.from(userdata).didSubscribe(mid: mid, grantedQoS: granted[0])
+        }
         mosquitto_message_callback_set(mosq) { _, userdata, message in
             guard let userdata, let message else { return }
             MQTTCallbackContext.from(userdata).didReceive(message.pointee)
@@ -72,8 +76,11 @@ final class MQTTCallbackContext: Sendable {
         }
         logger.info("connected to broker", metadata: ["mqtt.sessionPresent": "\(sessionPresent)"])
         for subscription in subscriptions {
-            let code = mosquitto_subscribe(mosq, nil, subscription.filter, subscription.qos.rawValue)
-            if code != MOSQ_ERR_SUCCESS.rawValue {
+            var mid: Int32 = 0
+            let code = mosquitto_subscribe(mosq, &mid, subscription.filter, subscription.qos.rawValue)
+            if code == MOSQ_ERR_SUCCESS.rawValue {
+                recordSubscribe(mid: mid, filter: subscription.filter)
+            } else {
                 let error = MQTTError.library(code: code, errno: errno, call: "mosquitto_subscribe to \(subscription.filter)")
                 logger.error("could not re-subscribe after connecting", metadata: ["mqtt.error": "\(error)"])
             }
@@ -86,12 +93,20 @@ final class MQTTCallbackContext: Sendable {
         let wasConnected = state.withLock { state in
             let wasConnected = state.isConnected
             state.isConnected = false
+            state.acknowledgedSubscriptions = []
+            state.pendingSubscribes = [:]
+            state.subacksBeforeRecorded = [:]
             // Unsent QoS 0 packets are discarded by libmosquitto on reconnect; they will never be reported.
             state.unacknowledged = state.unacknowledged.filter { $0.value != .atMostOnce }
             return wasConnected
         }
         guard wasConnected else { return }
-        let reason: MQTTDisconnectReason = code == 0 ? .requested : .connectionLost(libraryErrorText(code))
+        let reason: MQTTDisconnectReason = switch code {
+        case 0: .requested
+        case MOSQ_ERR_CONN_LOST.rawValue: .connectionLost("the broker closed the connection or the network failed")
+        case MOSQ_ERR_KEEPALIVE.rawValue: .connectionLost("the broker did not answer within the keep-alive time")
+        default: .connectionLost(libraryErrorText(code))
+        }
         if code == 0 {
             logger.info("disconnected from broker")
         } else {
@@ -109,6 +124,42 @@ final class MQTTCallbackContext: Sendable {
             return Array(state.acknowledgementObservers.values)
         }
         for observer in observers { observer.yield(id) }
+        signalChange()
+    }
+
+    /// SUBACK arrived for SUBSCRIBE `mid` (one filter per SUBSCRIBE); 0x80 means the broker refused it (ACL).
+    private func didSubscribe(mid: Int32, grantedQoS: Int32) {
+        let filter = state.withLock { state -> String? in
+            guard let filter = state.pendingSubscribes.removeValue(forKey: mid) else {
+                state.subacksBeforeRecorded[mid] = grantedQoS
+                return nil
+            }
+            if grantedQoS < 0x80 { state.acknowledgedSubscriptions.insert(filter) }
+            return filter
+        }
+        if let filter { reportSubscription(filter: filter, grantedQoS: grantedQoS) }
+    }
+
+    /// Records the id of a SUBSCRIBE for `filter`, or applies its SUBACK if that came first.
+    func recordSubscribe(mid: Int32, filter: String) {
+        let earlyGrant = state.withLock { state -> Int32? in
+            guard let granted = state.subacksBeforeRecorded.removeValue(forKey: mid) else {
+                state.pendingSubscribes[mid] = filter
+                return nil
+            }
+            if granted < 0x80 { state.acknowledgedSubscriptions.insert(filter) }
+            return granted
+        }
+        if let earlyGrant { reportSubscription(filter: filter, grantedQoS: earlyGrant) }
+    }
+
+    private func reportSubscription(filter: String, grantedQoS: Int32) {
+        if grantedQoS >= 0x80 {
+            logger.error("the broker refused the subscription (not authorised for this topic?)",
+                         metadata: ["mqtt.filter": "\(filter)"])
+        } else {
+            logger.debug("subscribed", metadata: ["mqtt.filter": "\(filter)", "mqtt.qos": "\(grantedQoS)"])
+        }
         signalChange()
     }
 
@@ -133,11 +184,15 @@ final class MQTTCallbackContext: Sendable {
         }
     }
 
-    /// libmosquitto's own log lines, at debug level (its protocol chatter at trace).
+    /// libmosquitto's own log lines: its errors (e.g. OpenSSL's reason for a rejected certificate) as warnings,
+    /// its protocol chatter at trace, the rest at debug.
     private func didLog(level: Int32, text: String) {
-        if level == MOSQ_LOG_DEBUG {
+        switch level {
+        case MOSQ_LOG_ERR:
+            logger.warning("\(text)", metadata: ["source": "libmosquitto"])
+        case MOSQ_LOG_DEBUG:
             logger.trace("\(text)", metadata: ["source": "libmosquitto"])
-        } else {
+        default:
             logger.debug("\(text)", metadata: ["source": "libmosquitto"])
         }
     }

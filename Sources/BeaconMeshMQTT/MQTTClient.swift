@@ -1,5 +1,6 @@
 import CMosquitto
 import Logging
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -18,8 +19,12 @@ import Musl
 ///   Such messages live in this process only: they are lost if the process ends first.
 /// - QoS 0 `publish` while disconnected throws `MQTTError.notConnected`: the message is gone.
 ///
-/// libmosquitto's loop thread gives up after errors it considers fatal (a TLS handshake failure, a protocol
-/// violation); those are logged at `error`. Broker down, connection refused, connection lost, unknown host: retried.
+/// - A first connection attempt that fails at once (broker down, unknown host, certificate rejected) is retried by
+///   this client with the configured backoff: libmosquitto 2.0.11's loop thread would wait forever instead.
+///   After the first connection is under way, libmosquitto's loop thread reconnects with backoff by itself.
+///
+/// Known limit (libmosquitto's loop, read from its source, not measured): a TLS or protocol error *during a later
+/// reconnect* ends the loop thread, and the client then stays disconnected (`isConnected == false`) until restarted.
 public final class MQTTClient: Sendable {
     /// The configuration the client was made with.
     public let configuration: MQTTConfiguration
@@ -27,9 +32,11 @@ public final class MQTTClient: Sendable {
     /// Every message received on any subscription, in arrival order. One consumer only; it ends after `disconnect`.
     public let messages: AsyncStream<MQTTMessage>
 
-    private let handle: MosquittoHandle
+    let handle: MosquittoHandle
     private let context: MQTTCallbackContext
     private let logger: Logger
+    /// `true` once `disconnect` has begun; held while retrying the first connection so that cannot race it.
+    private let connectGate = Mutex(false)
 
     /// Makes a client (no network traffic yet); throws `MQTTError` for a configuration that cannot work.
     ///
@@ -134,6 +141,9 @@ public final class MQTTClient: Sendable {
         }
         guard shouldStart else { return }
 
+        // The loop thread first: it then writes CONNECT itself, so a refused connection surfaces in the thread,
+        // whose reconnect-with-backoff handles it. The thread idles until connect_async gives it a connection.
+        try mosquittoCall("mosquitto_loop_start") { mosquitto_loop_start(handle.pointer) }
         let broker = configuration.broker
         let code = mosquitto_connect_async(
             handle.pointer, broker.host, Int32(broker.port), Int32(configuration.keepAlive.wholeSecondsRoundedUp))
@@ -141,20 +151,64 @@ public final class MQTTClient: Sendable {
         if code != MOSQ_ERR_SUCCESS.rawValue {
             let error = MQTTError.library(code: code, errno: savedErrno, call: "mosquitto_connect_async to \(broker)")
             guard Self.isWorthRetrying(code) else {
+                _ = mosquitto_disconnect(handle.pointer)  // lets the idle loop thread finish
+                _ = mosquitto_loop_stop(handle.pointer, false)
                 context.state.withLock { $0.lifecycle = .created }
                 throw error
             }
-            // Measured: libmosquitto's loop thread (started below) retries this first attempt with backoff.
             logger.warning("broker not reachable yet; retrying in the background", metadata: ["mqtt.error": "\(error)"])
+            retryFirstConnection()
         }
-        try mosquittoCall("mosquitto_loop_start") { mosquitto_loop_start(handle.pointer) }
         logger.debug("MQTT client started")
     }
 
-    /// Return codes of a connection attempt that the loop thread's reconnect logic will retry.
+    /// Retries a failed first connection attempt with the configured backoff until one gets through.
+    ///
+    /// Measured on libmosquitto 2.0.11: when `mosquitto_connect_async` fails at once (unknown host, a TLS handshake
+    /// that completes and fails inside the call; before `loop_start` also a refused connection), the loop thread waits
+    /// for the client to leave its "new" state and never retries by itself. Once one `mosquitto_reconnect_async`
+    /// succeeds, the loop thread's own reconnect-with-backoff takes over for good.
+    private func retryFirstConnection() {
+        let minimum = configuration.reconnectDelayMin
+        let maximum = configuration.reconnectDelayMax
+        Task.detached { [weak self] in
+            var attempt = 1
+            while true {
+                try? await Task.sleep(for: min(minimum * (attempt * attempt), maximum))
+                guard let self, !self.attemptFirstConnection() else { return }
+                attempt += 1
+            }
+        }
+    }
+
+    /// One more try at the first connection; `true` when no further try is needed (under way, hopeless, or closing).
+    private func attemptFirstConnection() -> Bool {
+        connectGate.withLock { closing in
+            if closing { return true }
+            let code = mosquitto_reconnect_async(handle.pointer)
+            let savedErrno = errno
+            if code == MOSQ_ERR_SUCCESS.rawValue {
+                logger.info("broker reachable; connecting")
+                return true
+            }
+            let error = MQTTError.library(code: code, errno: savedErrno, call: "mosquitto_reconnect_async to \(configuration.broker)")
+            guard Self.isWorthRetrying(code) else {
+                logger.error("giving up connecting to the broker", metadata: ["mqtt.error": "\(error)"])
+                return true
+            }
+            logger.debug("broker still not reachable; retrying", metadata: ["mqtt.error": "\(error)"])
+            return false
+        }
+    }
+
+    /// Return codes of a connection attempt that are worth retrying: the broker or network may recover.
+    ///
+    /// TLS errors count: against a local broker the handshake completes inside the connect call, so a certificate
+    /// the broker will fix (or a broker still loading its certificate) shows up here; OpenSSL's reason is logged
+    /// by libmosquitto and passed on as a warning.
     private static func isWorthRetrying(_ code: Int32) -> Bool {
         [MOSQ_ERR_ERRNO, MOSQ_ERR_EAI, MOSQ_ERR_CONN_REFUSED, MOSQ_ERR_NO_CONN, MOSQ_ERR_CONN_LOST,
-         MOSQ_ERR_TIMEOUT, MOSQ_ERR_LOOKUP].contains { $0.rawValue == code }
+         MOSQ_ERR_TIMEOUT, MOSQ_ERR_LOOKUP, MOSQ_ERR_TLS, MOSQ_ERR_TLS_HANDSHAKE].contains { $0.rawValue == code }
     }
 
     // MARK: Connection state
@@ -264,12 +318,23 @@ public final class MQTTClient: Sendable {
             return state.isConnected
         }
         guard connected else { return }  // on_connect subscribes it
-        let code = mosquitto_subscribe(handle.pointer, nil, filter, qos.rawValue)
+        var mid: Int32 = 0
+        let code = mosquitto_subscribe(handle.pointer, &mid, filter, qos.rawValue)
         let savedErrno = errno
-        // NO_CONN: the connection dropped just now; on_connect subscribes again after the reconnect.
-        guard code == MOSQ_ERR_SUCCESS.rawValue || code == MOSQ_ERR_NO_CONN.rawValue else {
+        switch code {
+        case MOSQ_ERR_SUCCESS.rawValue:
+            context.recordSubscribe(mid: mid, filter: filter)
+        case MOSQ_ERR_NO_CONN.rawValue:
+            break  // the connection dropped just now; on_connect subscribes again after the reconnect
+        default:
             throw .library(code: code, errno: savedErrno, call: "mosquitto_subscribe to \(filter)")
         }
+    }
+
+    /// Waits until the broker has acknowledged (SUBACK) the subscription to `filter` on the current connection;
+    /// `false` after `timeout`, e.g. while disconnected. A subscription the broker refuses is logged at `error`.
+    public func waitUntilSubscribed(_ filter: String, timeout: Duration) async -> Bool {
+        await context.waitUntil(timeout: timeout) { $0.acknowledgedSubscriptions.contains(filter) }
     }
 
     /// Stops receiving messages for `filter` (exactly as passed to `subscribe`) and forgets it for reconnects.
@@ -277,6 +342,7 @@ public final class MQTTClient: Sendable {
         let connected = try context.state.withLock { state throws(MQTTError) -> Bool in
             guard state.lifecycle.acceptsWork else { throw .closed }
             state.subscriptions.removeAll { $0.filter == filter }
+            state.acknowledgedSubscriptions.remove(filter)
             return state.isConnected
         }
         guard connected else { return }
@@ -326,7 +392,10 @@ public final class MQTTClient: Sendable {
             logger.warning("disconnecting with unacknowledged messages; they are lost",
                            metadata: ["mqtt.unacknowledged": "\(unacknowledgedCount)"])
         }
-        let code = mosquitto_disconnect(handle.pointer)
+        let code = connectGate.withLock { closing in
+            closing = true
+            return mosquitto_disconnect(handle.pointer)
+        }
         if code == MOSQ_ERR_SUCCESS.rawValue {
             // Let the loop thread write DISCONNECT and close the socket before it is stopped.
             let grace = min(max(.zero, deadline - clock.now), .seconds(1))
@@ -351,6 +420,7 @@ public final class MQTTClient: Sendable {
             return
         case .started, .closing:
             // Dropped without disconnect(): say goodbye (no last will), stop the thread, then free.
+            connectGate.withLock { $0 = true }
             _ = mosquitto_disconnect(handle.pointer)
             _ = mosquitto_loop_stop(handle.pointer, false)
         case .created:

@@ -24,6 +24,13 @@ struct MQTTClientState {
     /// Subscriptions in the order they were made; one entry per filter.
     var subscriptions: [Subscription] = []
 
+    /// Filters the broker has acknowledged (SUBACK) on the current connection.
+    var acknowledgedSubscriptions: Set<String> = []
+    /// SUBSCRIBE message ids waiting for their SUBACK, and the filter each one is for.
+    var pendingSubscribes: [Int32: String] = [:]
+    /// SUBACKs that arrived before `subscribe()` had recorded the id: id → granted QoS.
+    var subacksBeforeRecorded: [Int32: Int32] = [:]
+
     /// Published messages whose `on_publish` has not come yet (QoS 1: no PUBACK yet; QoS 0: not yet written).
     var unacknowledged: [MQTTMessageID: MQTTQoS] = [:]
     /// `on_publish` can arrive before `mosquitto_publish` has returned the id to us; such ids wait here.
