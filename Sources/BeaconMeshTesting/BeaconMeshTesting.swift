@@ -1,1 +1,0 @@
-// BeaconMeshTesting: test support (broker fixture) arrives with the MQTT work.
