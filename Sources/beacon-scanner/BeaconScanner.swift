@@ -73,6 +73,10 @@ struct BeaconScanner: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
+    static func main() async {
+        await CommandLineProgram.main(BeaconScanner.self, name: "beacon-scanner")
+    }
+
     /// The validated settings these flags describe.
     func scannerConfiguration() throws -> ScannerConfiguration {
         guard let address = NodeAddress(store: store, department: department, node: node) else {
