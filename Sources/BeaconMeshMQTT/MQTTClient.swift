@@ -19,9 +19,9 @@ import Musl
 ///   Such messages live in this process only: they are lost if the process ends first.
 /// - QoS 0 `publish` while disconnected throws `MQTTError.notConnected`: the message is gone.
 ///
-/// - A first connection attempt that fails at once (broker down, unknown host, certificate rejected) is retried by
-///   this client with the configured backoff: libmosquitto 2.0.11's loop thread would wait forever instead.
-///   After the first connection is under way, libmosquitto's loop thread reconnects with backoff by itself.
+/// Reconnecting: libmosquitto's loop thread reconnects with backoff when the broker is down, refuses or goes away,
+/// including the very first attempt. A first attempt that fails inside `mosquitto_connect_async` itself (unknown
+/// host, a local TLS handshake that fails) would leave that thread idle forever; this client retries those itself.
 ///
 /// Known limit (libmosquitto's loop, read from its source, not measured): a TLS or protocol error *during a later
 /// reconnect* ends the loop thread, and the client then stays disconnected (`isConnected == false`) until restarted.

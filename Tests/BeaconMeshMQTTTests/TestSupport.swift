@@ -103,6 +103,12 @@ final class ConnectionLog: Sendable {
     deinit { task.cancel() }
 
     var all: [MQTTConnectionEvent] { box.all }
+
+    /// The events once there are at least `count` of them (events reach the log a moment after `isConnected` changes).
+    func events(atLeast count: Int, timeout: Duration = .seconds(5)) async -> [MQTTConnectionEvent] {
+        _ = await eventually(timeout: timeout) { box.all.count >= count }
+        return box.all
+    }
 }
 
 private final class EventBox: Sendable {
