@@ -24,6 +24,7 @@ let package = Package(
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .systemLibrary(name: "CJSONC", pkgConfig: "json-c", providers: [.apt(["libjson-c-dev"])]),
+        .systemLibrary(name: "CNcurses", pkgConfig: "ncursesw", providers: [.apt(["libncurses-dev"])]),
 
         // Pure Swift domain: no I/O, no threads, no wall clock.
         .target(name: "BeaconMeshCore"),
@@ -57,7 +58,7 @@ let package = Package(
             .product(name: "CSV", package: "CSV.swift"),
         ]),
         .target(name: "BeaconMeshMonitor", dependencies: [
-            "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService",
+            "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "CNcurses",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
@@ -81,6 +82,7 @@ let package = Package(
         .testTarget(name: "BeaconMeshMQTTTests", dependencies: ["BeaconMeshMQTT", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshBLETests", dependencies: ["BeaconMeshBLE", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshCoordinatorTests", dependencies: ["BeaconMeshCoordinator", "BeaconMeshTesting"]),
+        .testTarget(name: "BeaconMeshMonitorTests", dependencies: ["BeaconMeshMonitor"]),
         .testTarget(name: "EndToEndTests", dependencies: ["BeaconMeshTesting"]),
     ]
 )

@@ -22,7 +22,10 @@ public enum CommandLineProgram {
             command = try root.parseAsRoot()
         } catch {
             let code = root.exitCode(for: error)
-            if code == .success { root.exit(withError: error) }
+            if code == .success {
+                printLine(root.fullMessage(for: error))
+                exit(0)
+            }
             fail(name, root.message(for: error), status: 2)
         }
         do {
@@ -39,7 +42,10 @@ public enum CommandLineProgram {
             exit(error.rawValue)
         } catch {
             let code = root.exitCode(for: error)
-            if code == .success { exit(0) }
+            if code == .success {
+                printLine(root.fullMessage(for: error))
+                exit(0)
+            }
             if error is ValidationError || code == .validationFailure { fail(name, root.message(for: error), status: 2) }
             fail(name, "\(error)", status: 1)
         }
