@@ -153,7 +153,7 @@ struct CoordinatorState {
             case .left(let member, let store, let department, let dwell, let at):
                 visitsChanged = true
                 guard let profile = profiles[member] else { continue }
-                publish(event: .left(member: profile, department: department, dwellSeconds: Int(dwell.wholeMilliseconds / 1000)),
+                publish(event: .left(member: profile, department: department, dwellSeconds: Int((dwell.wholeMilliseconds + 500) / 1000)),
                         store: store, at: at)
             case .node(let node, let state, let at):
                 publish(event: .node(department: node.department, node: node.node, state: state), store: node.store, at: at)

@@ -1,0 +1,163 @@
+import BeaconMeshTesting
+import Foundation
+import Testing
+
+/// A running coordinator against a real broker, fed with hand-written sighting batches through `mosquitto_pub`.
+private struct CoordinatorRun {
+    let broker: MosquittoBroker
+    let directory: String
+    let config: String
+    var coordinator: TestProcess
+    let events: Subscription
+
+    static func start(extraConfig: String = "") async throws -> CoordinatorRun {
+        let broker = try await MosquittoBroker.start()
+        let directory = try Mesh.temporaryDirectory()
+        let config = try Mesh.writeCoordinatorConfig(in: directory, brokerURL: broker.url, extra: extraConfig)
+        let events = try await MosquittoClients.subscribe(port: broker.port, filter: "beaconmesh/v1/stores/1/events", qos: 1)
+        let coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", config])
+        let running = await coordinator.waitForLine(in: .stderr, timeout: .seconds(15)) { $0.contains("coordinator running") }
+        try #require(running != nil, "\(coordinator.transcript)")
+        try await Task.sleep(for: .milliseconds(300))
+        return CoordinatorRun(broker: broker, directory: directory, config: config, coordinator: coordinator, events: events)
+    }
+
+    /// Sends `count` batches, one every `every`, from node `a` of `department` with one sighting of `minor`.
+    func send(department: Int, minor: Int, boot: String = "b00t", from firstSeq: Int, count: Int, every: Duration = .milliseconds(250)) async throws {
+        for seq in firstSeq..<(firstSeq + count) {
+            try await MosquittoClients.publish(
+                port: broker.port, topic: "beaconmesh/v1/stores/1/departments/\(department)/nodes/a/sightings",
+                string: Mesh.batch(store: 1, department: department, boot: boot, seq: seq, minor: minor, at: Mesh.nowMilliseconds), qos: 1)
+            try await Task.sleep(for: every)
+        }
+    }
+
+    func events(ofType type: String) -> [[String: Any]] {
+        events.lines.compactMap(Mesh.payload(of:)).filter { $0["type"] as? String == type }
+    }
+
+    func waitForEvent(_ type: String, timeout: Duration = .seconds(10)) async -> [String: Any]? {
+        guard let line = await events.waitForLine(timeout: timeout, where: { $0.contains("\"type\":\"\(type)\"") }) else { return nil }
+        return Mesh.payload(of: line)
+    }
+
+    func stop() async {
+        _ = await coordinator.stop(with: SIGTERM, timeout: .seconds(10))
+        await events.stop()
+        await broker.stop()
+    }
+}
+
+@Suite("beacon-coordinator end to end", .serialized)
+struct CoordinatorEndToEndTests {
+    @Test("a member heard in Clothing is greeted with name, drink and visit count, then leaves after exitAfter")
+    func arriveAndLeave() async throws {
+        let run = try await CoordinatorRun.start()
+        try await run.send(department: 10, minor: 1, from: 1, count: 12)
+        let arrived = try #require(await run.waitForEvent("arrived"), "\(run.coordinator.transcript)")
+        let member = try #require(arrived["member"] as? [String: Any])
+        #expect(member["id"] as? String == "ana")
+        #expect(member["name"] as? String == "Ana Souza")
+        #expect(member["favoriteDrink"] as? String == "Flat white")
+        #expect(arrived["department"] as? Int == 10)
+        #expect(arrived["departmentName"] as? String == "Clothing")
+        #expect(arrived["greeting"] as? String == "Welcome back, Ana Souza! The usual Flat white?")
+        let visit = try #require(arrived["visit"] as? [String: Any])
+        #expect(visit["number"] as? Int == 12)
+        #expect(visit["previousAt"] as? Int == 1_763_683_200_000)
+        for field in ["id", "store", "at"] { #expect(arrived[field] != nil, "missing \(field)") }
+
+        let presence = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/stores/1/presence")
+        let snapshot = await presence.waitForLine(timeout: .seconds(5)) { $0.contains("\"ana\"") }
+        #expect(snapshot != nil, "the retained snapshot shows Ana")
+        await presence.stop()
+
+        let left = try #require(await run.waitForEvent("left", timeout: .seconds(10)))
+        #expect((left["member"] as? [String: Any])?["id"] as? String == "ana")
+        #expect(left["department"] as? Int == 10)
+        #expect((left["dwellSeconds"] as? Int).map { $0 >= 1 && $0 <= 4 } == true, "dwell: \(String(describing: left["dwellSeconds"]))")
+        #expect(run.events(ofType: "arrived").count == 1)
+        #expect(run.events(ofType: "promo").count == 1, "the Clothing promo fired once")
+
+        let after = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/stores/1/presence")
+        let empty = await after.waitForLine(timeout: .seconds(5)) { $0.contains("\"members\":[]") }
+        #expect(empty != nil, "the retained snapshot is empty after the member left")
+        await after.stop()
+        await run.stop()
+    }
+
+    @Test("garbage on every subscribed topic is dropped, counted and logged once; the coordinator keeps working")
+    func garbageIsDropped() async throws {
+        let run = try await CoordinatorRun.start()
+        let sightings = "beaconmesh/v1/stores/1/departments/10/nodes/a/sightings"
+        let status = "beaconmesh/v1/stores/1/departments/10/nodes/a/status"
+        for payload in ["not json", "not json either", "{\"v\":1", "[]", "{\"v\":7}"] {
+            try await MosquittoClients.publish(port: run.broker.port, topic: sightings, string: payload, qos: 1)
+        }
+        try await MosquittoClients.publish(port: run.broker.port, topic: status, string: "{\"v\":1,\"state\":\"sideways\"}", qos: 1)
+        try await MosquittoClients.publish(port: run.broker.port, topic: "beaconmesh/v1/stores/1/departments/10/nodes/BAD/sightings",
+                                           string: Mesh.batch(store: 1, department: 10, seq: 1, minor: 1, at: Mesh.nowMilliseconds), qos: 1)
+        try await MosquittoClients.publish(port: run.broker.port, topic: "beaconmesh/v1/stores/1/departments/20/nodes/a/sightings",
+                                           string: Mesh.batch(store: 1, department: 10, seq: 1, minor: 1, at: Mesh.nowMilliseconds), qos: 1)
+        try await MosquittoClients.publish(port: run.broker.port, topic: sightings,
+                                           payload: [UInt8](repeating: 0x7B, count: 300 * 1024), qos: 1)
+        try await run.send(department: 10, minor: 1, from: 1, count: 8)
+        #expect(await run.waitForEvent("arrived") != nil, "the coordinator still works after garbage")
+        let log = run.coordinator.stderrLines.filter { $0.contains("dropped a message") }
+        #expect(log.filter { $0.contains("reason=invalid-json") }.count == 1, "logged once per reason: \(log)")
+        for reason in ["unknown-version", "wrong-type", "topic-mismatch", "bad-topic", "too-large"] {
+            #expect(log.contains { $0.contains("reason=\(reason)") }, "\(reason) not logged: \(log)")
+        }
+        #expect(run.coordinator.isRunning)
+        await run.stop()
+    }
+
+    @Test("kill -9 of the coordinator mid-visit and a restart greet nobody twice and keep the visit count")
+    func restartGreetsNobodyTwice() async throws {
+        var run = try await CoordinatorRun.start()
+        try await run.send(department: 10, minor: 1, from: 1, count: 6)
+        #expect(await run.waitForEvent("arrived") != nil)
+        try await Task.sleep(for: .milliseconds(500))
+        run.coordinator.send(SIGKILL)
+        _ = await run.coordinator.waitForExit()
+        let status = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/coordinators/e2e/status")
+        #expect(await status.waitForLine(timeout: .seconds(5)) { $0.contains("\"offline\"") } != nil, "last will says offline")
+        await status.stop()
+
+        run.coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", run.config])
+        #expect(await run.coordinator.waitForLine(in: .stderr, timeout: .seconds(15)) { $0.contains("coordinator running") } != nil)
+        try await run.send(department: 10, minor: 1, from: 7, count: 8)
+        let left = await run.waitForEvent("left", timeout: .seconds(10))
+        #expect(left != nil)
+        #expect(run.events(ofType: "arrived").count == 1, "no second greeting after the restart")
+        #expect(run.events(ofType: "promo").count == 1, "no second promo after the restart")
+        await run.stop()
+
+        let list = try Mesh.program("beacon-coordinator", ["members", "list", "--db", run.directory + "/mesh.sqlite"])
+        #expect(await list.waitForExit() == .exited(0))
+        #expect(list.stdoutLines.contains { $0.hasPrefix("ana") && $0.contains(" 12 ") }, "\(list.stdoutLines)")
+    }
+
+    @Test("SIGTERM publishes the coordinator's offline status and exits 0")
+    func cleanShutdown() async throws {
+        let run = try await CoordinatorRun.start()
+        let status = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/coordinators/e2e/status", qos: 1)
+        #expect(await status.waitForLine(timeout: .seconds(5)) { $0.contains("\"online\"") && $0.contains("\"stores\":[1]") } != nil)
+        #expect(await run.coordinator.stop(with: SIGTERM, timeout: .seconds(15)) == .exited(0), "\(run.coordinator.transcript)")
+        #expect(await status.waitForLine(timeout: .seconds(5)) { $0.contains("\"offline\"") } != nil)
+        await status.stop()
+        await run.stop()
+    }
+
+    @Test("a config with an unknown key exits 2 with one line naming the key and its line")
+    func unknownConfigKey() async throws {
+        let directory = try Mesh.temporaryDirectory()
+        let config = try Mesh.writeCoordinatorConfig(in: directory, brokerURL: "mqtt://127.0.0.1:1", extra: "colour: blue")
+        let coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", config])
+        #expect(await coordinator.waitForExit() == .exited(2))
+        let errors = coordinator.stderrLines.filter { !$0.isEmpty }
+        #expect(errors.count == 1)
+        #expect(errors.first?.contains("unknown key 'colour'") == true, "\(errors)")
+        #expect(errors.first?.contains("coordinator.yaml:") == true, "\(errors)")
+    }
+}
