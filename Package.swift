@@ -74,6 +74,12 @@ let package = Package(
             "BeaconMeshMonitor", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
+        // Benchmarks that print figures: `swift run -c release beacon-bench scanner|engine|coordinator`.
+        .executableTarget(name: "beacon-bench", dependencies: [
+            "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
         // Test support: a mosquitto broker on a free loopback port, process helpers.
         .target(name: "BeaconMeshTesting", dependencies: []),
 

@@ -1,0 +1,85 @@
+import ArgumentParser
+import BeaconMeshCore
+import BeaconMeshWire
+
+/// Feeds synthetic HCI advertising events for many beacons through the scanner's whole pure path
+/// (parse → decode → filter → aggregate → encode) and prints adverts per second and memory.
+struct ScannerBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scanner",
+        abstract: "Scanner hot path: adverts/s on one core, and peak memory with many beacons in view.",
+        discussion: """
+            Instructions per advert (machine-independent):
+              valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out .build/release/beacon-bench scanner --adverts 200000
+              then compare the total with a run of --adverts 0 (setup only): (total - setup) / adverts.
+            """)
+
+    @Option(help: "Beacons in view (distinct iBeacons).")
+    var beacons: Int = 5_000
+
+    @Option(help: "Adverts to process.")
+    var adverts: Int = 20_000_000
+
+    @Option(help: "Adverts per second the simulated air carries (sets how many adverts fall in one flush window).")
+    var airRate: Int = 40_000
+
+    func run() throws {
+        let node = NodeAddress(store: 1, department: 10, node: "bench")!
+        var configuration = SightingAggregator.Configuration()
+        configuration.flushInterval = .milliseconds(500)
+        var pipeline = ScannerPipeline(aggregator: SightingAggregator(node: node, boot: "bench", configuration: configuration))
+
+        // Pre-built H4 events: one legacy LE Advertising Report per beacon, RSSI varied.
+        let uuid = BeaconUUID("0cf052c2-97ca-407c-84f8-b62aac4e9020")!
+        var events: [[UInt8]] = []
+        for index in 0..<beacons {
+            let data = IBeaconAdvertisingData(uuid: uuid, major: UInt16(index / 1000 + 1), minor: UInt16(index % 1000), measuredPower: -59).bytes
+            for variant in 0..<4 {
+                events.append(LEAdvertisingReportEvent.make(
+                    address: BluetoothAddress(value: 0xC0_0000_0000 | UInt64(index)), rssi: Int8(-50 - (index + variant * 7) % 40), data: data))
+            }
+        }
+        let flat = events.flatMap { $0 }
+        let eventLength = events.first?.count ?? 0
+        let baseline = Measure.residentBytes()
+
+        var batches = 0
+        var encodedBytes = 0
+        let microsecondsPerAdvert = 1_000_000 / Double(airRate)
+        let start = Measure.seconds()
+        let cpuStart = Measure.threadCPUSeconds()
+        flat.withUnsafeBytes { all in
+            let eventCount = events.count
+            var virtualMicroseconds = 0.0
+            let origin = Timestamp(milliseconds: 1_800_000_000_000)
+            for advert in 0..<adverts {
+                let offset = (advert % eventCount) * eventLength
+                virtualMicroseconds += microsecondsPerAdvert
+                let now = origin + .microseconds(Int64(virtualMicroseconds))
+                let event = UnsafeRawBufferPointer(rebasing: all[offset..<(offset + eventLength)])
+                if let batch = pipeline.handle(h4Event: event, at: now) {
+                    batches += 1
+                    encodedBytes += WireCodec.encode(batch).count
+                }
+                if advert & 1023 == 0, let batch = pipeline.tick(at: now) {
+                    batches += 1
+                    encodedBytes += WireCodec.encode(batch).count
+                }
+            }
+        }
+        let elapsed = Measure.seconds() - start
+        let cpu = Measure.threadCPUSeconds() - cpuStart
+        let counters = pipeline.counters
+        print("scanner benchmark: \(beacons) beacons in view, \(Measure.grouped(Double(adverts))) iBeacon adverts")
+        if adverts > 0 {
+            print("  throughput         \(Measure.grouped(Double(adverts) / cpu)) adverts/s on one core (\(String(format3(cpu))) s CPU, \(String(format3(elapsed))) s wall)")
+        }
+        print("  batches            \(batches) (\(Measure.grouped(Double(encodedBytes))) bytes of JSON), beacons tracked \(pipeline.aggregator.trackedBeacons), decoded frames \(Measure.grouped(Double(counters.beaconFrames)))")
+        print("  memory             peak RSS \(Measure.megabytes(Measure.peakResidentBytes())), of which the test events \(Measure.megabytes(flat.count)); RSS before the run \(Measure.megabytes(baseline))")
+    }
+
+    private func format3(_ value: Double) -> String {
+        let scaled = (value * 1000).rounded() / 1000
+        return "\(scaled)"
+    }
+}
