@@ -73,9 +73,11 @@ public struct ScanSettings: Hashable, Sendable {
         return UInt16(units)
     }
 
-    /// A duration in milliseconds, with a decimal part only when there is one (`2.5ms`, `100ms`).
+    /// A duration in whole seconds if it is one (`20s`), else in milliseconds with a decimal part only when there is
+    /// one (`2.5ms`, `100ms`).
     static func spell(_ duration: Duration) -> String {
         let microseconds = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
+        if microseconds != 0, microseconds % 1_000_000 == 0 { return "\(microseconds / 1_000_000)s" }
         let whole = microseconds / 1000
         let fraction = abs(microseconds % 1000)
         guard fraction != 0 else { return "\(whole)ms" }
@@ -90,6 +92,11 @@ public struct ScanSettings: Hashable, Sendable {
 public struct ScanSettingsError: Error, Hashable, Sendable, CustomStringConvertible {
     /// One line naming the setting, its value and the allowed range.
     public var message: String
+
+    /// An error with this message.
+    public init(message: String) {
+        self.message = message
+    }
 
     public var description: String { message }
 }
