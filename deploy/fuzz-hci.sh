@@ -27,9 +27,14 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/seeds" "$work/corpus" "$artifacts"
 
 echo "fuzz-hci: compiling the fuzz target with the BeaconMeshCore sources"
-"$swiftc" -parse-as-library -sanitize=fuzzer,address -O -module-name HCIEventParserFuzz \
+# The linker's "Cannot export local symbol '__asan_…'" warnings are harmless noise: show the log only on failure.
+if ! "$swiftc" -parse-as-library -sanitize=fuzzer,address -O -module-name HCIEventParserFuzz \
     "$repo/Tests/Fuzz/HCIEventParserFuzz.swift" "$repo"/Sources/BeaconMeshCore/*.swift \
-    -o "$work/fuzz-hci"
+    -o "$work/fuzz-hci" > "$work/compile.log" 2>&1; then
+    cat "$work/compile.log" >&2
+    echo "fuzz-hci: the fuzz target did not compile" >&2
+    exit 1
+fi
 
 echo "fuzz-hci: extracting seeds from $shared"
 python3 - "$shared" "$work/seeds" <<'PY'
