@@ -68,12 +68,23 @@ public final class HCISocket: Sendable {
         try openDescriptor.withLock { (descriptor: inout Int32) throws(HCIError) in
             guard descriptor >= 0 else { throw HCIError(device: device, problem: .connectionEnded) }
             var written = 0
+            var isSocket = true
             while written < packet.count {
                 let fd = descriptor
-                let count = try HCIError.systemCall("write", device: device) {
-                    packet.withUnsafeBytes { bytes in
-                        Glibc.write(fd, bytes.baseAddress! + written, bytes.count - written)
+                let remaining = packet.count - written
+                let count: Int
+                do throws(HCIError) {
+                    count = try HCIError.systemCall("write", device: device) {
+                        packet.withUnsafeBytes { bytes in
+                            // MSG_NOSIGNAL: a vanished peer is an error to report, not a SIGPIPE that kills the node.
+                            isSocket
+                                ? Glibc.send(fd, bytes.baseAddress! + written, remaining, Int32(MSG_NOSIGNAL))
+                                : Glibc.write(fd, bytes.baseAddress! + written, remaining)
+                        }
                     }
+                } catch let error where isSocket && error.problem == .systemCall(name: "write", errno: ENOTSOCK) {
+                    isSocket = false  // a pipe or a UART: plain write
+                    continue
                 }
                 written += count
             }

@@ -72,4 +72,18 @@ struct HCISocketTests {
         socket.close()
         #expect(throws: HCIError(device: "pair", problem: .connectionEnded)) { try socket.send(.reset) }
     }
+
+    @Test("a descriptor that is no socket (a pipe, a UART) is written to plainly")
+    func pipeSends() throws {
+        var ends: [Int32] = [-1, -1]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[0]) }
+        let socket = HCISocket(adopting: ends[1], device: "uart", framing: .stream)
+        try socket.send(.leReadLocalSupportedFeatures)
+        try socket.send(.leSetScanEnable(false))
+        socket.close()
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = buffer.withUnsafeMutableBytes { read(ends[0], $0.baseAddress, $0.count) }
+        #expect(Array(buffer.prefix(max(0, count))) == [0x01, 0x03, 0x20, 0x00, 0x01, 0x0C, 0x20, 0x02, 0x00, 0x00])
+    }
 }
