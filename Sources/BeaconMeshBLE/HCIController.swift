@@ -38,6 +38,9 @@ final class HCIController: Sendable {
     /// Events dropped because the consumer of `events` fell behind.
     var droppedEvents: Int { router.dropped.load(ordering: .relaxed) }
 
+    /// Why `events` finished, if the connection ended or failed rather than being shut down.
+    var failure: HCIError? { router.failure }
+
     /// Starts reading the socket.
     func start() throws(HCIError) {
         try reader.start()
@@ -96,6 +99,8 @@ final class HCIController: Sendable {
             var nextToken = 0
             /// Set once the reader has ended: new commands fail at once.
             var ended = false
+            /// Why the reader ended, unless it was stopped on purpose.
+            var failure: HCIError?
         }
 
         let device: String
@@ -140,6 +145,9 @@ final class HCIController: Sendable {
             waiter?.continuation.resume(returning: answer)
         }
 
+        /// Why the reader ended, unless it was stopped on purpose.
+        var failure: HCIError? { state.withLock { $0.failure } }
+
         /// Called on the reader thread for every packet.
         func handle(_ packet: UnsafeRawBufferPointer) {
             let timestamp = HCIEventPacket.currentTimestampMicroseconds()
@@ -162,6 +170,7 @@ final class HCIController: Sendable {
             case .stopped, .endOfStream: error = HCIError(device: device, problem: .connectionEnded)
             }
             let waiters = state.withLock { state in
+                if !state.ended, ending != .stopped { state.failure = error }
                 state.ended = true
                 defer { state.waiters = [:] }
                 return Array(state.waiters.values)

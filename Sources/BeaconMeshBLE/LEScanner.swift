@@ -66,6 +66,10 @@ public final class LEScanner: Sendable {
     /// Events dropped because the consumer of `events` fell more than `bufferedEvents` behind.
     public var droppedEvents: Int { controller.droppedEvents }
 
+    /// Why `events` finished on its own — the adapter was removed or switched off, or reading failed — or `nil`
+    /// while scanning and after `stop()`.
+    public var failure: HCIError? { controller.failure }
+
     /// The command set in use, once scanning.
     public var commandSet: CommandSet? {
         phase.withLock { phase in

@@ -103,6 +103,20 @@ struct LEScannerTests {
         #expect(fake.waitUntilClosed())
     }
 
+    @Test("when the controller goes away while scanning, events finish and failure says why")
+    func adapterRemovedWhileScanning() async throws {
+        let pair = try SocketPair(type: Int32(SOCK_SEQPACKET.rawValue))
+        let fake = FakeController(descriptor: pair.far, featuresAnswer: FakeController.bluetooth4Features)
+        let scanner = LEScanner(socket: HCISocket(adopting: pair.near, device: "hci0", framing: .packets))
+        try await scanner.start()
+        #expect(scanner.failure == nil)
+        shutdown(pair.far, Int32(SHUT_RDWR))  // the fake's read ends: it closes its end, as a removed adapter would
+        for await _ in scanner.events {}
+        #expect(scanner.failure == HCIError(device: "hci0", problem: .connectionEnded))
+        #expect(fake.waitUntilClosed())
+        await #expect(throws: HCIError(device: "hci0", problem: .connectionEnded)) { try await scanner.stop() }
+    }
+
     @Test("a controller that goes away fails the waiting command with 'connection ended'")
     func controllerGoesAway() async throws {
         let pair = try SocketPair(type: Int32(SOCK_SEQPACKET.rawValue))
