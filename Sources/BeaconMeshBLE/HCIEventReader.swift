@@ -1,0 +1,163 @@
+import BeaconMeshCore
+import Glibc
+import Synchronization
+
+/// Reads H4 packets from a file descriptor on a thread of its own and hands each whole packet to a callback.
+///
+/// The thread waits in `poll` with a timeout (`pollInterval`) and checks a stop flag between waits, so `stop()`
+/// returns within about one interval; the blocking `read` never runs on the Swift concurrency pool. With
+/// `.packets` framing (a raw HCI socket, a `SOCK_SEQPACKET` socketpair) each read is one packet; with `.stream`
+/// (a UART, a pipe, `SOCK_STREAM`) reads are cut into packets by `H4StreamFramer`, whatever the read boundaries.
+///
+/// `onPacket` runs on the reader thread with a buffer valid only during the call: copy what you keep, return fast.
+/// `onEnd` runs once when the thread ends: stopped, end of stream (the peer closed), or a read error.
+/// The reader never closes the descriptor; its owner does, after `stop()`.
+public final class HCIEventReader: Sendable {
+    /// How the descriptor delivers packets.
+    public enum Framing: Hashable, Sendable {
+        /// Each read returns exactly one packet (raw HCI socket, `SOCK_SEQPACKET`).
+        case packets
+        /// Reads return any slice of an H4 byte stream (UART, pipe, `SOCK_STREAM`).
+        case stream
+    }
+
+    /// Why the reader thread ended.
+    public enum Ending: Hashable, Sendable {
+        /// `stop()` was called.
+        case stopped
+        /// The other end closed the connection (read returned 0, or the socket hung up).
+        case endOfStream
+        /// Reading failed.
+        case failed(HCIError)
+    }
+
+    /// The descriptor read from.
+    public let descriptor: Int32
+    /// The name used in errors (`hci0`).
+    public let device: String
+    public let framing: Framing
+    /// The longest the thread waits in `poll` before looking at the stop flag.
+    public let pollInterval: Duration
+
+    private let onPacket: @Sendable (UnsafeRawBufferPointer) -> Void
+    private let onEnd: @Sendable (Ending) -> Void
+    private let stopRequested = Atomic<Bool>(false)
+    /// The running thread, if any; `nil` before `start()` and after `stop()` joined it.
+    private let thread = Mutex<pthread_t?>(nil)
+
+    /// A reader of `descriptor`; nothing happens until `start()`.
+    public init(
+        descriptor: Int32, device: String, framing: Framing, pollInterval: Duration = .milliseconds(50),
+        onPacket: @escaping @Sendable (UnsafeRawBufferPointer) -> Void,
+        onEnd: @escaping @Sendable (Ending) -> Void = { _ in }
+    ) {
+        self.descriptor = descriptor
+        self.device = device
+        self.framing = framing
+        self.pollInterval = pollInterval
+        self.onPacket = onPacket
+        self.onEnd = onEnd
+    }
+
+    /// A reader of `socket`'s descriptor with the socket's framing.
+    public convenience init(
+        socket: HCISocket, pollInterval: Duration = .milliseconds(50),
+        onPacket: @escaping @Sendable (UnsafeRawBufferPointer) -> Void,
+        onEnd: @escaping @Sendable (Ending) -> Void = { _ in }
+    ) {
+        self.init(
+            descriptor: socket.descriptor, device: socket.device, framing: socket.framing, pollInterval: pollInterval,
+            onPacket: onPacket, onEnd: onEnd)
+    }
+
+    /// Starts the reader thread; does nothing if it already runs. Throws if the system cannot create a thread.
+    public func start() throws(HCIError) {
+        try thread.withLock { (thread: inout pthread_t?) throws(HCIError) in
+            guard thread == nil else { return }
+            stopRequested.store(false, ordering: .releasing)
+            // The thread owns one retain of the context, taken back exactly once in the entry function.
+            let context = Unmanaged.passRetained(ThreadContext(body: { [self] in run() }))
+            var handle = pthread_t()
+            let result = pthread_create(&handle, nil, { rawContext in
+                let context = Unmanaged<ThreadContext>.fromOpaque(rawContext!).takeRetainedValue()
+                context.body()
+                return nil
+            }, context.toOpaque())
+            guard result == 0 else {
+                context.release()
+                throw HCIError(device: device, problem: .systemCall(name: "pthread_create", errno: result))
+            }
+            thread = handle
+        }
+    }
+
+    /// Asks the thread to stop and waits until it has (about one `pollInterval`); safe to call more than once,
+    /// and from `onPacket` (then it only asks).
+    public func stop() {
+        stopRequested.store(true, ordering: .releasing)
+        let handle = thread.withLock { thread in
+            defer { thread = nil }
+            return thread
+        }
+        guard let handle else { return }
+        if pthread_equal(handle, pthread_self()) != 0 {
+            pthread_detach(handle)
+        } else {
+            pthread_join(handle, nil)
+        }
+    }
+
+    /// Whether the thread was started and not yet stopped by `stop()`.
+    public var isRunning: Bool {
+        thread.withLock { $0 != nil }
+    }
+
+    /// The thread's body: poll, read, hand out packets, until stopped, closed or failed.
+    private func run() {
+        onEnd(readUntilEnd())
+    }
+
+    private func readUntilEnd() -> Ending {
+        let chunkSize = 4096
+        var buffer = [UInt8](repeating: 0, count: chunkSize)
+        var framer = H4StreamFramer()
+        let timeoutMilliseconds = Int32(clamping: max(1, pollInterval.components.seconds * 1000
+            + pollInterval.components.attoseconds / 1_000_000_000_000_000))
+        let fd = descriptor
+        do {
+            while !stopRequested.load(ordering: .acquiring) {
+                var waiting = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let ready = try HCIError.systemCall("poll", device: device) { poll(&waiting, 1, timeoutMilliseconds) }
+                if ready == 0 { continue }
+                if waiting.revents & Int16(POLLNVAL) != 0 { return .failed(HCIError(device: device, problem: .connectionEnded)) }
+                let count: Int
+                do {
+                    count = try HCIError.systemCall("read", device: device) {
+                        buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, chunkSize) }
+                    }
+                } catch let error where error.problem == .systemCall(name: "read", errno: EAGAIN) {
+                    continue
+                }
+                if count == 0 { return .endOfStream }
+                buffer.withUnsafeBytes { bytes in
+                    let chunk = UnsafeRawBufferPointer(rebasing: bytes[0..<count])
+                    switch framing {
+                    case .packets: onPacket(chunk)
+                    case .stream: framer.append(chunk, onPacket)
+                    }
+                }
+            }
+            return .stopped
+        } catch {
+            return .failed(error)
+        }
+    }
+}
+
+/// What a new reader thread runs; `Sendable` because it crosses into the thread through `pthread_create`'s `void *`.
+private final class ThreadContext: Sendable {
+    let body: @Sendable () -> Void
+    init(body: @escaping @Sendable () -> Void) {
+        self.body = body
+    }
+}
