@@ -30,14 +30,8 @@ public enum ScreenRenderer {
     // MARK: Title
 
     static func titleRow(_ model: MonitorModel, width: Int, now: Timestamp) -> Screen.Row {
-        var left = " BeaconMesh · "
-        if let snapshot = model.snapshot {
-            left += "\(snapshot.name) · store \(model.store)"
-        } else {
-            left += "store \(model.store)"
-        }
-        // Right-hand side: [STALE · last update …]  [n members · n guests]  clock. When the row is too narrow the
-        // counts go first, then the time of the last update; the STALE marker and the clock stay.
+        let storeName = model.snapshot.map { "\($0.name) · store \(model.store)" } ?? "store \(model.store)"
+        var left = " BeaconMesh · \(storeName)"
         var counts: String?
         if let snapshot = model.snapshot {
             let guests = snapshot.occupancy.values.reduce(0) { $0 + $1.guests }
@@ -48,6 +42,7 @@ public enum ScreenRenderer {
         if model.isStale {
             stale = " STALE" + (model.lastUpdate.map { " · last update \(EventLine.clockTime($0))" } ?? "") + " "
         }
+        // Right-hand side: [STALE · last update …]  [n members · n guests]  clock.
         func rightSide() -> Screen.Row {
             var right = Screen.Row()
             if let stale {
@@ -58,9 +53,11 @@ public enum ScreenRenderer {
             right.add("\(EventLine.clockTime(now)) ", .title)
             return right
         }
-        let room = width - min(TerminalWidth.of(left), 24)
-        if rightSide().width > room { counts = nil }
-        if rightSide().width > room, stale != nil { stale = " STALE " }
+        // When it does not fit, give up in this order: the product name, the counts, the time of the last update.
+        func fits() -> Bool { TerminalWidth.of(left) + 2 + rightSide().width <= width }
+        if !fits() { left = " \(storeName)" }
+        if !fits() { counts = nil }
+        if !fits(), stale != nil { stale = " STALE " }
         let right = rightSide()
         var row = Screen.Row()
         row.add(left, columns: max(0, width - right.width), .title)
@@ -174,7 +171,7 @@ public enum ScreenRenderer {
             left.add("●", .good)
             left.add(" Connected to \(model.broker)")
         case .lost(let since):
-            left.add(" ✕ Broker lost at \(EventLine.clockTime(since)), reconnecting… ", .stale)
+            left.add("✕ Broker lost at \(EventLine.clockTime(since)), reconnecting… ", .stale)
         }
         if left.width + right.width > width {
             right = Screen.Row(right.spans.suffix(1))  // keep `q quit` before anything else on the right
