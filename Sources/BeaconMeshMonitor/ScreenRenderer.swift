@@ -42,21 +42,24 @@ public enum ScreenRenderer {
         if model.isStale {
             stale = " STALE" + (model.lastUpdate.map { " · last update \(EventLine.clockTime($0))" } ?? "") + " "
         }
+        var showsClock = true
         // Right-hand side: [STALE · last update …]  [n members · n guests]  clock.
         func rightSide() -> Screen.Row {
             var right = Screen.Row()
             if let stale {
                 right.add(stale, .stale)
-                right.add("  ", .title)
+                right.add(showsClock ? "  " : " ", .title)
             }
             if let counts { right.add(counts, .title) }
-            right.add("\(EventLine.clockTime(now)) ", .title)
+            if showsClock { right.add("\(EventLine.clockTime(now)) ", .title) }
             return right
         }
-        // When it does not fit, give up in this order: the product name, the counts, the time of the last update.
+        // When it does not fit, give up in this order: the product name, the counts, the clock, the time of the
+        // last update. The STALE marker stays.
         func fits() -> Bool { TerminalWidth.of(left) + 2 + rightSide().width <= width }
         if !fits() { left = " \(storeName)" }
         if !fits() { counts = nil }
+        if !fits(), stale != nil { showsClock = false }
         if !fits(), stale != nil { stale = " STALE " }
         let right = rightSide()
         var row = Screen.Row()
@@ -163,17 +166,23 @@ public enum ScreenRenderer {
         }
         right.add("q quit ", .dim)
 
-        var left = Screen.Row([Screen.Span(" ")])
-        switch model.connection {
-        case .connecting:
-            left.add("◌ Connecting to \(model.broker)…", .dim)
-        case .connected:
-            left.add("●", .good)
-            left.add(" Connected to \(model.broker)")
-        case .lost(let since):
-            left.add("✕ Broker lost at \(EventLine.clockTime(since)), reconnecting… ", .stale)
+        // The connection, long (naming the broker) when there is room, short otherwise.
+        func connection(long: Bool) -> Screen.Row {
+            var left = Screen.Row([Screen.Span(" ")])
+            switch model.connection {
+            case .connecting:
+                left.add(long ? "◌ Connecting to \(model.broker)…" : "◌ Connecting…", .dim)
+            case .connected:
+                left.add("●", .good)
+                left.add(long ? " Connected to \(model.broker)" : " Connected")
+            case .lost(let since):
+                left.add(long ? "✕ Broker lost at \(EventLine.clockTime(since)), reconnecting… " : "✕ Broker lost ", .stale)
+            }
+            return left
         }
-        if left.width + right.width > width {
+        var left = connection(long: true)
+        if left.width + 2 + right.width > width { left = connection(long: false) }
+        if left.width + 2 + right.width > width {
             right = Screen.Row(right.spans.suffix(1))  // keep `q quit` before anything else on the right
         }
         var row = left.fitted(to: max(0, width - right.width))
