@@ -3,7 +3,8 @@ import BeaconMeshCore
 /// The panels under the members table: recent promos, the store's nodes, and occupancy per department.
 ///
 /// Wide terminals show the three side by side on one band; narrower ones give promos a band of their own and put
-/// nodes and occupancy side by side below it. Small terminals get fewer lines per panel, tiny ones none.
+/// nodes and occupancy side by side below it; the narrowest give each panel its own band. Panels get up to five lines each: fewer on a low terminal when the
+/// table needs the rows, more when the store is quiet; tiny terminals get none.
 extension ScreenRenderer {
     /// Between two panels on one band.
     static let panelSeparator = " │ "
@@ -12,32 +13,56 @@ extension ScreenRenderer {
     static func panelRows(_ model: MonitorModel, size: TerminalSize) -> [Screen.Row] {
         let width = size.columns
         let inner = width - 1  // the left margin
-        var rows = [Screen.Row([Screen.Span(String(repeating: "─", count: width), .dim)])]
+        let separator = TerminalWidth.of(panelSeparator)
+        // Which panels share a band: all three; promos, then nodes beside occupancy; or each on its own band.
+        let arrangement: [[Panel]]
         if width >= widePanelsFrom {
-            let lines = min(5, (size.rows - 12) / 3)
-            guard lines >= 1 else { return [] }
-            let available = inner - 2 * TerminalWidth.of(panelSeparator)
-            let occupancyWidth = min(30, max(20, available * 28 / 100))
-            let nodesWidth = min(26, max(18, available * 24 / 100))
-            let promosWidth = available - occupancyWidth - nodesWidth
-            rows += band([
-                panel("RECENT PROMOS", promoLines(model, width: promosWidth, count: lines), width: promosWidth),
-                panel("NODES", nodeLines(model, width: nodesWidth, count: lines), width: nodesWidth),
-                occupancyPanel(model, width: occupancyWidth, count: lines),
-            ], width: width)
+            arrangement = [[.promos, .nodes, .occupancy]]
+        } else if (inner - separator) / 2 >= 24 {
+            arrangement = [[.promos], [.nodes, .occupancy]]
         } else {
-            let lines = min(4, (size.rows - 14) / 4)
-            guard lines >= 1 else { return [] }
-            let available = inner - TerminalWidth.of(panelSeparator)
-            let nodesWidth = available / 2
-            let occupancyWidth = available - nodesWidth
-            rows += band([panel("RECENT PROMOS", promoLines(model, width: inner, count: lines), width: inner)], width: width)
-            rows += band([
-                panel("NODES", nodeLines(model, width: nodesWidth, count: lines), width: nodesWidth),
-                occupancyPanel(model, width: occupancyWidth, count: lines),
-            ], width: width)
+            arrangement = [[.promos], [.nodes], [.occupancy]]
+        }
+        // Rows left once the title, table header, status line and the members (at least the empty-store note) are
+        // drawn. Panels may take them all, and always get their share of a tall enough terminal. Each band costs a
+        // title row, and all of them one rule.
+        let bands = arrangement.count
+        let spare = size.rows - 3 - max(3, model.snapshot?.members.count ?? 0)
+        let share = (size.rows - 12) / (3 * bands)
+        let lines = min(5, max(share, (spare - 1 - bands) / bands))
+        guard lines >= 1 else { return [] }
+
+        var rows = [Screen.Row([Screen.Span(String(repeating: "─", count: width), .dim)])]
+        for panels in arrangement {
+            let widths = panelWidths(panels, available: inner - separator * (panels.count - 1))
+            rows += band(zip(panels, widths).map { panel, width in
+                switch panel {
+                case .promos: return self.panel("RECENT PROMOS", promoLines(model, width: width, count: lines), width: width)
+                case .nodes: return self.panel("NODES", nodeLines(model, width: width, count: lines), width: width)
+                case .occupancy: return occupancyPanel(model, width: width, count: lines)
+                }
+            }, width: width)
         }
         return rows
+    }
+
+    /// The three panels.
+    enum Panel {
+        case promos, nodes, occupancy
+    }
+
+    /// Widths for panels sharing a band of `available` columns: promos take what nodes and occupancy leave.
+    static func panelWidths(_ panels: [Panel], available: Int) -> [Int] {
+        switch panels.count {
+        case 3:
+            let occupancy = min(30, max(20, available * 28 / 100))
+            let nodes = min(26, max(18, available * 24 / 100))
+            return [available - occupancy - nodes, nodes, occupancy]
+        case 2:
+            return [available / 2, available - available / 2]
+        default:
+            return [available]
+        }
     }
 
     /// Panels placed side by side, each a list of rows of its own width, after a one-column margin.

@@ -8,7 +8,7 @@ import BeaconMeshCore
 /// saying so.
 public enum ScreenRenderer {
     /// Narrower terminals stack the panels: promos on one band, nodes and occupancy side by side on the next.
-    public static let widePanelsFrom = 80
+    public static let widePanelsFrom = 96
     /// The smallest terminal the monitor draws in.
     public static let minimumSize = TerminalSize(columns: 24, rows: 6)
 

@@ -32,8 +32,14 @@ final class Terminal {
     private var attributes: [Screen.Style: Int32] = [:]
 
     /// Takes over the terminal on standard input and output, in the user's locale (for UTF-8 names).
+    ///
+    /// A session without a UTF-8 locale (an SSH login with `LANG` unset gets plain `C`) would show José as `JosM-CM-)`;
+    /// then the character set alone is switched to `C.UTF-8`, which every glibc system has.
     init() throws(OpenError) {
         setlocale(LC_ALL, "")
+        if String(cString: nl_langinfo(nl_item(CODESET))) != "UTF-8" {
+            setlocale(LC_CTYPE, "C.UTF-8")
+        }
         guard let screen = beaconmesh_newterm() else {
             let term = getenv("TERM").map { String(cString: $0) } ?? "(not set)"
             throw OpenError(description: "cannot use this terminal for the full-screen view (TERM=\(term)); try --plain")

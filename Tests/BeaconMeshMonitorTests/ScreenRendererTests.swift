@@ -163,6 +163,14 @@ struct ScreenRendererTests {
         }
     }
 
+    @Test("unreadable messages are counted on the status line")
+    func unreadable() {
+        var model = F.threeMembers()
+        model.noteDroppedMessage()
+        model.noteDroppedMessage()
+        #expect(render(model).lines.last!.contains("2 unreadable messages"))
+    }
+
     @Test("more members than rows end with how many more there are")
     func overflow() {
         var model = MonitorModel(store: 1, broker: "b")

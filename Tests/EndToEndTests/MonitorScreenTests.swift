@@ -17,6 +17,10 @@ struct MonitorScreenTests {
         try await monitor.tmux.waitForScreen("the waiting message, connected") {
             $0.contains("Waiting for the store's presence") && $0.contains("Connected to \(broker.url)")
         }
+        try await MosquittoClients.publish(port: broker.port, topic: StoreState.eventsTopic, string: "not json", qos: 1)
+        try await monitor.tmux.waitForScreen("the unreadable message counted, the screen intact") {
+            $0.contains("1 unreadable message") && $0.hasPrefix(" BeaconMesh · store 1")
+        }
         try await StoreState.publish(snapshot: [], on: broker)
         try await monitor.tmux.waitForScreen("the empty store") {
             $0.contains("No one is in the store right now.") && $0.contains("San Francisco · store 1")

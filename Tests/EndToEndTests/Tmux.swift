@@ -71,9 +71,11 @@ final class TmuxSession: Sendable {
         try await run(["resize-window", "-t", target, "-x", "\(columns)", "-y", "\(rows)"])
     }
 
-    /// Ends the server and every program running in it.
+    /// Ends the server and every program running in it, and removes its socket file.
     func kill() async {
         _ = try? await run(["kill-server"])
+        let directory = ProcessInfo.processInfo.environment["TMUX_TMPDIR"] ?? "/tmp"
+        try? FileManager.default.removeItem(atPath: "\(directory)/tmux-\(getuid())/\(socket)")
     }
 
     private static func executable() throws -> String {
