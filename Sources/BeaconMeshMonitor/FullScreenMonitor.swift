@@ -69,7 +69,7 @@ public final class FullScreenMonitor: Service {
                 var model = MonitorModel(store: store, broker: broker)
                 if client.isConnected { model.connection(changed: true, at: WallClock.now()) }
                 var drops = DropCounter()
-                events: for await input in inputs {
+                inputLoop: for await input in inputs {
                     let now = WallClock.now()
                     switch input {
                     case .message(let message):
@@ -79,7 +79,7 @@ public final class FullScreenMonitor: Service {
                     case .connection(.disconnected(let reason)):
                         if reason != .requested { model.connection(changed: false, at: now) }
                     case .tick:
-                        if readKeys(terminal) == .quit { break events }
+                        if quitRequested(terminal) { break inputLoop }
                         terminal.draw(ScreenRenderer.render(model, size: terminal.size, now: now))
                     }
                 }
@@ -107,13 +107,12 @@ public final class FullScreenMonitor: Service {
         }
     }
 
-    /// Reads every key waiting; `.quit` if one of them was `q`.
-    private func readKeys(_ terminal: Terminal) -> Terminal.Key? {
-        var last: Terminal.Key?
+    /// Reads every key waiting; `true` if one of them was `q`. A resize needs nothing more: the next frame is drawn
+    /// at the size curses now reports.
+    private func quitRequested(_ terminal: Terminal) -> Bool {
         while let key = terminal.nextKey() {
-            if key == .quit { return .quit }
-            last = key
+            if key == .quit { return true }
         }
-        return last
+        return false
     }
 }

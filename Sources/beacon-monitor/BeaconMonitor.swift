@@ -22,7 +22,7 @@ struct BeaconMonitor: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Broker URL: mqtt://host:port or mqtts://host:port.", valueName: "URL"))
     var broker: String = "mqtt://127.0.0.1:1883"
 
-    @Flag(help: "Print one line per event instead of the full-screen view.")
+    @Flag(help: "Print one line per event instead of the full-screen view (the default when output is not a terminal).")
     var plain = false
 
     @Option(help: ArgumentHelp("Broker user name.", valueName: "U"))
@@ -62,8 +62,10 @@ struct BeaconMonitor: AsyncParsableCommand {
                 CommandLineProgram.printLine(line)
             }
         }
+        // `q` ends the full-screen view by returning: that is a normal end, exit 0, like SIGINT and SIGTERM.
         let group = ServiceGroup(configuration: .init(
-            services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 }
