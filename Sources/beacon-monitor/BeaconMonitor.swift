@@ -22,7 +22,7 @@ struct BeaconMonitor: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Broker URL: mqtt://host:port or mqtts://host:port.", valueName: "URL"))
     var broker: String = "mqtt://127.0.0.1:1883"
 
-    @Flag(help: "Print one line per event instead of the full-screen view.")
+    @Flag(help: "Print one line per event instead of the full-screen view (the default when output is not a terminal).")
     var plain = false
 
     @Option(help: ArgumentHelp("Broker user name.", valueName: "U"))
@@ -39,7 +39,11 @@ struct BeaconMonitor: AsyncParsableCommand {
     }
 
     func run() async throws {
-        CommandLineProgram.bootstrapLogging(level: .warning)
+        // The full-screen view is for a terminal; `--plain` or a pipe gets one line per event.
+        let fullScreen = !plain && isatty(1) != 0
+        // Log lines written to the terminal the view is drawn on would tear it: then only critical ones are shown
+        // (BEACONMESH_LOG_LEVEL still wins; redirect standard error to keep them).
+        CommandLineProgram.bootstrapLogging(level: fullScreen && isatty(2) != 0 ? .critical : .warning)
         let logger = Logger(label: "beacon-monitor")
         let mqtt: MQTTConfiguration
         do {
@@ -50,11 +54,18 @@ struct BeaconMonitor: AsyncParsableCommand {
         }
         MQTTLibrary.initialize()
         let client = try MQTTClient(configuration: mqtt, logger: logger)
-        let service = PlainMonitor(store: store, client: client, logger: logger) { line in
-            CommandLineProgram.printLine(line)
+        let service: any Service
+        if fullScreen {
+            service = FullScreenMonitor(store: store, client: client, broker: broker, logger: logger)
+        } else {
+            service = PlainMonitor(store: store, client: client, logger: logger) { line in
+                CommandLineProgram.printLine(line)
+            }
         }
+        // `q` ends the full-screen view by returning: that is a normal end, exit 0, like SIGINT and SIGTERM.
         let group = ServiceGroup(configuration: .init(
-            services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 }

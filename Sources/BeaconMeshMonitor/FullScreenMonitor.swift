@@ -1,0 +1,118 @@
+import BeaconMeshCore
+import BeaconMeshMQTT
+import BeaconMeshService
+import BeaconMeshWire
+import Logging
+import ServiceLifecycle
+
+/// The monitor's full-screen mode: a live view of one store on the terminal, until `q`, SIGINT or SIGTERM.
+///
+/// It subscribes to the store's retained presence snapshot and its events and feeds them, the broker's connection
+/// changes and a 100 ms tick into a `MonitorModel`. On each tick it reads the keys waiting (without blocking) and
+/// redraws the `ScreenRenderer`'s frame. `q` ends the service normally (exit 0); a graceful shutdown does the same.
+/// The terminal is given back on every way out, errors included.
+public final class FullScreenMonitor: Service {
+    /// How often keys are read and the screen is redrawn (clock, time in store, fading highlights).
+    public static let tick: Duration = .milliseconds(100)
+
+    private let store: UInt16
+    private let client: MQTTClient
+    private let broker: String
+    private let topics: Topics
+    private let logger: Logger
+
+    /// A monitor for `store`; `broker` is how the status line names the broker (its URL).
+    public init(store: UInt16, client: MQTTClient, broker: String, topicRoot: String = "beaconmesh", logger: Logger) {
+        self.store = store
+        self.client = client
+        self.broker = broker
+        self.topics = Topics(root: topicRoot)
+        self.logger = logger
+    }
+
+    /// What the view reacts to, merged into one stream so a single task owns the model and the terminal.
+    private enum Input: Sendable {
+        case message(MQTTMessage)
+        case connection(MQTTConnectionEvent)
+        case tick
+    }
+
+    public func run() async throws {
+        let terminal = try Terminal()
+        defer { terminal.close() }
+        let connectionEvents = client.connectionEvents()  // before start(), so the first connection is not missed
+        do {
+            try client.start()
+            try client.subscribe(topics.presence(store: store), qos: .atLeastOnce)
+            try client.subscribe(topics.events(store: store), qos: .atLeastOnce)
+        } catch {
+            await client.disconnect(timeout: .seconds(1))
+            throw error
+        }
+
+        let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
+        let messages = client.messages
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    for await message in messages { feed.yield(.message(message)) }
+                }
+                group.addTask {
+                    for await event in connectionEvents { feed.yield(.connection(event)) }
+                }
+                group.addTask {
+                    while !Task.isCancelled {
+                        feed.yield(.tick)
+                        try? await Task.sleep(for: Self.tick)
+                    }
+                }
+                var model = MonitorModel(store: store, broker: broker)
+                if client.isConnected { model.connection(changed: true, at: WallClock.now()) }
+                var drops = DropCounter()
+                inputLoop: for await input in inputs {
+                    let now = WallClock.now()
+                    switch input {
+                    case .message(let message):
+                        receive(message, into: &model, drops: &drops, at: now)
+                    case .connection(.connected):
+                        model.connection(changed: true, at: now)
+                    case .connection(.disconnected(let reason)):
+                        if reason != .requested { model.connection(changed: false, at: now) }
+                    case .tick:
+                        if quitRequested(terminal) { break inputLoop }
+                        terminal.draw(ScreenRenderer.render(model, size: terminal.size, now: now))
+                    }
+                }
+                group.cancelAll()
+            }
+        } onGracefulShutdown: {
+            feed.finish()
+        }
+        terminal.close()
+        await client.disconnect(timeout: .seconds(2))
+    }
+
+    /// Applies a presence snapshot or an event; anything unreadable is counted (and logged, throttled).
+    private func receive(_ message: MQTTMessage, into model: inout MonitorModel, drops: inout DropCounter, at now: Timestamp) {
+        do throws(WireError) {
+            if message.topic == topics.presence(store: store) {
+                if message.payload.isEmpty { return }  // a cleared retained snapshot: nothing to show yet
+                model.apply(snapshot: try WireCodec.decodePresenceSnapshot(message.payload), at: now)
+            } else if message.topic == topics.events(store: store) {
+                model.apply(event: try WireCodec.decodeEvent(message.payload), at: now)
+            }
+        } catch {
+            model.noteDroppedMessage()
+            drops.drop(reason: error.reason, topic: message.topic, detail: error.description, at: now, logger: logger)
+        }
+    }
+
+    /// Reads every key waiting; `true` if one of them was `q`. A resize needs nothing more: the next frame is drawn
+    /// at the size curses now reports.
+    private func quitRequested(_ terminal: Terminal) -> Bool {
+        while let key = terminal.nextKey() {
+            if key == .quit { return true }
+        }
+        return false
+    }
+}
