@@ -45,8 +45,26 @@ public enum BeaconKey: Hashable, Comparable, Sendable {
         return UInt16(text)
     }
 
+    /// Orders by kind (AltBeacon, Eddystone, iBeacon), then by identifiers as numbers — cheap, no strings built.
     public static func < (lhs: BeaconKey, rhs: BeaconKey) -> Bool {
-        lhs.description < rhs.description
+        switch (lhs, rhs) {
+        case (.altBeacon(let a1, let a2, let a3), .altBeacon(let b1, let b2, let b3)):
+            return (a1.high, a1.low, a2, a3) < (b1.high, b1.low, b2, b3)
+        case (.eddystone(let a1, let a2, let a3), .eddystone(let b1, let b2, let b3)):
+            return (a1, a2, a3) < (b1, b2, b3)
+        case (.iBeacon(let a1, let a2, let a3), .iBeacon(let b1, let b2, let b3)):
+            return (a1.high, a1.low, a2, a3) < (b1.high, b1.low, b2, b3)
+        default:
+            return lhs.kindRank < rhs.kindRank
+        }
+    }
+
+    private var kindRank: Int {
+        switch self {
+        case .altBeacon: return 0
+        case .eddystone: return 1
+        case .iBeacon: return 2
+        }
     }
 }
 

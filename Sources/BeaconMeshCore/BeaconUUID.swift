@@ -56,13 +56,17 @@ public struct BeaconUUID: Hashable, Comparable, Sendable {
 extension BeaconUUID: CustomStringConvertible {
     /// Lower-case 8-4-4-4-12, as beacon keys spell it.
     public var description: String {
-        let hex = HexDigits.string(high, digits: 16) + HexDigits.string(low, digits: 16)
-        var text = ""
-        text.reserveCapacity(36)
-        for (index, character) in hex.enumerated() {
-            if index == 8 || index == 12 || index == 16 || index == 20 { text.append("-") }
-            text.append(character)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 36) { bytes in
+            HexDigits.write(high >> 32, digits: 8, into: bytes, at: 0)
+            bytes[8] = UInt8(ascii: "-")
+            HexDigits.write(high >> 16 & 0xFFFF, digits: 4, into: bytes, at: 9)
+            bytes[13] = UInt8(ascii: "-")
+            HexDigits.write(high & 0xFFFF, digits: 4, into: bytes, at: 14)
+            bytes[18] = UInt8(ascii: "-")
+            HexDigits.write(low >> 48, digits: 4, into: bytes, at: 19)
+            bytes[23] = UInt8(ascii: "-")
+            HexDigits.write(low & 0xFFFF_FFFF_FFFF, digits: 12, into: bytes, at: 24)
+            return String(decoding: bytes, as: UTF8.self)
         }
-        return text
     }
 }

@@ -13,14 +13,21 @@ public enum HexDigits {
 
     /// `value` as exactly `digits` lower-case hex digits (leading zeros kept, high digits cut).
     public static func string(_ value: UInt64, digits: Int) -> String {
-        let alphabet = Array("0123456789abcdef".utf8)
-        var bytes = [UInt8](repeating: 0, count: digits)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: digits) { bytes in
+            write(value, digits: digits, into: bytes, at: 0)
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    /// Writes `value` as `digits` lower-case hex digits into `bytes` starting at `offset`.
+    @inlinable
+    public static func write(_ value: UInt64, digits: Int, into bytes: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
         var rest = value
-        for index in stride(from: digits - 1, through: 0, by: -1) {
-            bytes[index] = alphabet[Int(rest & 0xF)]
+        for index in stride(from: offset + digits - 1, through: offset, by: -1) {
+            let nibble = UInt8(truncatingIfNeeded: rest & 0xF)
+            bytes[index] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
             rest >>= 4
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Bytes as lower-case hex, two digits each.

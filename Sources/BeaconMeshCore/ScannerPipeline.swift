@@ -28,7 +28,8 @@ public struct ScannerPipeline: Sendable {
     }
 
     /// Takes one H4 packet (`04 3E …`; other packets are ignored) heard at `time`.
-    /// Returns a batch to send now when the packet introduced a beacon new to this node.
+    /// Returns a batch to send now when the packet introduced a beacon new to this node (at most one such early
+    /// batch per `SightingAggregator.newBeaconSpacing`; later newcomers wait for `tick`).
     public mutating func handle(h4Event packet: UnsafeRawBufferPointer, at time: Timestamp) -> SightingBatch? {
         var sawNewBeacon = false
         let summary = HCIEventParser.forEachReport(inH4Packet: packet) { header, data in
@@ -45,7 +46,8 @@ public struct ScannerPipeline: Sendable {
             }
         }
         counters.malformedReports += UInt64(max(0, summary.droppedReports))
-        return sawNewBeacon ? flush(at: time) : nil
+        guard sawNewBeacon, aggregator.isNewBeaconFlushDue(at: time) else { return nil }
+        return counted(aggregator.flushNewBeacons(at: time))
     }
 
     /// Convenience for callers holding an array.
@@ -53,16 +55,20 @@ public struct ScannerPipeline: Sendable {
         packet.withUnsafeBytes { handle(h4Event: $0, at: time) }
     }
 
-    /// The batch of the flush window that has passed at `time`, if any.
+    /// The batch due at `time`, if any: the flush window's, or an early one of new beacons.
     public mutating func tick(at time: Timestamp) -> SightingBatch? {
-        guard aggregator.isFlushDue(at: time) else { return nil }
-        return flush(at: time)
+        if aggregator.isFlushDue(at: time) { return flush(at: time) }
+        if aggregator.isNewBeaconFlushDue(at: time) { return counted(aggregator.flushNewBeacons(at: time)) }
+        return nil
     }
 
-    /// Makes a batch now whatever the window (used at shutdown and for new beacons).
+    /// Makes a batch now whatever the window (used at shutdown).
     public mutating func flush(at time: Timestamp) -> SightingBatch? {
-        guard let batch = aggregator.flush(at: time) else { return nil }
-        counters.batches += 1
+        counted(aggregator.flush(at: time))
+    }
+
+    private mutating func counted(_ batch: SightingBatch?) -> SightingBatch? {
+        if batch != nil { counters.batches += 1 }
         return batch
     }
 }

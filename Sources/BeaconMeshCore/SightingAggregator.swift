@@ -1,9 +1,9 @@
 /// Collects one node's beacon adverts and turns them into the contract's sighting batches.
 ///
 /// Per beacon it keeps a smoothed RSSI, counts, and first/last-seen times. The caller decides when to flush:
-/// `record` answers `.newBeacon` for a beacon this node has not heard before (the contract wants it sent at once),
-/// and `isFlushDue(at:)` says when the flush window has passed. Recording an advert of a known beacon allocates
-/// nothing.
+/// `isFlushDue(at:)` says when the flush window has passed, and `isNewBeaconFlushDue(at:)` when beacons this node
+/// has never reported should go out at once (the contract's rule) in a small early batch of their own.
+/// Recording an advert of a known beacon allocates nothing.
 public struct SightingAggregator: Sendable {
     /// What shapes the batches.
     public struct Configuration: Sendable, Equatable {
@@ -17,6 +17,9 @@ public struct SightingAggregator: Sendable {
         public var allowedUUIDs: Set<BeaconUUID> = []
         /// RSSI → metres → proximity.
         public var distanceModel = DistanceModel()
+        /// Also report each beacon's advertiser address, strongest reading and first-seen time (the contract's
+        /// optional fields). Off by default: it makes batches larger, and a phone's address is personal data.
+        public var includeDetails = false
 
         public init() {}
     }
@@ -41,9 +44,11 @@ public struct SightingAggregator: Sendable {
         var lastSeen: Timestamp
         var battery: Int?
         var temperature: Double?
+        /// Heard, but not yet in any batch.
+        var isNew = true
 
         mutating func update(rssi: Int8, measuredPower: Int8?, address: BluetoothAddress?, at time: Timestamp) {
-            if time - lastSeen > .seconds(5) { filter.reset() }
+            if time.milliseconds - lastSeen.milliseconds > 5000 { filter.reset() }
             filter.add(rssi)
             count += 1
             if count == 1 || rssi > rssiMax { rssiMax = rssi }
@@ -59,6 +64,9 @@ public struct SightingAggregator: Sendable {
     private var tracks: [BeaconKey: Track] = [:]
     private var lastSequence: UInt64 = 0
     private var lastFlush: Timestamp?
+    private var lastNewFlush: Timestamp?
+    /// Beacons heard but never reported yet.
+    private var newBeacons = 0
 
     public init(node: NodeAddress, boot: String, configuration: Configuration = Configuration()) {
         self.node = node
@@ -88,6 +96,7 @@ public struct SightingAggregator: Sendable {
         var track = Track(firstSeen: time, lastSeen: time)
         track.update(rssi: rssi, measuredPower: measuredPower, address: address, at: time)
         tracks[beacon] = track
+        newBeacons += 1
         return .newBeacon
     }
 
@@ -102,32 +111,67 @@ public struct SightingAggregator: Sendable {
     /// Whether the flush window that started with the previous batch has passed at `time`.
     public func isFlushDue(at time: Timestamp) -> Bool {
         guard let lastFlush else { return !tracks.isEmpty }
-        return time - lastFlush >= configuration.flushInterval
+        return time.milliseconds - lastFlush.milliseconds >= configuration.flushInterval.wholeMilliseconds
     }
+
+    /// Whether beacons new to this node wait to be sent, and the previous early batch is at least
+    /// `newBeaconSpacing` old: new beacons go out at once, but a crowd arriving together shares one batch.
+    public func isNewBeaconFlushDue(at time: Timestamp) -> Bool {
+        guard newBeacons > 0 else { return false }
+        guard let lastNewFlush else { return true }
+        return time.milliseconds - lastNewFlush.milliseconds >= SightingAggregator.newBeaconSpacing.wholeMilliseconds
+    }
+
+    /// The shortest time between two early batches of new beacons.
+    public static let newBeaconSpacing: Duration = .milliseconds(100)
 
     /// Makes the next batch at `time`: every beacon heard since the previous batch, and the ones lost since.
     /// Returns `nil` (and uses no sequence number) when there is nothing to say.
     public mutating func flush(at time: Timestamp) -> SightingBatch? {
         lastFlush = time
+        return makeBatch(at: time, onlyNew: false)
+    }
+
+    /// Makes an early batch at `time` of the beacons this node has never reported before; the others wait for
+    /// their window.
+    public mutating func flushNewBeacons(at time: Timestamp) -> SightingBatch? {
+        lastNewFlush = time
+        return makeBatch(at: time, onlyNew: true)
+    }
+
+    private mutating func makeBatch(at time: Timestamp, onlyNew: Bool) -> SightingBatch? {
         var sightings: [Sighting] = []
         var lost: [BeaconKey] = []
         let model = configuration.distanceModel
-        for (beacon, track) in tracks {
-            if time - track.lastSeen >= configuration.lostAfter {
-                lost.append(beacon)
+        let now = time.milliseconds
+        let lostAfter = configuration.lostAfter.wholeMilliseconds
+        let details = configuration.includeDetails
+        var index = tracks.startIndex
+        while index != tracks.endIndex {
+            let track = tracks.values[index]
+            defer { index = tracks.index(after: index) }
+            if onlyNew && !track.isNew { continue }
+            if !onlyNew && now - track.lastSeen.milliseconds >= lostAfter {
+                lost.append(tracks.keys[index])
                 continue
             }
             guard track.count > 0, let rssi = track.filter.smoothed else { continue }
             let power = model.measuredPower(fromFrame: track.measuredPower.map(Int.init))
             let distance = model.distance(rssi: rssi, measuredPower: power).map { ($0 * 100).rounded() / 100 }
             sightings.append(Sighting(
-                beacon: beacon, rssi: rssi, count: track.count, txPower: power, distance: distance,
-                proximity: model.proximity(distance: distance), lastSeen: track.lastSeen, address: track.address,
-                rssiMax: Int(track.rssiMax), firstSeen: track.firstSeen, battery: track.battery,
-                temperature: track.temperature))
+                beacon: tracks.keys[index], rssi: rssi, count: track.count, txPower: power, distance: distance,
+                proximity: model.proximity(distance: distance), lastSeen: track.lastSeen,
+                address: details ? track.address : nil, rssiMax: details ? Int(track.rssiMax) : nil,
+                firstSeen: details ? track.firstSeen : nil, battery: track.battery, temperature: track.temperature))
+            tracks.values[index].count = 0
+            if track.isNew {
+                tracks.values[index].isNew = false
+                newBeacons -= 1
+            }
         }
-        for beacon in lost { tracks[beacon] = nil }
-        for index in tracks.indices { tracks.values[index].count = 0 }
+        for beacon in lost {
+            if tracks.removeValue(forKey: beacon)?.isNew == true { newBeacons -= 1 }
+        }
         guard !sightings.isEmpty || !lost.isEmpty else { return nil }
         sightings.sort { $0.beacon < $1.beacon }
         lost.sort()

@@ -16,6 +16,34 @@ public struct UsageError: Error, CustomStringConvertible {
 /// Runs a command-line program the BeaconMesh way: `--help` exits 0; a bad flag, a bad config or any `UsageError`
 /// prints one line naming what is wrong and exits 2; other failures print one line and exit 1.
 public enum CommandLineProgram {
+    /// The synchronous twin of `main`, for tools that must not start the concurrency runtime's main loop
+    /// (valgrind cannot follow libdispatch's main-thread signal handling).
+    public static func mainSynchronously<Command: ParsableCommand>(_ root: Command.Type, name: String) -> Never {
+        let command: ParsableCommand
+        do {
+            command = try root.parseAsRoot()
+        } catch {
+            if root.exitCode(for: error) == .success {
+                printLine(root.fullMessage(for: error))
+                exit(0)
+            }
+            fail(name, root.message(for: error), status: 2)
+        }
+        do {
+            var synchronous = command
+            try synchronous.run()
+            exit(0)
+        } catch let error as UsageError {
+            fail(name, error.description, status: 2)
+        } catch {
+            if root.exitCode(for: error) == .success {
+                printLine(root.fullMessage(for: error))
+                exit(0)
+            }
+            fail(name, "\(error)", status: 1)
+        }
+    }
+
     public static func main<Command: ParsableCommand>(_ root: Command.Type, name: String) async -> Never {
         let command: ParsableCommand
         do {

@@ -2,29 +2,33 @@ import BeaconMeshCore
 
 extension WireCodec {
     /// The sighting batch payload of `stores/{s}/departments/{d}/nodes/{n}/sightings`.
+    /// Written straight into json-c: a node with thousands of beacons in view sends this twice a second.
     public static func encode(_ batch: SightingBatch) -> [UInt8] {
-        var members: [(String, JSONValue)] = [
-            ("v", .integer(1)), ("store", .integer(batch.node.store)), ("department", .integer(batch.node.department)),
-            ("node", .string(batch.node.node)), ("boot", .string(batch.boot)), ("seq", .integer(Int64(batch.seq))),
-            ("sentAt", .timestamp(batch.sentAt)), ("sightings", .array(batch.sightings.map(sightingJSON))),
-        ]
-        if !batch.lost.isEmpty { members.append(("lost", .array(batch.lost.map { .string($0.description) }))) }
-        return serialize(.object(members))
-    }
-
-    private static func sightingJSON(_ sighting: Sighting) -> JSONValue {
-        var members: [(String, JSONValue)] = [
-            ("beacon", .string(sighting.beacon.description)), ("rssi", .double(sighting.rssi)),
-            ("count", .integer(sighting.count)), ("txPower", sighting.txPower.map { .integer($0) } ?? .null),
-            ("distance", sighting.distance.map(JSONValue.double) ?? .null),
-            ("proximity", .string(sighting.proximity.rawValue)), ("lastSeen", .timestamp(sighting.lastSeen)),
-        ]
-        if let address = sighting.address { members.append(("addr", .string(address.description))) }
-        if let rssiMax = sighting.rssiMax { members.append(("rssiMax", .integer(rssiMax))) }
-        if let firstSeen = sighting.firstSeen { members.append(("firstSeen", .timestamp(firstSeen))) }
-        if let battery = sighting.battery { members.append(("battery", .integer(battery))) }
-        if let temperature = sighting.temperature { members.append(("temperature", .double(temperature))) }
-        return .object(members)
+        JSONCObjectBuilder.serialize { body in
+            body.set("v", 1)
+            body.set("store", Int(batch.node.store))
+            body.set("department", Int(batch.node.department))
+            body.set("node", batch.node.node)
+            body.set("boot", batch.boot)
+            body.set("seq", Int64(batch.seq))
+            body.set("sentAt", batch.sentAt.milliseconds)
+            body.setObjects("sightings", count: batch.sightings.count) { index, item in
+                let sighting = batch.sightings[index]
+                item.set("beacon", sighting.beacon.description)
+                item.set("rssi", sighting.rssi)
+                item.set("count", sighting.count)
+                if let txPower = sighting.txPower { item.set("txPower", txPower) } else { item.setNull("txPower") }
+                if let distance = sighting.distance { item.set("distance", distance) } else { item.setNull("distance") }
+                item.set("proximity", sighting.proximity.rawValue)
+                item.set("lastSeen", sighting.lastSeen.milliseconds)
+                if let address = sighting.address { item.set("addr", address.description) }
+                if let rssiMax = sighting.rssiMax { item.set("rssiMax", rssiMax) }
+                if let firstSeen = sighting.firstSeen { item.set("firstSeen", firstSeen.milliseconds) }
+                if let battery = sighting.battery { item.set("battery", battery) }
+                if let temperature = sighting.temperature { item.set("temperature", temperature) }
+            }
+            if !batch.lost.isEmpty { body.set("lost", strings: batch.lost.map(\.description)) }
+        }
     }
 
     /// Reads a sighting batch; every field the contract names must be there with its type and a possible value.

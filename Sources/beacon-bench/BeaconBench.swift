@@ -3,14 +3,14 @@ import BeaconMeshService
 
 /// `beacon-bench`: prints the speed and memory figures the issues name, measured on this machine.
 @main
-struct BeaconBench: AsyncParsableCommand {
+struct BeaconBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "beacon-bench",
         abstract: "Measure BeaconMesh: scanner hot path, presence engine, coordinator service through a real broker.",
         discussion: "Build in release mode: swift run -c release beacon-bench <benchmark>",
         subcommands: [ScannerBenchmark.self, EngineBenchmark.self, CoordinatorBenchmark.self])
 
-    static func main() async {
-        await CommandLineProgram.main(BeaconBench.self, name: "beacon-bench")
+    static func main() {
+        CommandLineProgram.mainSynchronously(BeaconBench.self, name: "beacon-bench")
     }
 }

@@ -23,6 +23,9 @@ struct ScannerBenchmark: ParsableCommand {
     @Option(help: "Adverts per second the simulated air carries (sets how many adverts fall in one flush window).")
     var airRate: Int = 40_000
 
+    @Flag(help: "Skip encoding batches as JSON (measures parse → decode → filter → aggregate alone).")
+    var noEncode = false
+
     func run() throws {
         let node = NodeAddress(store: 1, department: 10, node: "bench")!
         var configuration = SightingAggregator.Configuration()
@@ -59,11 +62,11 @@ struct ScannerBenchmark: ParsableCommand {
                 let event = UnsafeRawBufferPointer(rebasing: all[offset..<(offset + eventLength)])
                 if let batch = pipeline.handle(h4Event: event, at: now) {
                     batches += 1
-                    encodedBytes += WireCodec.encode(batch).count
+                    if !noEncode { encodedBytes += WireCodec.encode(batch).count }
                 }
                 if advert & 1023 == 0, let batch = pipeline.tick(at: now) {
                     batches += 1
-                    encodedBytes += WireCodec.encode(batch).count
+                    if !noEncode { encodedBytes += WireCodec.encode(batch).count }
                 }
             }
         }

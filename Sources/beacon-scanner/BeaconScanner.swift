@@ -55,6 +55,9 @@ struct BeaconScanner: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Batches kept while the broker is unreachable (the oldest are dropped beyond).", valueName: "N"))
     var queueSize: Int = 10_000
 
+    @Flag(help: "Also report each beacon's advertiser address, strongest reading and first-seen time.")
+    var details = false
+
     @Flag(help: "Also broadcast this department's iBeacon (UUID, major = store, minor = department).")
     var advertise = false
 
@@ -108,6 +111,7 @@ struct BeaconScanner: AsyncParsableCommand {
         configuration.sightingsQoS = qos
         guard queueSize > 0 else { throw ValidationError("--queue-size must be at least 1") }
         configuration.queueCapacity = queueSize
+        configuration.aggregation.includeDetails = details
         if let simRoute {
             let departments = simRoute.split(separator: ",").map { UInt16($0.filter { !$0.isWhitespace }) }
             guard !departments.isEmpty, departments.allSatisfy({ $0 != nil }) else {

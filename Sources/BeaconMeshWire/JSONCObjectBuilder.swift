@@ -1,0 +1,75 @@
+import CJSONC
+
+/// Writes one JSON object straight into json-c, without a `JSONValue` tree: for the payloads a node sends twice a
+/// second with thousands of entries. Keys are `StaticString`s, handed to json-c as constants (no copy, no hashing
+/// of new key strings).
+///
+/// Only `JSONCObjectBuilder.serialize` creates one; the json-c objects never leave it.
+struct JSONCObjectBuilder: ~Copyable {
+    private let object: OpaquePointer
+
+    private init(object: OpaquePointer) {
+        self.object = object
+    }
+
+    /// Builds an object with `body` and prints it as compact UTF-8 JSON.
+    static func serialize(_ body: (inout JSONCObjectBuilder) -> Void) -> [UInt8] {
+        guard let root = json_object_new_object() else { return Array("{}".utf8) }
+        defer { json_object_put(root) }
+        var builder = JSONCObjectBuilder(object: root)
+        body(&builder)
+        var length = 0
+        guard let text = json_object_to_json_string_length(root, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &length)
+        else { return Array("{}".utf8) }
+        return text.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
+    }
+
+    private func add(_ key: StaticString, _ value: OpaquePointer?) {
+        key.withUTF8Buffer { bytes in
+            bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count + 1) {
+                _ = json_object_object_add_ex(object, $0, value, UInt32(JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_KEY_IS_CONSTANT))
+            }
+        }
+    }
+
+    mutating func set(_ key: StaticString, _ value: Int64) { add(key, json_object_new_int64(value)) }
+    mutating func set(_ key: StaticString, _ value: Int) { add(key, json_object_new_int64(Int64(value))) }
+
+    /// A number in its shortest exact spelling; `null` for a non-finite one.
+    mutating func set(_ key: StaticString, _ value: Double) {
+        add(key, value.isFinite ? json_object_new_double_s(value, value.description) : nil)
+    }
+
+    mutating func set(_ key: StaticString, _ value: String) {
+        var text = value
+        add(key, text.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { json_object_new_string_len($0.baseAddress, Int32($0.count)) }
+        })
+    }
+
+    mutating func setNull(_ key: StaticString) { add(key, nil) }
+
+    /// An array of strings.
+    mutating func set(_ key: StaticString, strings: [String]) {
+        let array = json_object_new_array_ext(Int32(strings.count))
+        for string in strings {
+            var text = string
+            json_object_array_add(array, text.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { json_object_new_string_len($0.baseAddress, Int32($0.count)) }
+            })
+        }
+        add(key, array)
+    }
+
+    /// An array of `count` objects, each written by `element`.
+    mutating func setObjects(_ key: StaticString, count: Int, _ element: (Int, inout JSONCObjectBuilder) -> Void) {
+        let array = json_object_new_array_ext(Int32(count))
+        for index in 0..<count {
+            guard let member = json_object_new_object() else { continue }
+            var builder = JSONCObjectBuilder(object: member)
+            element(index, &builder)
+            json_object_array_add(array, member)
+        }
+        add(key, array)
+    }
+}
