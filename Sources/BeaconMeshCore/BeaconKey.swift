@@ -32,6 +32,21 @@ public enum BeaconKey: Hashable, Comparable, Sendable {
         }
     }
 
+    /// Hashes two words per key (the scanner hashes a key for every advert it hears).
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .iBeacon(let uuid, let major, let minor):
+            hasher.combine(uuid.high)
+            hasher.combine(uuid.low ^ (UInt64(major) << 16 | UInt64(minor)) &* 0x9E37_79B9_7F4A_7C15)
+        case .altBeacon(let id1, let id2, let id3):
+            hasher.combine(id1.high ^ 0xA17B_EAC0)
+            hasher.combine(id1.low ^ (UInt64(id2) << 16 | UInt64(id3)) &* 0x9E37_79B9_7F4A_7C15)
+        case .eddystone(let namespaceHigh, let namespaceLow, let instance):
+            hasher.combine(namespaceHigh ^ 0xEDD1_5707)
+            hasher.combine(instance ^ UInt64(namespaceLow) << 48)
+        }
+    }
+
     /// The iBeacon UUID, for allowlists; `nil` for other kinds.
     public var iBeaconUUID: BeaconUUID? {
         if case .iBeacon(let uuid, _, _) = self { return uuid }

@@ -141,6 +141,7 @@ public struct SightingAggregator: Sendable {
 
     private mutating func makeBatch(at time: Timestamp, onlyNew: Bool) -> SightingBatch? {
         var sightings: [Sighting] = []
+        sightings.reserveCapacity(onlyNew ? newBeacons : tracks.count)
         var lost: [BeaconKey] = []
         let model = configuration.distanceModel
         let now = time.milliseconds
@@ -173,7 +174,8 @@ public struct SightingAggregator: Sendable {
             if tracks.removeValue(forKey: beacon)?.isNew == true { newBeacons -= 1 }
         }
         guard !sightings.isEmpty || !lost.isEmpty else { return nil }
-        sightings.sort { $0.beacon < $1.beacon }
+        // Sightings keep the tracking table's order: sorting thousands of them twice a second costs more than the
+        // whole radio path, and no receiver relies on an order.
         lost.sort()
         lastSequence += 1
         return SightingBatch(node: node, boot: boot, seq: lastSequence, sentAt: time, sightings: sightings, lost: lost)

@@ -9,9 +9,10 @@ struct ScannerBenchmark: ParsableCommand {
         commandName: "scanner",
         abstract: "Scanner hot path: adverts/s on one core, and peak memory with many beacons in view.",
         discussion: """
-            Instructions per advert (machine-independent):
-              valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out .build/release/beacon-bench scanner --adverts 200000
-              then compare the total with a run of --adverts 0 (setup only): (total - setup) / adverts.
+            Instructions per advert on the hot path (machine-independent): run under callgrind twice, with and
+            without adverts, and divide the difference:
+              valgrind --tool=callgrind .build/release/beacon-bench scanner --window 1h --no-encode --adverts 0
+              valgrind --tool=callgrind .build/release/beacon-bench scanner --window 1h --no-encode --adverts 1000000
             """)
 
     @Option(help: "Beacons in view (distinct iBeacons).")
@@ -26,10 +27,17 @@ struct ScannerBenchmark: ParsableCommand {
     @Flag(help: "Skip encoding batches as JSON (measures parse → decode → filter → aggregate alone).")
     var noEncode = false
 
+    @Option(help: ArgumentHelp("Flush window. A window longer than the run (e.g. 1h) leaves only the per-advert hot path.", valueName: "DURATION"))
+    var window: String = "500ms"
+
     func run() throws {
         let node = NodeAddress(store: 1, department: 10, node: "bench")!
         var configuration = SightingAggregator.Configuration()
-        configuration.flushInterval = .milliseconds(500)
+        guard let flushInterval = DurationText.parse(window), flushInterval > .zero else {
+            throw ValidationError("--window '\(window)' must be a duration such as 500ms")
+        }
+        configuration.flushInterval = flushInterval
+        configuration.lostAfter = max(.seconds(10), flushInterval * 2)
         var pipeline = ScannerPipeline(aggregator: SightingAggregator(node: node, boot: "bench", configuration: configuration))
 
         // Pre-built H4 events: one legacy LE Advertising Report per beacon, RSSI varied.
@@ -54,11 +62,11 @@ struct ScannerBenchmark: ParsableCommand {
         flat.withUnsafeBytes { all in
             let eventCount = events.count
             var virtualMicroseconds = 0.0
-            let origin = Timestamp(milliseconds: 1_800_000_000_000)
+            let origin: Int64 = 1_800_000_000_000
             for advert in 0..<adverts {
                 let offset = (advert % eventCount) * eventLength
                 virtualMicroseconds += microsecondsPerAdvert
-                let now = origin + .microseconds(Int64(virtualMicroseconds))
+                let now = Timestamp(milliseconds: origin + Int64(virtualMicroseconds) / 1000)
                 let event = UnsafeRawBufferPointer(rebasing: all[offset..<(offset + eventLength)])
                 if let batch = pipeline.handle(h4Event: event, at: now) {
                     batches += 1
