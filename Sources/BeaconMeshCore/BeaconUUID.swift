@@ -13,14 +13,11 @@ public struct BeaconUUID: Hashable, Comparable, Sendable {
     }
 
     /// Reads 16 bytes in air order (most significant byte first) starting at `offset`.
-    /// The caller guarantees `offset + 16 <= bytes.count`.
-    @inlinable
+    /// The caller guarantees `offset + 16 <= bytes.count` (checked: a violation stops the program, never reads past).
     public init(bytes: UnsafeRawBufferPointer, offset: Int) {
-        var high: UInt64 = 0
-        var low: UInt64 = 0
-        for index in 0..<8 { high = high << 8 | UInt64(bytes[offset + index]) }
-        for index in 8..<16 { low = low << 8 | UInt64(bytes[offset + index]) }
-        self.init(high: high, low: low)
+        precondition(offset >= 0 && offset + 16 <= bytes.count, "a UUID needs 16 bytes")
+        self.init(high: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)),
+                  low: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)))
     }
 
     /// Parses the canonical 8-4-4-4-12 form (either case); `nil` for anything else.

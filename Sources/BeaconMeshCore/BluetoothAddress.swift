@@ -8,11 +8,11 @@ public struct BluetoothAddress: Hashable, Sendable {
     }
 
     /// Reads 6 bytes in HCI wire order (least significant byte first) starting at `offset`.
-    @inlinable
     public init(wireBytes bytes: UnsafeRawBufferPointer, offset: Int) {
-        var value: UInt64 = 0
-        for index in stride(from: 5, through: 0, by: -1) { value = value << 8 | UInt64(bytes[offset + index]) }
-        self.value = value
+        precondition(offset >= 0 && offset + 6 <= bytes.count, "an address needs 6 bytes")
+        let low = UInt64(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+        let high = UInt64(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: UInt16.self)))
+        self.value = high << 32 | low
     }
 
     /// Parses `AA:BB:CC:DD:EE:FF` (either case); `nil` for anything else.

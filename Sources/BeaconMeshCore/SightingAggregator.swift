@@ -61,7 +61,7 @@ public struct SightingAggregator: Sendable {
     public let node: NodeAddress
     public let boot: String
     public var configuration: Configuration
-    private var tracks: [BeaconKey: Track] = [:]
+    private var tracks = BeaconTable<Track>()
     private var lastSequence: UInt64 = 0
     private var lastFlush: Timestamp?
     private var lastNewFlush: Timestamp?
@@ -89,20 +89,20 @@ public struct SightingAggregator: Sendable {
            !configuration.allowedUUIDs.contains(uuid) {
             return .ignored
         }
-        if let index = tracks.index(forKey: beacon) {
-            tracks.values[index].update(rssi: rssi, measuredPower: measuredPower, address: address, at: time)
+        if let position = tracks.position(of: beacon) {
+            tracks.values[position].update(rssi: rssi, measuredPower: measuredPower, address: address, at: time)
             return .updated
         }
         var track = Track(firstSeen: time, lastSeen: time)
         track.update(rssi: rssi, measuredPower: measuredPower, address: address, at: time)
-        tracks[beacon] = track
+        tracks.insert(beacon, track)
         newBeacons += 1
         return .newBeacon
     }
 
     /// Attaches Eddystone-TLM telemetry to the beacon last heard from `address`; `false` if none is known.
     public mutating func recordTelemetry(address: BluetoothAddress, batteryMillivolts: Int?, temperature: Double?) -> Bool {
-        guard let index = tracks.firstIndex(where: { $0.value.address == address }) else { return false }
+        guard let index = tracks.values.firstIndex(where: { $0.address == address }) else { return false }
         if let batteryMillivolts, batteryMillivolts > 0 { tracks.values[index].battery = batteryMillivolts }
         if let temperature { tracks.values[index].temperature = temperature }
         return true
@@ -147,10 +147,8 @@ public struct SightingAggregator: Sendable {
         let now = time.milliseconds
         let lostAfter = configuration.lostAfter.wholeMilliseconds
         let details = configuration.includeDetails
-        var index = tracks.startIndex
-        while index != tracks.endIndex {
+        for index in 0..<tracks.count {
             let track = tracks.values[index]
-            defer { index = tracks.index(after: index) }
             if onlyNew && !track.isNew { continue }
             if !onlyNew && now - track.lastSeen.milliseconds >= lostAfter {
                 lost.append(tracks.keys[index])
@@ -171,7 +169,7 @@ public struct SightingAggregator: Sendable {
             }
         }
         for beacon in lost {
-            if tracks.removeValue(forKey: beacon)?.isNew == true { newBeacons -= 1 }
+            if tracks.remove(beacon)?.isNew == true { newBeacons -= 1 }
         }
         guard !sightings.isEmpty || !lost.isEmpty else { return nil }
         // Sightings keep the tracking table's order: sorting thousands of them twice a second costs more than the
