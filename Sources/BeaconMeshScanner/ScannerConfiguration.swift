@@ -19,8 +19,21 @@ public struct ScannerConfiguration: Sendable {
     public var topicRoot = "beaconmesh"
     /// Departments the simulated shoppers walk through (for `sim`).
     public var simulationRoute: [UInt16] = []
+    /// Also broadcast this department's iBeacon (`advertisedUUID`, major = store, minor = department).
+    public var advertise = false
+    /// The UUID the node advertises: the first `--uuid`, else BeaconMesh's store UUID.
+    public var advertisedUUID: BeaconUUID?
+    /// The measured power at 1 m the advertisement announces (dBm).
+    public var advertisedMeasuredPower: Int8 = -59
+    /// Where to write what the radio hears as a btsnoop file.
+    public var recordPath: String?
+    /// LE scan interval, window, passive or active.
+    public var scanSettings = ScanSettings()
     /// This build's version, as the node status reports it.
     public var version = BeaconMeshVersion.current
+
+    /// BeaconMesh's store UUID, advertised when no `--uuid` is given.
+    public static let defaultAdvertisedUUID = BeaconUUID(high: 0x0CF0_52C2_97CA_407C, low: 0x84F8_B62A_AC4E_9020)
 
     public init(node: NodeAddress, broker: BrokerConnection) {
         self.node = node

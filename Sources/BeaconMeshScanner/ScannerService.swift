@@ -1,3 +1,4 @@
+import BeaconMeshBLE
 import BeaconMeshCore
 import BeaconMeshMQTT
 import BeaconMeshService
@@ -52,7 +53,7 @@ public final class ScannerService: Service {
         case acknowledged(MQTTMessageID)
     }
 
-    /// Why the scanner stopped with an error.
+    /// Why the scanner stopped with an error: its source could not be used (a missing adapter, a broken capture…).
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
     }
@@ -85,7 +86,18 @@ public final class ScannerService: Service {
                 continuation.yield(.tick)
             }
         }
-        let source = startSource(into: continuation, start: startedAt)
+        let recorder: BTSnoopRecorder?
+        do {
+            recorder = try configuration.recordPath.map { path throws(BTSnoopError) in try BTSnoopRecorder(path: path) }
+        } catch {
+            throw Failure(description: error.description)
+        }
+        let source = startSource(into: continuation, start: startedAt, recorder: recorder)
+        // The radio records through its own scanner (commands too); replays and simulations are recorded here.
+        let recordsHere: BTSnoopRecorder? = {
+            if case .adapter = configuration.source { return nil }
+            return recorder
+        }()
 
         var failure: String?
         var finishedEarly = false
@@ -94,6 +106,11 @@ public final class ScannerService: Service {
                 switch input {
                 case .packets(let packets):
                     for packet in packets {
+                        if let recordsHere {
+                            packet.bytes.withUnsafeBytes {
+                                recordsHere.record(h4Packet: $0, timestampMicroseconds: packet.time.milliseconds * 1000, received: true)
+                            }
+                        }
                         if let batch = state.pipeline.handle(h4Event: packet.bytes, at: packet.time) { state.enqueue(batch) }
                         if let batch = state.pipeline.tick(at: packet.time) { state.enqueue(batch) }
                     }
@@ -116,7 +133,16 @@ public final class ScannerService: Service {
             continuation.finish()
         }
         source.cancel()
+        await source.value
         ticker.cancel()
+        if let recorder {
+            do {
+                try recorder.close()
+                logger.info("recorded", metadata: ["file": "\(recorder.path)", "records": "\(recorder.recordCount)"])
+            } catch {
+                logger.error("the recording is incomplete", metadata: ["error": "\(error)"])
+            }
+        }
 
         // Shutdown: last batch, wait (bounded) for the broker to take the queue, then `offline` and disconnect.
         if let batch = state.pipeline.flush(at: state.lastPacketTime ?? WallClock.now()) { state.enqueue(batch) }
@@ -124,7 +150,7 @@ public final class ScannerService: Service {
         ackTask.cancel()
         let offline = NodeStatus(state: .offline, version: configuration.version, boot: boot,
                                  source: configuration.source.description, startedAt: startedAt)
-        await client.disconnect(timeout: .seconds(5), finalMessage: MQTTMessage(
+        await client.disconnect(timeout: client.isConnected ? .seconds(5) : .milliseconds(200), finalMessage: MQTTMessage(
             topic: topics.nodeStatus(configuration.node), payload: WireCodec.encode(offline), qos: .atLeastOnce, retained: true))
         logger.info("scanner stopped", metadata: [
             "adverts": "\(state.pipeline.counters.adverts)", "batches": "\(state.pipeline.counters.batches)",
@@ -133,7 +159,9 @@ public final class ScannerService: Service {
         if let failure { throw Failure(description: failure) }
     }
 
-    private func startSource(into continuation: AsyncStream<Input>.Continuation, start: Timestamp) -> Task<Void, Never> {
+    private func startSource(
+        into continuation: AsyncStream<Input>.Continuation, start: Timestamp, recorder: BTSnoopRecorder?
+    ) -> Task<Void, Never> {
         switch configuration.source {
         case .capture(let path):
             let replay = CaptureReplay(path: path, speed: configuration.speed)
@@ -166,7 +194,7 @@ public final class ScannerService: Service {
                 }
             }
         case .adapter(let index):
-            return RadioSource.start(adapter: index, configuration: configuration, logger: logger) { input in
+            return RadioSource.start(adapter: index, configuration: configuration, recorder: recorder, logger: logger) { input in
                 continuation.yield(input)
             }
         }
@@ -191,7 +219,7 @@ public final class ScannerService: Service {
     /// Keeps pumping until the queue is empty or the drain timeout passes.
     private func drain(_ state: inout ScannerState) async {
         let deadline = WallClock.now() + ScannerService.drainTimeout
-        while !state.queue.isEmpty && WallClock.now() < deadline {
+        while !state.queue.isEmpty && WallClock.now() < deadline && client.isConnected {
             // The acknowledgement stream is no longer read here: ask the client about each in-flight id.
             state.acknowledgeDelivered(client: client)
             pump(&state)

@@ -14,14 +14,40 @@ struct JSONCObjectBuilder: ~Copyable {
 
     /// Builds an object with `body` and prints it as compact UTF-8 JSON.
     static func serialize(_ body: (inout JSONCObjectBuilder) -> Void) -> [UInt8] {
-        guard let root = json_object_new_object() else { return Array("{}".utf8) }
+        var output: [UInt8] = []
+        append(to: &output, body)
+        return output
+    }
+
+    /// Builds an object with `body`, appends its compact JSON to `output`, and frees it at once.
+    static func append(to output: inout [UInt8], _ body: (inout JSONCObjectBuilder) -> Void) {
+        guard let root = json_object_new_object() else {
+            output += Array("{}".utf8)
+            return
+        }
         defer { json_object_put(root) }
         var builder = JSONCObjectBuilder(object: root)
         body(&builder)
         var length = 0
         guard let text = json_object_to_json_string_length(root, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &length)
-        else { return Array("{}".utf8) }
-        return text.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
+        else {
+            output += Array("{}".utf8)
+            return
+        }
+        text.withMemoryRebound(to: UInt8.self, capacity: length) { output.append(contentsOf: UnsafeBufferPointer(start: $0, count: length)) }
+    }
+
+    /// Prints a JSON string value (quotes and escapes by json-c) onto `output`.
+    static func appendString(_ value: String, to output: inout [UInt8]) {
+        var text = value
+        guard let string = text.withUTF8({ bytes in
+            bytes.withMemoryRebound(to: CChar.self) { json_object_new_string_len($0.baseAddress, Int32($0.count)) }
+        }) else { return }
+        defer { json_object_put(string) }
+        var length = 0
+        guard let printed = json_object_to_json_string_length(string, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &length)
+        else { return }
+        printed.withMemoryRebound(to: UInt8.self, capacity: length) { output.append(contentsOf: UnsafeBufferPointer(start: $0, count: length)) }
     }
 
     private func add(_ key: StaticString, _ value: OpaquePointer?) {
@@ -48,28 +74,4 @@ struct JSONCObjectBuilder: ~Copyable {
     }
 
     mutating func setNull(_ key: StaticString) { add(key, nil) }
-
-    /// An array of strings.
-    mutating func set(_ key: StaticString, strings: [String]) {
-        let array = json_object_new_array_ext(Int32(strings.count))
-        for string in strings {
-            var text = string
-            json_object_array_add(array, text.withUTF8 { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { json_object_new_string_len($0.baseAddress, Int32($0.count)) }
-            })
-        }
-        add(key, array)
-    }
-
-    /// An array of `count` objects, each written by `element`.
-    mutating func setObjects(_ key: StaticString, count: Int, _ element: (Int, inout JSONCObjectBuilder) -> Void) {
-        let array = json_object_new_array_ext(Int32(count))
-        for index in 0..<count {
-            guard let member = json_object_new_object() else { continue }
-            var builder = JSONCObjectBuilder(object: member)
-            element(index, &builder)
-            json_object_array_add(array, member)
-        }
-        add(key, array)
-    }
 }

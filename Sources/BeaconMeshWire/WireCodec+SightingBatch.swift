@@ -2,9 +2,13 @@ import BeaconMeshCore
 
 extension WireCodec {
     /// The sighting batch payload of `stores/{s}/departments/{d}/nodes/{n}/sightings`.
-    /// Written straight into json-c: a node with thousands of beacons in view sends this twice a second.
+    ///
+    /// A node with thousands of beacons in view sends this twice a second, so it is written straight into json-c
+    /// and printed one sighting at a time: memory stays proportional to the output, not to a document tree.
     public static func encode(_ batch: SightingBatch) -> [UInt8] {
-        JSONCObjectBuilder.serialize { body in
+        var output: [UInt8] = []
+        output.reserveCapacity(160 + batch.sightings.count * 150)
+        JSONCObjectBuilder.append(to: &output) { body in
             body.set("v", 1)
             body.set("store", Int(batch.node.store))
             body.set("department", Int(batch.node.department))
@@ -12,8 +16,12 @@ extension WireCodec {
             body.set("boot", batch.boot)
             body.set("seq", Int64(batch.seq))
             body.set("sentAt", batch.sentAt.milliseconds)
-            body.setObjects("sightings", count: batch.sightings.count) { index, item in
-                let sighting = batch.sightings[index]
+        }
+        output.removeLast()  // the envelope's closing brace: the arrays follow
+        output += Array(#","sightings":["#.utf8)
+        for (index, sighting) in batch.sightings.enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            JSONCObjectBuilder.append(to: &output) { item in
                 item.set("beacon", sighting.beacon.description)
                 item.set("rssi", sighting.rssi)
                 item.set("count", sighting.count)
@@ -27,8 +35,18 @@ extension WireCodec {
                 if let battery = sighting.battery { item.set("battery", battery) }
                 if let temperature = sighting.temperature { item.set("temperature", temperature) }
             }
-            if !batch.lost.isEmpty { body.set("lost", strings: batch.lost.map(\.description)) }
         }
+        output.append(UInt8(ascii: "]"))
+        if !batch.lost.isEmpty {
+            output += Array(#","lost":["#.utf8)
+            for (index, beacon) in batch.lost.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                JSONCObjectBuilder.appendString(beacon.description, to: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        }
+        output.append(UInt8(ascii: "}"))
+        return output
     }
 
     /// Reads a sighting batch; every field the contract names must be there with its type and a possible value.

@@ -23,6 +23,11 @@ enum Measure {
         statusField("VmHWM:")
     }
 
+    /// Memory this process owns privately (RssAnon: heap and stacks, not the shared libraries), in bytes.
+    static func privateResidentBytes() -> Int {
+        statusField("RssAnon:")
+    }
+
     /// Current resident set size (VmRSS), in bytes.
     static func residentBytes() -> Int {
         statusField("VmRSS:")

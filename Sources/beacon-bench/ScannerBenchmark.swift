@@ -56,6 +56,7 @@ struct ScannerBenchmark: ParsableCommand {
 
         var batches = 0
         var encodedBytes = 0
+        var peakPrivate = Measure.privateResidentBytes()
         let microsecondsPerAdvert = 1_000_000 / Double(airRate)
         let start = Measure.seconds()
         let cpuStart = Measure.threadCPUSeconds()
@@ -74,7 +75,11 @@ struct ScannerBenchmark: ParsableCommand {
                 }
                 if advert & 1023 == 0, let batch = pipeline.tick(at: now) {
                     batches += 1
-                    if !noEncode { encodedBytes += WireCodec.encode(batch).count }
+                    if !noEncode {
+                        let encoded = WireCodec.encode(batch)
+                        encodedBytes += encoded.count
+                        if batches % 16 == 0 { peakPrivate = max(peakPrivate, Measure.privateResidentBytes()) }
+                    }
                 }
             }
         }
@@ -86,7 +91,9 @@ struct ScannerBenchmark: ParsableCommand {
             print("  throughput         \(Measure.grouped(Double(adverts) / cpu)) adverts/s on one core (\(String(format3(cpu))) s CPU, \(String(format3(elapsed))) s wall)")
         }
         print("  batches            \(batches) (\(Measure.grouped(Double(encodedBytes))) bytes of JSON), beacons tracked \(pipeline.aggregator.trackedBeacons), decoded frames \(Measure.grouped(Double(counters.beaconFrames)))")
-        print("  memory             peak RSS \(Measure.megabytes(Measure.peakResidentBytes())), of which the test events \(Measure.megabytes(flat.count)); RSS before the run \(Measure.megabytes(baseline))")
+        peakPrivate = max(peakPrivate, Measure.privateResidentBytes())
+        print("  memory             private (heap) \(Measure.megabytes(peakPrivate)) at peak, of which the benchmark's own test events \(Measure.megabytes(flat.count + events.count * 56))")
+        print("                     RSS \(Measure.megabytes(Measure.peakResidentBytes())) at peak, \(Measure.megabytes(baseline)) before the run (shared Swift and C libraries, mapped once per machine)")
     }
 
     private func format3(_ value: Double) -> String {
