@@ -89,6 +89,7 @@ let package = Package(
         .testTarget(name: "BeaconMeshBLETests", dependencies: ["BeaconMeshBLE", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshCoordinatorTests", dependencies: ["BeaconMeshCoordinator", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshMonitorTests", dependencies: ["BeaconMeshMonitor"]),
+        .testTarget(name: "BeaconMeshScannerTests", dependencies: ["BeaconMeshScanner"]),
         .testTarget(name: "EndToEndTests", dependencies: ["BeaconMeshTesting"]),
     ]
 )

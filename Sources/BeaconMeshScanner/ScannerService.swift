@@ -20,8 +20,8 @@ public final class ScannerService: Service {
 
     /// How often flush windows, the queue and health are looked after.
     static let tickInterval: Duration = .milliseconds(50)
-    /// How long a shutdown waits for the broker to take the queued batches.
-    static let drainTimeout: Duration = .seconds(10)
+    /// How long a shutdown waits for the broker to take the queued batches (reconnecting if it is away).
+    static let drainTimeout: Duration = .seconds(15)
 
     public init(configuration: ScannerConfiguration, client: MQTTClient, boot: String, logger: Logger) {
         self.configuration = configuration
@@ -145,8 +145,9 @@ public final class ScannerService: Service {
         }
 
         // Shutdown: last batch, wait (bounded) for the broker to take the queue, then `offline` and disconnect.
+        // A source that failed to start has nothing worth waiting for.
         if let batch = state.pipeline.flush(at: state.lastPacketTime ?? WallClock.now()) { state.enqueue(batch) }
-        await drain(&state)
+        if failure == nil { await drain(&state) }
         ackTask.cancel()
         let offline = NodeStatus(state: .offline, version: configuration.version, boot: boot,
                                  source: configuration.source.description, startedAt: startedAt)
@@ -157,6 +158,18 @@ public final class ScannerService: Service {
             "unsent": "\(state.queue.count)", "dropped": "\(state.queue.dropped)", "replayFinished": "\(finishedEarly)",
         ])
         if let failure { throw Failure(description: failure) }
+        if !state.queue.isEmpty {
+            throw UndeliveredBatches(count: state.queue.count, broker: configuration.broker.url)
+        }
+    }
+
+    /// The scanner stopped with batches the broker never acknowledged (unreachable, or refusing this node).
+    public struct UndeliveredBatches: Error, CustomStringConvertible {
+        public var count: Int
+        public var broker: String
+        public var description: String {
+            "\(count) sighting batches were not delivered: the broker \(broker) was unreachable or refused this node (check the URL, user, password and ACL)"
+        }
     }
 
     private func startSource(
@@ -219,7 +232,7 @@ public final class ScannerService: Service {
     /// Keeps pumping until the queue is empty or the drain timeout passes.
     private func drain(_ state: inout ScannerState) async {
         let deadline = WallClock.now() + ScannerService.drainTimeout
-        while !state.queue.isEmpty && WallClock.now() < deadline && client.isConnected {
+        while !state.queue.isEmpty && WallClock.now() < deadline {
             // The acknowledgement stream is no longer read here: ask the client about each in-flight id.
             state.acknowledgeDelivered(client: client)
             pump(&state)

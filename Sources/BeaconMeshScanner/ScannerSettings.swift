@@ -88,7 +88,7 @@ public struct ScannerSettings: Sendable {
         configuration.aggregation.includeDetails = try boolean("details") ?? false
         configuration.advertise = try boolean("advertise") ?? false
         if let power = try number("measuredPower", Int8.self) { configuration.advertisedMeasuredPower = power }
-        if let route = text("simRoute") {
+        if let route = settings["simRoute"]?.values.joined(separator: ",") {
             let departments = route.split(separator: ",").map { UInt16($0.filter { !$0.isWhitespace }) }
             guard !departments.isEmpty, departments.allSatisfy({ $0 != nil }) else {
                 throw bad("simRoute", route, "must list department numbers, e.g. 10,20,30")

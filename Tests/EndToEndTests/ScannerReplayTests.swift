@@ -117,8 +117,84 @@ struct ScannerEndToEndTests {
             "--store", "1", "--department", "2", "--broker", broker.url, "--source", "btsnoop:\(directory)/bogus.log", "--speed", "max",
         ])
         let status = await scanner.waitForExit(timeout: .seconds(20))
-        #expect(status == .exited(1), "\(scanner.transcript)")
+        #expect(status == .exited(2), "\(scanner.transcript)")
         #expect(scanner.stderrLines.last?.contains("bogus.log") == true, "\(scanner.transcript)")
+    }
+
+    @Test("hci0 on a machine without Bluetooth is one line saying what to check, exit 2")
+    func noAdapter() async throws {
+        let scanner = try Mesh.program("beacon-scanner", ["--store", "1", "--department", "2", "--source", "hci0", "--broker", "mqtt://127.0.0.1:1"])
+        #expect(await scanner.waitForExit(timeout: .seconds(10)) == .exited(2))
+        let last = scanner.stderrLines.last ?? ""
+        #expect(last.hasPrefix("beacon-scanner: ") && last.contains("hci0"), "\(scanner.transcript)")
+    }
+
+    @Test("what --record writes replays to the same sightings")
+    func recordReplaysTheSame() async throws {
+        let broker = try await MosquittoBroker.start()
+        defer { Task { await broker.stop() } }
+        let directory = try Mesh.temporaryDirectory()
+        var published: [Set<String>] = []
+        for (index, source) in [try #require(try Mesh.captures().last).path, directory + "/recorded.log"].enumerated() {
+            let subscription = try await MosquittoClients.subscribe(port: broker.port, filter: "beaconmesh/v1/stores/8/departments/\(index)/nodes/a/sightings", qos: 1)
+            var arguments = ["--store", "8", "--department", "\(index)", "--broker", broker.url, "--source", "btsnoop:\(source)", "--speed", "max"]
+            if index == 0 { arguments += ["--record", directory + "/recorded.log"] }
+            let scanner = try Mesh.program("beacon-scanner", arguments)
+            #expect(await scanner.waitForExit(timeout: .seconds(30)) == .exited(0), "\(scanner.transcript)")
+            try await Task.sleep(for: .milliseconds(300))
+            await subscription.stop()
+            var beacons: Set<String> = []
+            for line in subscription.lines {
+                for sighting in Mesh.payload(of: line)?["sightings"] as? [[String: Any]] ?? [] {
+                    if let beacon = sighting["beacon"] as? String, let count = sighting["count"] as? Int { beacons.insert("\(beacon)×\(count)") }
+                }
+            }
+            published.append(beacons)
+        }
+        #expect(!published[0].isEmpty)
+        #expect(published[0] == published[1])
+    }
+
+    @Test("a broker restart during a replay at --speed 1 loses no batch")
+    func brokerRestartLosesNothing() async throws {
+        let directory = try Mesh.temporaryDirectory()
+        let recorder = try await MosquittoBroker.start()
+        // A few seconds of simulated shoppers, recorded, make the capture to replay at recorded pace.
+        let simulated = try Mesh.program("beacon-scanner", [
+            "--store", "4", "--department", "10", "--broker", recorder.url, "--source", "sim", "--sim-route", "10",
+            "--record", directory + "/shoppers.log",
+        ])
+        try await Task.sleep(for: .seconds(7))
+        #expect(await simulated.stop(with: SIGTERM) == .exited(0))
+        await recorder.stop()
+
+        let broker = try await MosquittoBroker.start(persistence: true)
+        defer { Task { await broker.stop() } }
+        let subscription = try await MosquittoClients.subscribe(
+            port: broker.port, filter: "beaconmesh/v1/stores/4/departments/10/nodes/a/sightings", qos: 1,
+            extraArguments: ["-c", "-i", "restart-watcher"])
+        let scanner = try Mesh.program("beacon-scanner", [
+            "--store", "4", "--department", "10", "--broker", broker.url, "--source", "btsnoop:\(directory)/shoppers.log",
+            "--speed", "1", "--flush", "250ms",
+        ])
+        try await Task.sleep(for: .seconds(2))
+        await broker.stop()
+        try await Task.sleep(for: .seconds(2))
+        try await broker.restart()
+        // mosquitto_sub gives up when its broker goes away; the same persistent session picks up what was queued.
+        await subscription.stop()
+        let resumed = try await MosquittoClients.subscribe(
+            port: broker.port, filter: "beaconmesh/v1/stores/4/departments/10/nodes/a/sightings", qos: 1,
+            extraArguments: ["-c", "-i", "restart-watcher"])
+        #expect(await scanner.waitForExit(timeout: .seconds(30)) == .exited(0), "\(scanner.transcript)")
+        let stopped = scanner.stderrLines.first { $0.contains("scanner stopped") } ?? ""
+        let made = Int(stopped.split(separator: " ").first { $0.hasPrefix("batches=") }?.dropFirst("batches=".count) ?? "") ?? -1
+        #expect(made > 8, "\(stopped)")
+        _ = await resumed.waitForLine(timeout: .seconds(10)) { Mesh.payload(of: $0)?["seq"] as? Int == made }
+        try await Task.sleep(for: .milliseconds(500))
+        await resumed.stop()
+        let sequences = Set((subscription.lines + resumed.lines).compactMap { Mesh.payload(of: $0)?["seq"] as? Int })
+        #expect(sequences == Set(1...max(made, 1)), "missing: \(Set(1...max(made, 1)).subtracting(sequences).sorted()) \(scanner.transcript)")
     }
 
     @Test("--help answers and exits 0")

@@ -1,0 +1,88 @@
+import Testing
+@testable import BeaconMeshCore
+
+@Suite("Sighting aggregator")
+struct SightingAggregatorTests {
+    private let node = NodeAddress(store: 1, department: 10, node: "a")!
+    private let uuid = BeaconUUID("0cf052c2-97ca-407c-84f8-b62aac4e9020")!
+    private let start = Timestamp(milliseconds: 1_000_000)
+
+    private func key(_ minor: UInt16) -> BeaconKey { .iBeacon(uuid: uuid, major: 1, minor: minor) }
+
+    @Test("a beacon new to the node goes out at once, on its own; known ones wait for the window")
+    func newBeaconAtOnce() {
+        var aggregator = SightingAggregator(node: node, boot: "b")
+        #expect(aggregator.record(key(1), rssi: -60, measuredPower: -59, address: nil, at: start) == .newBeacon)
+        #expect(aggregator.isNewBeaconFlushDue(at: start))
+        let early = aggregator.flushNewBeacons(at: start)
+        #expect(early?.sightings.map(\.beacon) == [key(1)])
+        #expect(early?.seq == 1)
+        #expect(aggregator.record(key(1), rssi: -61, measuredPower: -59, address: nil, at: start + .milliseconds(100)) == .updated)
+        #expect(aggregator.record(key(2), rssi: -70, measuredPower: -59, address: nil, at: start + .milliseconds(150)) == .newBeacon)
+        #expect(aggregator.isNewBeaconFlushDue(at: start + .milliseconds(150)))
+        let second = aggregator.flushNewBeacons(at: start + .milliseconds(150))
+        #expect(second?.sightings.map(\.beacon) == [key(2)], "only the newcomer; beacon 1 waits for its window")
+        let window = aggregator.flush(at: start + .milliseconds(500))
+        #expect(window?.sightings.map(\.beacon) == [key(1)])
+        #expect(window?.seq == 3)
+    }
+
+    @Test("a crowd of new beacons shares early batches at most every 100 ms")
+    func crowdIsCoalesced() {
+        var aggregator = SightingAggregator(node: node, boot: "b")
+        _ = aggregator.record(key(1), rssi: -60, measuredPower: nil, address: nil, at: start)
+        _ = aggregator.flushNewBeacons(at: start)
+        for minor in 2..<50 { _ = aggregator.record(key(UInt16(minor)), rssi: -60, measuredPower: nil, address: nil, at: start + .milliseconds(10)) }
+        #expect(!aggregator.isNewBeaconFlushDue(at: start + .milliseconds(50)))
+        #expect(aggregator.isNewBeaconFlushDue(at: start + .milliseconds(100)))
+        #expect(aggregator.flushNewBeacons(at: start + .milliseconds(100))?.sightings.count == 48)
+    }
+
+    @Test("count, smoothed RSSI and distance describe the window")
+    func sightingFields() throws {
+        var aggregator = SightingAggregator(node: node, boot: "b")
+        for (index, rssi) in ([-59, -60, -58, -59] as [Int8]).enumerated() {
+            _ = aggregator.record(key(1), rssi: rssi, measuredPower: -59, address: nil, at: start + .milliseconds(Int64(index * 100)))
+        }
+        let sighting = try #require(aggregator.flush(at: start + .milliseconds(500))?.sightings.first)
+        #expect(sighting.count == 4)
+        #expect(sighting.rssi == -59)
+        #expect(sighting.txPower == -59)
+        #expect(sighting.distance == 1)
+        #expect(sighting.proximity == .near)
+        #expect(sighting.lastSeen == start + .milliseconds(300))
+    }
+
+    @Test("a beacon silent for lostAfter is reported lost once and forgotten")
+    func lost() {
+        var configuration = SightingAggregator.Configuration()
+        configuration.lostAfter = .seconds(2)
+        var aggregator = SightingAggregator(node: node, boot: "b", configuration: configuration)
+        _ = aggregator.record(key(1), rssi: -60, measuredPower: nil, address: nil, at: start)
+        _ = aggregator.flush(at: start + .milliseconds(500))
+        #expect(aggregator.flush(at: start + .seconds(1)) == nil, "nothing heard, nothing lost yet: no batch")
+        #expect(aggregator.flush(at: start + .seconds(2))?.lost == [key(1)])
+        #expect(aggregator.trackedBeacons == 0)
+        #expect(aggregator.record(key(1), rssi: -60, measuredPower: nil, address: nil, at: start + .seconds(3)) == .newBeacon)
+    }
+
+    @Test("the UUID allowlist and the minimum RSSI drop adverts before they are tracked")
+    func filters() {
+        var configuration = SightingAggregator.Configuration()
+        configuration.allowedUUIDs = [uuid]
+        configuration.minimumRSSI = -90
+        var aggregator = SightingAggregator(node: node, boot: "b", configuration: configuration)
+        let stranger = BeaconKey.iBeacon(uuid: BeaconUUID(high: 1, low: 2), major: 1, minor: 1)
+        #expect(aggregator.record(stranger, rssi: -60, measuredPower: nil, address: nil, at: start) == .ignored)
+        #expect(aggregator.record(key(1), rssi: -95, measuredPower: nil, address: nil, at: start) == .ignored)
+        #expect(aggregator.record(key(1), rssi: -80, measuredPower: nil, address: nil, at: start) == .newBeacon)
+        #expect(aggregator.trackedBeacons == 1)
+    }
+
+    @Test("the RSSI filter shrugs off a single reflected burst")
+    func outlierRejection() {
+        var filter = RSSIFilter()
+        for rssi in [-70, -71, -69, -70, -40, -70, -71, -70] as [Int8] { filter.add(rssi) }
+        #expect(filter.smoothed.map { abs($0 - -70.1) < 0.2 } == true, "\(String(describing: filter.smoothed))")
+    }
+}
