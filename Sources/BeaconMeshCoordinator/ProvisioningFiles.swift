@@ -296,7 +296,7 @@ extension ProvisioningRole {
     var isService: Bool {
         switch self {
         case .node, .coordinator: true
-        case .monitor, .member: false
+        case .monitor, .member, .bridge: false
         }
     }
 }

@@ -6,6 +6,7 @@ import BeaconMeshCore
 /// - a scanner node: `node-<store>-<department>-<node>`, e.g. `node-1-10-a`;
 /// - a till's monitor: `monitor-<store>`, e.g. `monitor-1`;
 /// - a coordinator: `coordinator-<id>`, e.g. `coordinator-backoffice-1`;
+/// - a store broker's bridge to head office: `bridge-store-<store>`, e.g. `bridge-store-1`;
 /// - a member's app: the member id itself, e.g. `ana` — mosquitto's `%u` ACL pattern puts the user name into the
 ///   offers topic `…/members/%u/offers`, so the user name must *be* the member id. Member ids that start with a
 ///   service prefix (`node-`, `monitor-`, `coordinator-`, `bridge-`) are refused so that the two kinds never collide.
@@ -19,6 +20,9 @@ public enum ProvisioningRole: Sendable, Equatable {
     case coordinator(id: String, stores: [UInt16])
     /// A member's app: reads only its own offers (through the ACL's `%u` pattern, no user block of its own).
     case member(id: String)
+    /// A store broker's bridge, on the head-office broker: forwards one store's topics there and takes members'
+    /// offers back (deploy/bridge/).
+    case bridge(store: UInt16)
 
     /// The prefixes of service user names; a member id may not start with one.
     public static let reservedPrefixes = ["node-", "monitor-", "coordinator-", "bridge-"]
@@ -30,6 +34,7 @@ public enum ProvisioningRole: Sendable, Equatable {
         case .monitor(let store): "monitor-\(store)"
         case .coordinator(let id, _): "coordinator-\(id)"
         case .member(let id): id
+        case .bridge(let store): "bridge-store-\(store)"
         }
     }
 
@@ -40,6 +45,7 @@ public enum ProvisioningRole: Sendable, Equatable {
         case .monitor: "monitor"
         case .coordinator: "coordinator"
         case .member: "member"
+        case .bridge: "bridge"
         }
     }
 
@@ -67,13 +73,15 @@ public enum ProvisioningRole: Sendable, Equatable {
             return lines
         case .member:
             return []
+        case .bridge(let store):
+            return ["topic write \(topics.everything(store: store))", "topic read \(topics.prefix)/members/+/offers"]
         }
     }
 
     /// Why this credential cannot be made (a bad coordinator or member id), or `nil` when it can.
     public var problem: String? {
         switch self {
-        case .node, .monitor:
+        case .node, .monitor, .bridge:
             return nil
         case .coordinator(let id, _):
             return Self.isTopicSafe(id) ? nil : "the coordinator id '\(id)' must be 1-64 of a-z, A-Z, 0-9, '.', '_' and '-'"

@@ -15,14 +15,14 @@ struct ProvisionCommand: ParsableCommand {
         abstract: "Create or revoke broker credentials (password + ACL rules) for nodes, monitors, coordinators and member apps.",
         discussion: """
             User names: node-<store>-<department>-<node> (node-1-10-a), monitor-<store> (monitor-1), \
-            coordinator-<id> (coordinator-backoffice-1), and for a member's app the member id itself (ana), because \
+            coordinator-<id> (coordinator-backoffice-1), bridge-store-<store> (on the head-office broker), and for a member's app the member id itself (ana), because \
             the ACL pattern beaconmesh/v1/members/%u/offers puts the user name into the topic.
             Each credential gets a random password in <credentials>/<user>.pass (mode 0600); hand that file to the \
             program (--password-file, or passwordFile: in its config). Running a command again changes nothing; \
             --rotate draws a new password. The broker reads the files only when reloaded: add --reload, or run \
             `systemctl reload mosquitto` afterwards.
             """,
-        subcommands: [Node.self, Monitor.self, Coordinator.self, Member.self, Revoke.self])
+        subcommands: [Node.self, Monitor.self, Coordinator.self, Member.self, Bridge.self, Revoke.self])
 
     /// Where the credentials go, and how the broker is told.
     struct Files: ParsableArguments {
@@ -95,7 +95,7 @@ struct ProvisionCommand: ParsableCommand {
         }
 
         /// Provisions `role`, prints what happened and what to do next, and reloads the broker if asked.
-        func provision(_ role: ProvisioningRole, rotate: Bool, configHint: String) throws {
+        func provision(_ role: ProvisioningRole, rotate: Bool, use: (_ username: String, _ file: String) -> String) throws {
             let outcome: ProvisioningFiles.Outcome
             do {
                 outcome = try files.provision(role, rotate: rotate)
@@ -109,7 +109,7 @@ struct ProvisionCommand: ParsableCommand {
             case .restored: "password entry restored from its credential file"
             }
             CommandLineProgram.printLine("\(outcome.username): \(verb); password in \(outcome.credentialFile)")
-            CommandLineProgram.printLine("  \(configHint): username \(outcome.username), password file \(outcome.credentialFile)")
+            CommandLineProgram.printLine("  " + use(outcome.username, outcome.credentialFile))
             try applyToBroker(changed: outcome.password != .kept || outcome.aclChanged)
         }
     }
@@ -129,7 +129,7 @@ struct ProvisionCommand: ParsableCommand {
 
         func run() throws {
             let address = NodeAddress(store: store, department: department, node: node)!
-            try files.provision(.node(address), rotate: rotate, configHint: "scanner config (username:, passwordFile:)")
+            try files.provision(.node(address), rotate: rotate, use: { "scanner config: username: \($0), passwordFile: \($1) (copy the file to the node, owner beaconmesh, mode 0600)" })
         }
     }
 
@@ -141,7 +141,7 @@ struct ProvisionCommand: ParsableCommand {
         @Flag(help: "Draw a new password even if the credential exists.") var rotate = false
 
         func run() throws {
-            try files.provision(.monitor(store: store), rotate: rotate, configHint: "beacon-monitor --username/--password-file")
+            try files.provision(.monitor(store: store), rotate: rotate, use: { "on the till: beacon-monitor --store \(store) --username \($0) --password-file \($1)" })
         }
     }
 
@@ -157,7 +157,7 @@ struct ProvisionCommand: ParsableCommand {
         func run() throws {
             let hostName = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "coordinator"
             let role = ProvisioningRole.coordinator(id: id ?? hostName.lowercased(), stores: stores)
-            try files.provision(role, rotate: rotate, configHint: "coordinator config (broker: username:, passwordFile:)")
+            try files.provision(role, rotate: rotate, use: { "coordinator config: broker: {username: \($0), passwordFile: \($1)}" })
         }
     }
 
@@ -169,7 +169,21 @@ struct ProvisionCommand: ParsableCommand {
         @Flag(help: "Draw a new password even if the credential exists.") var rotate = false
 
         func run() throws {
-            try files.provision(.member(id: id), rotate: rotate, configHint: "member app")
+            try files.provision(.member(id: id), rotate: rotate, use: { "member app: user name \($0), the password is in \($1); it may read only \(Topics(root: files.topicRoot).offers(member: $0))" })
+        }
+    }
+
+    struct Bridge: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "On the head-office broker: a store broker's bridge, which forwards that store's topics and takes offers back.")
+        @OptionGroup var files: Files
+        @Option(help: "Store number (0-65535).") var store: UInt16
+        @Flag(help: "Draw a new password even if the credential exists.") var rotate = false
+
+        func run() throws {
+            try files.provision(.bridge(store: store), rotate: rotate, use: {
+                "store broker's bridge (deploy/bridge/store-bridge.conf): remote_username \($0), remote_password from \($1)"
+            })
         }
     }
 

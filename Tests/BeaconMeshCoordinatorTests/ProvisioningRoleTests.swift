@@ -47,6 +47,13 @@ struct ProvisioningRoleTests {
         #expect(everyStore.first == "topic read beaconmesh/v1/stores/+/departments/#")
     }
 
+    @Test("a store's bridge writes that store's tree at head office and reads members' offers back")
+    func bridgeLines() {
+        let role = ProvisioningRole.bridge(store: 3)
+        #expect(role.username == "bridge-store-3")
+        #expect(role.topicLines() == ["topic write beaconmesh/v1/stores/3/#", "topic read beaconmesh/v1/members/+/offers"])
+    }
+
     @Test("a member has no block of its own: the shared %u pattern gives it its offers")
     func memberLines() {
         #expect(ProvisioningRole.member(id: "ana").topicLines().isEmpty)
