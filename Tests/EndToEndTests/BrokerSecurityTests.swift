@@ -121,7 +121,7 @@ struct BrokerSecurityTests {
         let broker = try await secureBroker()
         let otherCA = try Mesh.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: otherCA) }
-        try await ProfileBroker.runScript("deploy/make-certificates.sh", ["--out", otherCA, "127.0.0.1"])
+        try await RepositoryScript.run("deploy/make-certificates.sh", ["--out", otherCA, "127.0.0.1"])
         let password = try broker.password(of: "node-1-10-a")
         let topic = "\(Self.tree)/stores/1/departments/10/nodes/a/status"
         for (what, arguments) in [

@@ -9,7 +9,7 @@ struct InstallScriptTests {
     func install(_ arguments: [String], destdir: String) async throws -> [String] {
         var environment = ProcessInfo.processInfo.environment
         environment["DESTDIR"] = destdir
-        let process = try await ProfileBroker.runScript("deploy/install.sh", arguments, environment: environment)
+        let process = try await RepositoryScript.run("deploy/install.sh", arguments, environment: environment)
         return process.stdoutLines
     }
 
@@ -65,7 +65,7 @@ struct InstallScriptTests {
         defer { try? FileManager.default.removeItem(atPath: root) }
         var environment = ProcessInfo.processInfo.environment
         environment["DESTDIR"] = nil
-        let process = try await ProfileBroker.runScript("deploy/install.sh", ["--dry-run"], environment: environment)
+        let process = try await RepositoryScript.run("deploy/install.sh", ["--dry-run"], environment: environment)
         let output = process.stdoutLines
         #expect(output.contains { $0.hasPrefix("would run: swift build") && $0.contains("-c release") && $0.contains("--product beacon-scanner") }, "\(output)")
         #expect(output.contains { $0.hasPrefix("would run: install -D -m 755") && $0.hasSuffix("/usr/local/bin/beacon-coordinator") })

@@ -41,7 +41,7 @@ final class ProfileBroker: Sendable {
                 try FileManager.default.copyItem(atPath: caFrom + "/" + file, toPath: tls + "/" + file)
             }
         }
-        try await Self.runScript("deploy/make-certificates.sh", ["--out", tls, "127.0.0.1", "localhost"])
+        try await RepositoryScript.run("deploy/make-certificates.sh", ["--out", tls, "127.0.0.1", "localhost"])
         let profile = try String(contentsOf: BuiltProducts.packageRoot.appendingPathComponent("deploy/broker/mosquitto-production.conf"),
                                  encoding: .utf8)
         var lines = try Self.rewrite(profile, root: root, port: port)
@@ -64,18 +64,6 @@ final class ProfileBroker: Sendable {
         }
         guard sawListener else { throw TestSupportError("deploy/broker/mosquitto-production.conf has no 'listener 8883' line") }
         return lines
-    }
-
-    /// Runs a script of the repository with bash; throws with its output unless it exits 0.
-    @discardableResult
-    static func runScript(_ script: String, _ arguments: [String], environment: [String: String]? = nil) async throws -> TestProcess {
-        let path = BuiltProducts.packageRoot.appendingPathComponent(script).path
-        let process = try TestProcess(executable: "/bin/bash", arguments: [path] + arguments, environment: environment)
-        let status = await process.waitForExit(timeout: .seconds(60))
-        guard status == .exited(0) else {
-            throw TestSupportError("\(script) \(arguments.joined(separator: " ")) \(status.map { "\($0)" } ?? "did not finish"):\n\(process.transcript)")
-        }
-        return process
     }
 
     /// Runs `beacon-coordinator provision ARGUMENTS` against this broker's files; returns its output lines.
