@@ -1,0 +1,109 @@
+import BeaconMeshCore
+
+/// Who a broker credential is for: decides its user name and exactly which topics the broker's ACL lets it use.
+///
+/// User names (one scheme, so an ACL line can be read at a glance):
+/// - a scanner node: `node-<store>-<department>-<node>`, e.g. `node-1-10-a`;
+/// - a till's monitor: `monitor-<store>`, e.g. `monitor-1`;
+/// - a coordinator: `coordinator-<id>`, e.g. `coordinator-backoffice-1`;
+/// - a store broker's bridge to head office: `bridge-store-<store>`, e.g. `bridge-store-1`;
+/// - a member's app: the member id itself, e.g. `ana` — mosquitto's `%u` ACL pattern puts the user name into the
+///   offers topic `…/members/%u/offers`, so the user name must *be* the member id. Member ids that start with a
+///   service prefix (`node-`, `monitor-`, `coordinator-`, `bridge-`) are refused so that the two kinds never collide.
+public enum ProvisioningRole: Sendable, Equatable {
+    /// A scanner: writes only its own node's `sightings`, `status` and `health`.
+    case node(NodeAddress)
+    /// A shop-floor monitor: reads everything of one store, writes nothing.
+    case monitor(store: UInt16)
+    /// A coordinator: reads its stores' node topics, writes their `events` and `presence`, members' `offers` and its
+    /// own `coordinators/{id}/status|health`. No stores means every store (a chain-wide coordinator at head office).
+    case coordinator(id: String, stores: [UInt16])
+    /// A member's app: reads only its own offers (through the ACL's `%u` pattern, no user block of its own).
+    case member(id: String)
+    /// A store broker's bridge, on the head-office broker: forwards one store's topics there and takes members'
+    /// offers back (deploy/bridge/).
+    case bridge(store: UInt16)
+
+    /// The prefixes of service user names; a member id may not start with one.
+    public static let reservedPrefixes = ["node-", "monitor-", "coordinator-", "bridge-"]
+
+    /// The broker user name of this credential (see the type's documentation for the scheme).
+    public var username: String {
+        switch self {
+        case .node(let address): "node-\(address.store)-\(address.department)-\(address.node)"
+        case .monitor(let store): "monitor-\(store)"
+        case .coordinator(let id, _): "coordinator-\(id)"
+        case .member(let id): id
+        case .bridge(let store): "bridge-store-\(store)"
+        }
+    }
+
+    /// What kind of credential this is, in a word (`node`, `monitor`, `coordinator`, `member`).
+    public var kind: String {
+        switch self {
+        case .node: "node"
+        case .monitor: "monitor"
+        case .coordinator: "coordinator"
+        case .member: "member"
+        case .bridge: "bridge"
+        }
+    }
+
+    /// The ACL `topic` lines of this user's block, for topics under `<topicRoot>/v1`; empty for a member, whose only
+    /// right comes from the shared `%u` pattern (`ProvisioningACL.patternLines`).
+    public func topicLines(topicRoot: String = "beaconmesh") -> [String] {
+        let topics = Topics(root: topicRoot)
+        switch self {
+        case .node(let address):
+            return [topics.sightings(address), topics.nodeStatus(address), topics.nodeHealth(address)].map { "topic write \($0)" }
+        case .monitor(let store):
+            return ["topic read \(topics.everything(store: store))"]
+        case .coordinator(let id, let stores):
+            let storeLevels = stores.isEmpty ? ["+"] : stores.sorted().map { "\($0)" }
+            var lines: [String] = []
+            for store in storeLevels {
+                let base = "\(topics.prefix)/stores/\(store)"
+                lines += ["topic read \(base)/departments/#", "topic write \(base)/events", "topic write \(base)/presence"]
+            }
+            lines += [
+                "topic write \(topics.prefix)/members/+/offers",
+                "topic readwrite \(topics.coordinatorStatus(id: id))",
+                "topic write \(topics.coordinatorHealth(id: id))",
+            ]
+            return lines
+        case .member:
+            return []
+        case .bridge(let store):
+            return ["topic write \(topics.everything(store: store))", "topic read \(topics.prefix)/members/+/offers"]
+        }
+    }
+
+    /// Why this credential cannot be made (a bad coordinator or member id), or `nil` when it can.
+    public var problem: String? {
+        switch self {
+        case .node, .monitor, .bridge:
+            return nil
+        case .coordinator(let id, _):
+            return Self.isTopicSafe(id) ? nil : "the coordinator id '\(id)' must be 1-64 of a-z, A-Z, 0-9, '.', '_' and '-'"
+        case .member(let id):
+            guard Self.isTopicSafe(id) else {
+                return "the member id '\(id)' must be 1-64 of a-z, A-Z, 0-9, '.', '_' and '-' to be a broker user name"
+            }
+            if let prefix = Self.reservedPrefixes.first(where: { id.hasPrefix($0) }) {
+                return "the member id '\(id)' starts with '\(prefix)', which is kept for service user names"
+            }
+            return nil
+        }
+    }
+
+    /// Whether `text` is 1–64 of `A-Z a-z 0-9 . _ -`: safe as an MQTT topic level and as a mosquitto user name
+    /// (no `/`, `+`, `#`, `:` or spaces).
+    static func isTopicSafe(_ text: String) -> Bool {
+        let bytes = text.utf8
+        return (1...64).contains(bytes.count) && bytes.allSatisfy {
+            ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z"))
+                || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
+                || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
+        }
+    }
+}

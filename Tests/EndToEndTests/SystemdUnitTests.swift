@@ -1,0 +1,81 @@
+import BeaconMeshTesting
+import Foundation
+import Testing
+
+/// The shipped systemd units: `systemd-analyze verify` accepts them, and they keep their security promises.
+@Suite("systemd units")
+struct SystemdUnitTests {
+    static let units = ["beacon-scanner@.service", "beacon-coordinator.service"]
+
+    static func text(of unit: String) throws -> String {
+        try String(contentsOf: BuiltProducts.packageRoot.appendingPathComponent("deploy/systemd/\(unit)"), encoding: .utf8)
+    }
+
+    /// The `Key=value` settings of a unit, in order (comments and section headers left out).
+    static func settings(of unit: String) throws -> [(key: String, value: String)] {
+        try text(of: unit).split(separator: "\n").compactMap { line in
+            guard !line.hasPrefix("#"), !line.hasPrefix("["), let equals = line.firstIndex(of: "=") else { return nil }
+            return (String(line[..<equals]), String(line[line.index(after: equals)...]))
+        }
+    }
+
+    static func value(_ key: String, in unit: String) throws -> String? {
+        try settings(of: unit).last { $0.key == key }?.value
+    }
+
+    @Test("systemd-analyze verify passes on both units (ExecStart pointed at the built programs)")
+    func verify() async throws {
+        let analyze = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        let tool = try #require(analyze, "systemd-analyze was not found; install systemd (apt-get install systemd)")
+        let directory = try Mesh.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // verify checks that ExecStart's program exists; the units name /usr/local/bin, where install.sh puts them.
+        _ = try BuiltProducts.path(of: "beacon-scanner")
+        _ = try BuiltProducts.path(of: "beacon-coordinator")
+        for unit in Self.units {
+            let text = try Self.text(of: unit).replacingOccurrences(of: "/usr/local/bin/", with: BuiltProducts.directory + "/")
+            try text.write(toFile: directory + "/" + unit, atomically: true, encoding: .utf8)
+        }
+        let process = try TestProcess(executable: tool, arguments: ["verify"] + Self.units.map { directory + "/" + $0 },
+                                      environment: ["PATH": "/usr/bin:/bin:/usr/sbin:/sbin", "SYSTEMD_LOG_COLOR": "0"])
+        let status = await process.waitForExit(timeout: .seconds(60))
+        #expect(status == .exited(0), "\(process.transcript)")
+        #expect(process.stderrLines.filter { !$0.isEmpty }.isEmpty, "no warnings either:\n\(process.transcript)")
+    }
+
+    @Test("the scanner unit runs the instance's config file as the beaconmesh user with only the radio capabilities")
+    func scannerUnit() throws {
+        let unit = "beacon-scanner@.service"
+        #expect(try Self.value("ExecStart", in: unit) == "/usr/local/bin/beacon-scanner --config /etc/beaconmesh/scanner/%i.yaml")
+        #expect(try Self.value("AmbientCapabilities", in: unit) == "CAP_NET_RAW CAP_NET_ADMIN")
+        #expect(try Self.value("CapabilityBoundingSet", in: unit) == "CAP_NET_RAW CAP_NET_ADMIN")
+        #expect(try Self.value("RestrictAddressFamilies", in: unit)?.contains("AF_BLUETOOTH") == true)
+    }
+
+    @Test("the coordinator unit has no capabilities and writes only its state directory")
+    func coordinatorUnit() throws {
+        let unit = "beacon-coordinator.service"
+        #expect(try Self.value("ExecStart", in: unit) == "/usr/local/bin/beacon-coordinator run --config /etc/beaconmesh/coordinator.yaml")
+        #expect(try Self.value("AmbientCapabilities", in: unit) == "")
+        #expect(try Self.value("CapabilityBoundingSet", in: unit) == "")
+        #expect(try Self.value("StateDirectory", in: unit) == "beaconmesh")
+        #expect(try Self.value("WorkingDirectory", in: unit) == "/var/lib/beaconmesh")
+    }
+
+    @Test("both units restart on failure (not on a bad config), run as a dedicated user and are hardened")
+    func hardening() throws {
+        for unit in Self.units {
+            let expected = [
+                "User": "beaconmesh", "Group": "beaconmesh", "Restart": "on-failure", "RestartPreventExitStatus": "2",
+                "NoNewPrivileges": "yes", "ProtectSystem": "strict", "ProtectHome": "yes", "PrivateTmp": "yes",
+                "PrivateDevices": "yes", "ProtectKernelTunables": "yes", "ProtectKernelModules": "yes",
+                "ProtectControlGroups": "yes", "RestrictNamespaces": "yes", "RestrictSUIDSGID": "yes",
+                "LockPersonality": "yes", "MemoryDenyWriteExecute": "yes", "SystemCallFilter": "@system-service",
+                "UMask": "0077", "KillSignal": "SIGTERM",
+            ]
+            for (key, value) in expected {
+                #expect(try Self.value(key, in: unit) == value, "\(unit): \(key)")
+            }
+        }
+    }
+}
