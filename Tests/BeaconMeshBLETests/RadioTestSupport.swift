@@ -11,7 +11,11 @@ struct SocketPair {
 
     init(type: Int32) throws {
         var descriptors: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, type, 0, &descriptors) == 0 else { throw POSIXFailure(call: "socketpair") }
+        // Close-on-exec: programs that other tests start meanwhile must not inherit an end, or closing ours would
+        // never reach the peer as end-of-file.
+        guard socketpair(AF_UNIX, type | Int32(SOCK_CLOEXEC.rawValue), 0, &descriptors) == 0 else {
+            throw POSIXFailure(call: "socketpair")
+        }
         near = descriptors[0]
         far = descriptors[1]
     }
