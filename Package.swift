@@ -83,7 +83,7 @@ let package = Package(
         // Test support: a mosquitto broker on a free loopback port, process helpers.
         .target(name: "BeaconMeshTesting", dependencies: []),
 
-        .testTarget(name: "BeaconMeshCoreTests", dependencies: ["BeaconMeshCore"]),
+        .testTarget(name: "BeaconMeshCoreTests", dependencies: ["BeaconMeshCore", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshWireTests", dependencies: ["BeaconMeshWire"]),
         .testTarget(name: "BeaconMeshMQTTTests", dependencies: ["BeaconMeshMQTT", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshBLETests", dependencies: ["BeaconMeshBLE", "BeaconMeshTesting"]),
