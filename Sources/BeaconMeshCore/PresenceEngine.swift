@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Works out which member is in which department of which store, from sighting batches, node status and ticks.
 ///
 /// A pure state machine in the manner of a protocol state handler: every input method takes the current time and
@@ -18,6 +12,9 @@ import Darwin
 /// - `exitAfter` without any fresh reading ends the presence with `left`; returning within `visitGap` continues
 ///   the visit without a second `arrived`;
 /// - `lost` lists and offline nodes remove readings at once; batches are ordered per node by `boot`/`seq`.
+///
+/// Inside, members and nodes are numbered (`Int32`) so that a sighting costs a few array accesses and one
+/// `BeaconTable` lookup: the engine handles over a million sightings a second on one core.
 public struct PresenceEngine: Sendable {
     /// What the caller must do after an input.
     public enum Output: Hashable, Sendable {
@@ -33,7 +30,7 @@ public struct PresenceEngine: Sendable {
         case presenceChanged(store: UInt16)
     }
 
-    /// Why a batch was not applied.
+    /// What became of a batch.
     public enum BatchVerdict: Hashable, Sendable {
         case applied
         /// Same boot, a sequence number already seen (a QoS 1 redelivery).
@@ -86,23 +83,34 @@ public struct PresenceEngine: Sendable {
 
     /// One node's latest smoothed reading of one person (member or guest).
     struct Reading: Sendable {
-        var node: NodeAddress
+        var node: Int32
+        var store: UInt16
+        var department: UInt16
         var rssi: Double
         var proximity: Proximity
-        var lastSeen: Timestamp
+        /// Milliseconds since the epoch.
+        var lastSeen: Int64
     }
 
+    /// A member or guest: their readings, and for members the visit and a pending department switch.
     struct Person: Sendable {
         var readings: [Reading] = []
-        var firstHeard: Timestamp?
+        var firstHeard: Int64?
         var visit: Visit?
-        var challenger: (department: UInt16, since: Timestamp)?
+        var challengerDepartment: UInt16?
+        var challengerSince: Int64 = 0
+        /// The batch that last touched this person, so a batch evaluates each person once.
+        var lastBatch: UInt64 = 0
     }
 
+    /// What the engine knows of a node.
     struct NodeTrack: Sendable {
+        var address: NodeAddress
         var state: LinkState
         var boot: String?
         var lastSeq: UInt64
+        /// The node's department's `staleAfter`, in milliseconds.
+        var staleAfter: Int64
     }
 
     /// Time constant of the per-node smoothing of batch readings.
@@ -110,10 +118,16 @@ public struct PresenceEngine: Sendable {
 
     private let defaultRules: PresenceRules
     private var departments: [UInt16: [UInt16: PresenceRules]]
-    private var owners: [BeaconKey: String] = [:]
-    private var members: [String: Person] = [:]
-    private var guests: [BeaconKey: Person] = [:]
-    private var nodes: [NodeAddress: NodeTrack] = [:]
+    /// Member id → number, and back; numbers of forgotten members are reused.
+    private var memberNumbers: [String: Int32] = [:]
+    private var memberIDs: [String] = []
+    private var members: [Person] = []
+    private var freeMemberNumbers: [Int32] = []
+    private var owners = BeaconTable<Int32>()
+    private var guests = BeaconTable<Person>()
+    private var nodeNumbers: [NodeAddress: Int32] = [:]
+    private var nodes: [NodeTrack] = []
+    private var batchNumber: UInt64 = 0
     public private(set) var counters = Counters()
 
     /// An engine for the given stores (store id → its departments), with `rules` where a department sets none.
@@ -129,46 +143,87 @@ public struct PresenceEngine: Sendable {
     /// Replaces which beacon belongs to which member. Beacons of no member are guests.
     /// A member who is no longer in the directory is forgotten at once; returns the stores whose snapshot changed.
     public mutating func setDirectory(_ beaconOwners: [BeaconKey: String]) -> [Output] {
-        owners = beaconOwners
         let known = Set(beaconOwners.values)
         var changedStores: Set<UInt16> = []
-        for (id, person) in members where !known.contains(id) {
-            if let visit = person.visit { changedStores.insert(visit.store) }
-            members[id] = nil
+        for (id, number) in memberNumbers where !known.contains(id) {
+            if let visit = members[Int(number)].visit, visit.leftAt == nil { changedStores.insert(visit.store) }
+            members[Int(number)] = Person()
+            memberNumbers[id] = nil
+            memberIDs[Int(number)] = ""
+            freeMemberNumbers.append(number)
         }
-        for key in guests.keys where beaconOwners[key] != nil { guests[key] = nil }
+        var table = BeaconTable<Int32>()
+        for (beacon, id) in beaconOwners {
+            table.insert(beacon, memberNumber(for: id))
+            guests.remove(beacon)
+        }
+        owners = table
         return changedStores.sorted().map { .presenceChanged(store: $0) }
+    }
+
+    private mutating func memberNumber(for id: String) -> Int32 {
+        if let number = memberNumbers[id] { return number }
+        let number: Int32
+        if let reused = freeMemberNumbers.popLast() {
+            number = reused
+            memberIDs[Int(number)] = id
+        } else {
+            number = Int32(members.count)
+            members.append(Person())
+            memberIDs.append(id)
+        }
+        memberNumbers[id] = number
+        return number
     }
 
     /// Restores visits saved before a restart (open ones and recently left ones, for `visitGap`).
     public mutating func restore(_ visits: [Visit]) {
         for visit in visits where departments[visit.store] != nil {
-            members[visit.member, default: Person()].visit = visit
+            members[Int(memberNumber(for: visit.member))].visit = visit
         }
     }
 
     /// Restores what the engine knew of a node (from its retained status), without emitting events.
     public mutating func restoreNode(_ node: NodeAddress, state: LinkState, boot: String?) {
-        nodes[node] = NodeTrack(state: state, boot: boot, lastSeq: 0)
+        let number = nodeNumber(for: node)
+        nodes[Int(number)].state = state
+        nodes[Int(number)].boot = boot
+        nodes[Int(number)].lastSeq = 0
+    }
+
+    private mutating func nodeNumber(for node: NodeAddress) -> Int32 {
+        if let number = nodeNumbers[node] { return number }
+        let number = Int32(nodes.count)
+        nodes.append(NodeTrack(address: node, state: .online, boot: nil, lastSeq: 0,
+                               staleAfter: rules(store: node.store, department: node.department).staleAfter.wholeMilliseconds))
+        nodeNumbers[node] = number
+        return number
     }
 
     /// The visit of `member`, open or recently left.
-    public func visit(of member: String) -> Visit? { members[member]?.visit }
+    public func visit(of member: String) -> Visit? { memberNumbers[member].flatMap { members[Int($0)].visit } }
 
     /// Every visit the engine holds, for persistence.
-    public var visits: [Visit] { members.values.compactMap(\.visit) }
+    public var visits: [Visit] { memberNumbers.values.compactMap { members[Int($0)].visit } }
 
-    /// How many beacons and members the engine tracks (for health).
-    public var trackedCount: Int { members.count + guests.count }
+    /// How many people (members with a reading or a visit, and guests) the engine tracks, for health.
+    public var trackedCount: Int {
+        memberNumbers.values.reduce(0) { count, number in
+            let person = members[Int(number)]
+            return count + (person.readings.isEmpty && person.visit == nil ? 0 : 1)
+        } + guests.count
+    }
 
     // MARK: Inputs
 
     /// Applies one node's batch received at `now`.
     public mutating func ingest(_ batch: SightingBatch, at now: Timestamp) -> (verdict: BatchVerdict, outputs: [Output]) {
-        let node = batch.node
-        guard departments[node.store] != nil else { return (.unknownStore, []) }
+        let address = batch.node
+        guard departments[address.store] != nil else { return (.unknownStore, []) }
         var outputs: [Output] = []
-        var track = nodes[node] ?? NodeTrack(state: .online, boot: nil, lastSeq: 0)
+        let isNew = nodeNumbers[address] == nil
+        let node = nodeNumber(for: address)
+        var track = nodes[Int(node)]
         if track.boot == batch.boot {
             if track.state == .offline {
                 counters.fromOfflineNodes += 1
@@ -184,205 +239,235 @@ public struct PresenceEngine: Sendable {
             }
             if batch.seq > track.lastSeq + 1 { counters.gaps += batch.seq - track.lastSeq - 1 }
         } else {
-            if track.state == .offline || nodes[node] == nil {
-                outputs.append(.node(node, .online, at: now))
-                outputs.append(.presenceChanged(store: node.store))
+            if track.state == .offline || isNew {
+                outputs.append(.node(address, .online, at: now))
+                outputs.append(.presenceChanged(store: address.store))
             }
             track.state = .online
             track.boot = batch.boot
         }
         track.lastSeq = batch.seq
-        nodes[node] = track
+        nodes[Int(node)] = track
         counters.batches += 1
         counters.sightings += UInt64(batch.sightings.count)
+        batchNumber += 1
 
-        var touched: Set<String> = []
+        let nowMilliseconds = now.milliseconds
+        var touched: [Int32] = []
         for sighting in batch.sightings {
-            let reading = Reading(node: node, rssi: sighting.rssi, proximity: sighting.proximity, lastSeen: min(sighting.lastSeen, now))
-            if let member = owners[sighting.beacon] {
-                members[member, default: Person()].absorb(reading, now: now)
-                touched.insert(member)
+            let reading = Reading(node: node, store: address.store, department: address.department, rssi: sighting.rssi,
+                                  proximity: sighting.proximity, lastSeen: min(sighting.lastSeen.milliseconds, nowMilliseconds))
+            if let position = owners.position(of: sighting.beacon) {
+                let member = owners.values[position]
+                members[Int(member)].absorb(reading, now: nowMilliseconds)
+                if members[Int(member)].lastBatch != batchNumber {
+                    members[Int(member)].lastBatch = batchNumber
+                    touched.append(member)
+                }
+            } else if let position = guests.position(of: sighting.beacon) {
+                guests.values[position].absorb(reading, now: nowMilliseconds)
             } else {
-                guests[sighting.beacon, default: Person()].absorb(reading, now: now)
+                var guest = Person()
+                guest.absorb(reading, now: nowMilliseconds)
+                guests.insert(sighting.beacon, guest)
             }
         }
         for beacon in batch.lost {
-            if let member = owners[beacon] {
-                members[member]?.readings.removeAll { $0.node == node }
-                touched.insert(member)
-            } else {
-                guests[beacon]?.readings.removeAll { $0.node == node }
+            if let position = owners.position(of: beacon) {
+                let member = owners.values[position]
+                members[Int(member)].readings.removeAll { $0.node == node }
+                if members[Int(member)].lastBatch != batchNumber {
+                    members[Int(member)].lastBatch = batchNumber
+                    touched.append(member)
+                }
+            } else if let position = guests.position(of: beacon) {
+                guests.values[position].readings.removeAll { $0.node == node }
             }
         }
-        if !batch.sightings.isEmpty || !batch.lost.isEmpty { outputs.append(.presenceChanged(store: node.store)) }
-        for member in touched.sorted() { outputs += evaluate(member: member, at: now) }
+        if !batch.sightings.isEmpty || !batch.lost.isEmpty { outputs.append(.presenceChanged(store: address.store)) }
+        for member in touched { evaluate(member: member, at: nowMilliseconds, into: &outputs) }
         return (.applied, outputs)
     }
 
     /// Applies a node's status change (its retained status or last will).
-    public mutating func nodeStatusChanged(_ node: NodeAddress, state: LinkState, boot: String?, at now: Timestamp) -> [Output] {
-        guard departments[node.store] != nil else { return [] }
-        let previous = nodes[node]
-        if let previous, previous.state == state, state == .offline || previous.boot == boot { return [] }
-        nodes[node] = NodeTrack(state: state, boot: boot ?? previous?.boot, lastSeq: previous?.boot == boot ? previous?.lastSeq ?? 0 : 0)
-        var outputs: [Output] = [.node(node, state, at: now), .presenceChanged(store: node.store)]
+    public mutating func nodeStatusChanged(_ address: NodeAddress, state: LinkState, boot: String?, at now: Timestamp) -> [Output] {
+        guard departments[address.store] != nil else { return [] }
+        let known = nodeNumbers[address].map { nodes[Int($0)] }
+        if let known, known.state == state, state == .offline || known.boot == boot { return [] }
+        let node = nodeNumber(for: address)
+        nodes[Int(node)].state = state
+        if let boot { nodes[Int(node)].boot = boot }
+        if known?.boot != boot { nodes[Int(node)].lastSeq = 0 }
+        var outputs: [Output] = [.node(address, state, at: now), .presenceChanged(store: address.store)]
         if state == .offline {
-            var affected: [String] = []
-            for (id, person) in members where person.readings.contains(where: { $0.node == node }) {
-                members[id]?.readings.removeAll { $0.node == node }
-                affected.append(id)
+            for number in 0..<members.count where members[number].readings.contains(where: { $0.node == node }) {
+                members[number].readings.removeAll { $0.node == node }
+                evaluate(member: Int32(number), at: now.milliseconds, into: &outputs)
             }
-            for key in guests.keys { guests[key]?.readings.removeAll { $0.node == node } }
-            for member in affected.sorted() { outputs += evaluate(member: member, at: now) }
+            for position in 0..<guests.count { guests.values[position].readings.removeAll { $0.node == node } }
         }
         return outputs
     }
 
-    /// Advances time: settles arrivals, completes switches whose dwell has passed, ends presences, drops old state.
+    /// Advances time: settles arrivals, completes switches whose dwell has passed, ends presences, drops old guests.
     public mutating func tick(at now: Timestamp) -> [Output] {
         var outputs: [Output] = []
-        for member in members.keys.sorted() { outputs += evaluate(member: member, at: now) }
-        var guestsChanged: Set<UInt16> = []
-        for (key, guest) in guests {
-            let fresh = guest.readings.filter { now - $0.lastSeen < defaultRules.exitAfter }
-            if fresh.count != guest.readings.count {
-                for reading in guest.readings { guestsChanged.insert(reading.node.store) }
-                if fresh.isEmpty { guests[key] = nil } else { guests[key]?.readings = fresh }
-            }
+        let nowMilliseconds = now.milliseconds
+        for number in 0..<members.count {
+            let person = members[number]
+            guard person.firstHeard != nil || person.visit?.leftAt == nil && person.visit != nil else { continue }
+            evaluate(member: Int32(number), at: nowMilliseconds, into: &outputs)
         }
+        if outputs.count > 1 { outputs = PresenceEngine.inMemberOrder(outputs) }
+        let exitAfter = defaultRules.exitAfter.wholeMilliseconds
+        var guestsChanged: Set<UInt16> = []
+        var gone: [BeaconKey] = []
+        for position in 0..<guests.count {
+            let readings = guests.values[position].readings
+            guard readings.contains(where: { nowMilliseconds - $0.lastSeen >= exitAfter }) else { continue }
+            for reading in readings { guestsChanged.insert(reading.store) }
+            guests.values[position].readings.removeAll { nowMilliseconds - $0.lastSeen >= exitAfter }
+            if guests.values[position].readings.isEmpty { gone.append(guests.keys[position]) }
+        }
+        for beacon in gone { guests.remove(beacon) }
         outputs += guestsChanged.sorted().map { .presenceChanged(store: $0) }
         return outputs
     }
 
+    /// Orders one tick's outputs by member id, so that the same inputs always give the same sequence.
+    private static func inMemberOrder(_ outputs: [Output]) -> [Output] {
+        func member(_ output: Output) -> String {
+            switch output {
+            case .arrived(let member, _, _, _), .resumed(let member, _, _, _), .moved(let member, _, _, _, _),
+                 .left(let member, _, _, _, _):
+                return member
+            case .node, .presenceChanged:
+                return ""
+            }
+        }
+        return outputs.enumerated().sorted { (member($0.element), $0.offset) < (member($1.element), $1.offset) }.map(\.element)
+    }
+
     // MARK: Decisions
 
-    private mutating func evaluate(member id: String, at now: Timestamp) -> [Output] {
-        guard var person = members[id] else { return [] }
-        defer { members[id] = person }
-        var outputs: [Output] = []
-        let inStore = person.visit.flatMap { $0.leftAt == nil ? $0.store : nil }
-        let fresh = freshDepartments(of: person, store: inStore, at: now)
-        let lastHeard = person.readings.map(\.lastSeen).max()
+    /// The best fresh reading of a person (strongest; proximity, then store and department break ties) and the
+    /// best fresh reading in `department`, counting only readings in `store` when given.
+    private func bestReadings(of person: Person, store: UInt16?, department: UInt16?, at now: Int64)
+        -> (best: Reading?, current: Reading?, lastHeard: Int64?)
+    {
+        var best: Reading?
+        var current: Reading?
+        var lastHeard: Int64?
+        for reading in person.readings {
+            if lastHeard == nil || reading.lastSeen > lastHeard! { lastHeard = reading.lastSeen }
+            if let store, reading.store != store { continue }
+            guard now - reading.lastSeen < nodes[Int(reading.node)].staleAfter else { continue }
+            if let incumbent = best {
+                if reading.rssi > incumbent.rssi
+                    || reading.rssi == incumbent.rssi && (reading.proximity < incumbent.proximity
+                        || reading.proximity == incumbent.proximity && (reading.store, reading.department) < (incumbent.store, incumbent.department)) {
+                    best = reading
+                }
+            } else {
+                best = reading
+            }
+            if reading.department == department, current.map({ reading.rssi > $0.rssi }) ?? true { current = reading }
+        }
+        return (best, current, lastHeard)
+    }
+
+    private mutating func evaluate(member number: Int32, at now: Int64, into outputs: inout [Output]) {
+        var person = members[Int(number)]
+        defer { members[Int(number)] = person }
+        let id = memberIDs[Int(number)]
+        let nowTime = Timestamp(milliseconds: now)
 
         if var visit = person.visit, visit.leftAt == nil {
             // In the store: leave, switch, or stay.
-            if let lastHeard, lastHeard > visit.lastSeen { visit.lastSeen = lastHeard }
+            let (best, current, lastHeard) = bestReadings(of: person, store: visit.store, department: visit.department, at: now)
+            if let lastHeard, lastHeard > visit.lastSeen.milliseconds { visit.lastSeen = Timestamp(milliseconds: lastHeard) }
             let rules = self.rules(store: visit.store, department: visit.department)
-            if now - visit.lastSeen >= rules.exitAfter && fresh.isEmpty {
-                visit.leftAt = now
+            if now - visit.lastSeen.milliseconds >= rules.exitAfter.wholeMilliseconds && best == nil {
+                visit.leftAt = nowTime
                 person.visit = visit
                 person.readings.removeAll()
-                person.challenger = nil
+                person.challengerDepartment = nil
                 person.firstHeard = nil
                 outputs.append(.left(member: id, store: visit.store, department: visit.department,
-                                     dwell: visit.lastSeen - visit.arrivedAt, at: now))
+                                     dwell: visit.lastSeen - visit.arrivedAt, at: nowTime))
                 outputs.append(.presenceChanged(store: visit.store))
-                return outputs
+                return
             }
-            guard let best = fresh.first else {
+            guard let best else {
                 person.visit = visit
-                return outputs
+                return
             }
-            let current = fresh.first { $0.department == visit.department }
             if let current { visit.proximity = current.proximity }
             if best.department == visit.department {
-                person.challenger = nil
+                person.challengerDepartment = nil
             } else if current == nil {
-                outputs += switchDepartment(&visit, to: best, member: id, at: now)
-                person.challenger = nil
-            } else if let current, best.rssi >= current.rssi + self.rules(store: visit.store, department: best.department).switchMargin {
-                let dwell = self.rules(store: visit.store, department: best.department).switchDwell
-                if let challenger = person.challenger, challenger.department == best.department {
-                    if now - challenger.since >= dwell {
-                        outputs += switchDepartment(&visit, to: best, member: id, at: now)
-                        person.challenger = nil
+                switchDepartment(&visit, to: best, member: id, at: nowTime, into: &outputs)
+                person.challengerDepartment = nil
+            } else if let current,
+                      best.rssi >= current.rssi + self.rules(store: visit.store, department: best.department).switchMargin {
+                let dwell = self.rules(store: visit.store, department: best.department).switchDwell.wholeMilliseconds
+                if person.challengerDepartment == best.department {
+                    if now - person.challengerSince >= dwell {
+                        switchDepartment(&visit, to: best, member: id, at: nowTime, into: &outputs)
+                        person.challengerDepartment = nil
                     }
+                } else if dwell <= 0 {
+                    switchDepartment(&visit, to: best, member: id, at: nowTime, into: &outputs)
+                    person.challengerDepartment = nil
                 } else {
-                    person.challenger = (best.department, now)
-                    if dwell <= .zero {
-                        outputs += switchDepartment(&visit, to: best, member: id, at: now)
-                        person.challenger = nil
-                    }
+                    person.challengerDepartment = best.department
+                    person.challengerSince = now
                 }
             } else {
-                person.challenger = nil
+                person.challengerDepartment = nil
             }
             person.visit = visit
-            return outputs
+            return
         }
 
         // Not in any store: arrive (or resume) once the first readings have settled.
-        guard let best = fresh.first, let firstHeard = person.firstHeard else {
+        let (best, _, lastHeard) = bestReadings(of: person, store: nil, department: nil, at: now)
+        guard let best, let firstHeard = person.firstHeard else {
             person.firstHeard = nil
-            return outputs
+            return
         }
         let rules = self.rules(store: best.store, department: best.department)
-        guard now - firstHeard >= rules.arrivalSettle else { return outputs }
-        let lastSeen = lastHeard ?? now
+        guard now - firstHeard >= rules.arrivalSettle.wholeMilliseconds else { return }
+        let lastSeen = Timestamp(milliseconds: lastHeard ?? now)
         if let previous = person.visit, previous.store == best.store, let leftAt = previous.leftAt,
-           now - leftAt < rules.visitGap {
+           now - leftAt.milliseconds < rules.visitGap.wholeMilliseconds {
             var visit = previous
             visit.leftAt = nil
             visit.lastSeen = lastSeen
             visit.proximity = best.proximity
             if visit.department != best.department {
                 visit.department = best.department
-                visit.inDepartmentSince = now
+                visit.inDepartmentSince = nowTime
             }
             person.visit = visit
-            outputs.append(.resumed(member: id, store: best.store, department: best.department, at: now))
+            outputs.append(.resumed(member: id, store: best.store, department: best.department, at: nowTime))
         } else {
-            person.visit = Visit(member: id, store: best.store, arrivedAt: now, department: best.department,
-                                 inDepartmentSince: now, lastSeen: lastSeen, leftAt: nil, proximity: best.proximity)
-            outputs.append(.arrived(member: id, store: best.store, department: best.department, at: now))
+            person.visit = Visit(member: id, store: best.store, arrivedAt: nowTime, department: best.department,
+                                 inDepartmentSince: nowTime, lastSeen: lastSeen, leftAt: nil, proximity: best.proximity)
+            outputs.append(.arrived(member: id, store: best.store, department: best.department, at: nowTime))
         }
-        person.challenger = nil
+        person.challengerDepartment = nil
         outputs.append(.presenceChanged(store: best.store))
-        return outputs
     }
 
-    private func switchDepartment(_ visit: inout Visit, to best: DepartmentReading, member: String, at now: Timestamp) -> [Output] {
+    private func switchDepartment(_ visit: inout Visit, to best: Reading, member: String, at now: Timestamp,
+                                  into outputs: inout [Output]) {
         let from = visit.department
         visit.department = best.department
         visit.inDepartmentSince = now
         visit.proximity = best.proximity
-        return [.moved(member: member, store: visit.store, from: from, to: best.department, at: now),
-                .presenceChanged(store: visit.store)]
-    }
-
-    struct DepartmentKey: Hashable {
-        var store: UInt16
-        var department: UInt16
-    }
-
-    /// A department's best fresh reading of one person.
-    struct DepartmentReading: Sendable {
-        var store: UInt16
-        var department: UInt16
-        var rssi: Double
-        var proximity: Proximity
-    }
-
-    /// Fresh readings grouped by department (the strongest node of each), strongest first; proximity breaks ties.
-    /// Only readings of online nodes in `store` (any served store when `nil`) count.
-    private func freshDepartments(of person: Person, store: UInt16?, at now: Timestamp) -> [DepartmentReading] {
-        var best: [DepartmentKey: DepartmentReading] = [:]
-        for reading in person.readings {
-            let node = reading.node
-            if let store, node.store != store { continue }
-            guard nodes[node]?.state != .offline else { continue }
-            let rules = self.rules(store: node.store, department: node.department)
-            guard now - reading.lastSeen < rules.staleAfter else { continue }
-            let key = DepartmentKey(store: node.store, department: node.department)
-            if let existing = best[key], existing.rssi >= reading.rssi { continue }
-            best[key] = DepartmentReading(store: node.store, department: node.department, rssi: reading.rssi,
-                                          proximity: reading.proximity)
-        }
-        return best.values.sorted {
-            if $0.rssi != $1.rssi { return $0.rssi > $1.rssi }
-            if $0.proximity != $1.proximity { return $0.proximity < $1.proximity }
-            return ($0.store, $0.department) < ($1.store, $1.department)
-        }
+        outputs.append(.moved(member: member, store: visit.store, from: from, to: best.department, at: now))
+        outputs.append(.presenceChanged(store: visit.store))
     }
 
     /// The rules of one department: its overrides, else the engine's.
@@ -392,10 +477,10 @@ public struct PresenceEngine: Sendable {
 
     // MARK: Views for snapshots
 
-    /// Members in `store` now, with their visit.
+    /// Members in `store` now, with their visit, newest arrival first.
     public func presentMembers(store: UInt16) -> [Visit] {
-        members.values.compactMap { person in
-            guard let visit = person.visit, visit.store == store, visit.leftAt == nil else { return nil }
+        memberNumbers.values.compactMap { number in
+            guard let visit = members[Int(number)].visit, visit.store == store, visit.leftAt == nil else { return nil }
             return visit
         }.sorted { ($0.arrivedAt, $0.member) > ($1.arrivedAt, $1.member) }
     }
@@ -404,26 +489,27 @@ public struct PresenceEngine: Sendable {
     public func guestCounts(store: UInt16, at now: Timestamp) -> [UInt16: Int] {
         var counts: [UInt16: Int] = [:]
         for guest in guests.values {
-            if let best = freshDepartments(of: guest, store: store, at: now).first { counts[best.department, default: 0] += 1 }
+            if let best = bestReadings(of: guest, store: store, department: nil, at: now.milliseconds).best {
+                counts[best.department, default: 0] += 1
+            }
         }
         return counts
     }
 
     /// The nodes of `store` the engine has heard of, with their state.
     public func nodeStates(store: UInt16) -> [(node: NodeAddress, state: LinkState)] {
-        nodes.filter { $0.key.store == store }.map { ($0.key, $0.value.state) }.sorted { $0.node < $1.node }
+        nodes.filter { $0.address.store == store }.map { ($0.address, $0.state) }.sorted { $0.node < $1.node }
     }
 
     /// Forgets visits that ended more than `visitGap` ago; returns the members whose visit ended for good.
     public mutating func expireVisits(at now: Timestamp) -> [String] {
         var expired: [String] = []
-        for (id, person) in members {
-            guard let visit = person.visit, let leftAt = visit.leftAt else { continue }
+        for (id, number) in memberNumbers {
+            guard let visit = members[Int(number)].visit, let leftAt = visit.leftAt else { continue }
             if now - leftAt >= rules(store: visit.store, department: visit.department).visitGap {
-                members[id]?.visit = nil
+                members[Int(number)].visit = nil
                 expired.append(id)
             }
-            if members[id]?.visit == nil && person.readings.isEmpty { members[id] = nil }
         }
         return expired.sorted()
     }
@@ -431,18 +517,30 @@ public struct PresenceEngine: Sendable {
 
 extension PresenceEngine.Person {
     /// Folds a node's reading into this person's readings, smoothing successive readings of the same node.
-    mutating func absorb(_ reading: PresenceEngine.Reading, now: Timestamp) {
+    mutating func absorb(_ reading: PresenceEngine.Reading, now: Int64) {
         if firstHeard == nil { firstHeard = now }
         if let index = readings.firstIndex(where: { $0.node == reading.node }) {
             let previous = readings[index]
             guard reading.lastSeen >= previous.lastSeen else { return }
-            let elapsed = (reading.lastSeen - previous.lastSeen).inSeconds
-            let weight = elapsed >= 5 ? 1 : 1 - exp(-elapsed / PresenceEngine.smoothing.inSeconds)
+            let elapsed = Double(reading.lastSeen - previous.lastSeen) / 1000
+            let weight = elapsed >= 5 ? 1 : 1 - PresenceEngine.decay(elapsed / PresenceEngine.smoothing.inSeconds)
             readings[index].rssi = previous.rssi + weight * (reading.rssi - previous.rssi)
             readings[index].proximity = reading.proximity
             readings[index].lastSeen = reading.lastSeen
         } else {
             readings.append(reading)
         }
+    }
+}
+
+extension PresenceEngine {
+    /// `e^-x` for the smoothing weight, without a C math library.
+    static func decay(_ x: Double) -> Double {
+        guard x < 20 else { return 0 }
+        // e^-x = (e^-(x/16))^16; the series is accurate for small arguments.
+        let small = x / 16
+        var value = 1 - small + small * small / 2 - small * small * small / 6 + small * small * small * small / 24
+        for _ in 0..<4 { value *= value }
+        return value
     }
 }
