@@ -16,6 +16,7 @@ public final class CoordinatorService: Service {
     private let client: MQTTClient
     private let logger: Logger
     private let topics: Topics
+    private let healthInterval: Duration
 
     /// How often the engine is ticked (arrival settling, switch dwell, exits, promos).
     static let tickInterval: Duration = .milliseconds(250)
@@ -23,13 +24,15 @@ public final class CoordinatorService: Service {
     static let snapshotMinimumInterval: Duration = .milliseconds(250)
     /// … and at least this often.
     static let snapshotRefreshInterval: Duration = .seconds(30)
-    static let healthInterval: Duration = .seconds(30)
     /// Open visits (with their last-seen times) are saved at least this often.
     static let visitSaveInterval: Duration = .seconds(5)
     /// The registry is checked this often for changes made by the `members` command.
     static let registryPollInterval: Duration = .seconds(2)
 
-    public init(configuration: CoordinatorConfiguration, registry: MemberRegistry, client: MQTTClient, logger: Logger) {
+    /// A coordinator that publishes its health every `healthInterval` (the contract's default: 30 s).
+    public init(configuration: CoordinatorConfiguration, registry: MemberRegistry, client: MQTTClient, logger: Logger,
+                healthInterval: Duration = .seconds(30)) {
+        self.healthInterval = healthInterval
         self.configuration = configuration
         self.registry = registry
         self.client = client
@@ -58,7 +61,7 @@ public final class CoordinatorService: Service {
     public func run() async throws {
         let startedAt = WallClock.now()
         var state = try CoordinatorState(configuration: configuration, registry: registry, logger: logger, topics: topics,
-                                         startedAt: startedAt)
+                                         startedAt: startedAt, healthInterval: healthInterval)
         try client.start()
         for store in configuration.storeIDs {
             try client.subscribe(topics.allSightings(store: store), qos: .atLeastOnce)

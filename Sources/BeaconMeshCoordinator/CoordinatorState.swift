@@ -20,6 +20,7 @@ struct CoordinatorState {
     let logger: Logger
     let topics: Topics
     let startedAt: Timestamp
+    let healthInterval: Duration
 
     private var engine: PresenceEngine
     private var profiles: [String: MemberProfile] = [:]
@@ -36,7 +37,9 @@ struct CoordinatorState {
     private var eventCounter: UInt64 = 0
     private let eventPrefix = RandomID.make(hexDigits: 8)
 
-    init(configuration: CoordinatorConfiguration, registry: MemberRegistry, logger: Logger, topics: Topics, startedAt: Timestamp) throws {
+    init(configuration: CoordinatorConfiguration, registry: MemberRegistry, logger: Logger, topics: Topics, startedAt: Timestamp,
+         healthInterval: Duration) throws {
+        self.healthInterval = healthInterval
         self.configuration = configuration
         self.registry = registry
         self.logger = logger
@@ -125,7 +128,7 @@ struct CoordinatorState {
         firePromos(at: now)
         publishSnapshots(at: now)
         if now - lastVisitSave >= CoordinatorService.visitSaveInterval { saveVisits(at: now) }
-        if now - lastHealth >= CoordinatorService.healthInterval {
+        if now - lastHealth >= healthInterval {
             lastHealth = now
             publishHealth(at: now)
         }
@@ -134,24 +137,23 @@ struct CoordinatorState {
     // MARK: Engine outputs
 
     private mutating func apply(_ outputs: [PresenceEngine.Output], at now: Timestamp) {
-        var visitsChanged = false
+        var visitsChanged: [String] = []
         for output in outputs {
             switch output {
             case .arrived(let member, let store, let department, let at):
-                visitsChanged = true
                 guard let (profile, visit) = countVisit(member: member, at: at) else { continue }
                 let greeting = (configuration.store(store)?.greeting ?? .standard).render(for: profile, visit: visit.number)
                 publish(event: .arrived(member: profile, department: department, departmentName: departmentName(store, department),
                                         visit: visit, greeting: greeting), store: store, at: at)
-            case .resumed:
-                visitsChanged = true
+            case .resumed(let member, _, _, _):
+                visitsChanged.append(member)
             case .moved(let member, let store, let from, let to, let at):
-                visitsChanged = true
+                visitsChanged.append(member)
                 guard let profile = profiles[member] else { continue }
                 publish(event: .moved(member: profile, from: from, to: to, fromName: departmentName(store, from),
                                       toName: departmentName(store, to)), store: store, at: at)
             case .left(let member, let store, let department, let dwell, let at):
-                visitsChanged = true
+                visitsChanged.append(member)
                 guard let profile = profiles[member] else { continue }
                 publish(event: .left(member: profile, department: department, dwellSeconds: Int((dwell.wholeMilliseconds + 500) / 1000)),
                         store: store, at: at)
@@ -161,14 +163,25 @@ struct CoordinatorState {
                 dirtyStores.insert(store)
             }
         }
-        if visitsChanged { saveVisits(at: now) }
+        if !visitsChanged.isEmpty {
+            do {
+                try registry.saveVisits(of: visitsChanged.compactMap { engine.visit(of: $0) })
+            } catch {
+                logger.error("could not save visits", metadata: ["error": "\(error)"])
+            }
+        }
     }
 
+    /// Counts the visit (saving the open visit with it) and returns the member as the event shows them.
     private mutating func countVisit(member: String, at time: Timestamp) -> (MemberProfile, VisitNumber)? {
         do {
-            guard let counted = try registry.countVisit(member: member, at: time) else { return nil }
-            profiles[member] = counted.0
-            return counted
+            guard let visit = try registry.countVisit(member: member, at: time, visit: engine.visit(of: member)),
+                  var profile = profiles[member]
+            else { return nil }
+            profile.visits = visit.number
+            profile.lastVisitAt = time
+            profiles[member] = profile
+            return (profile, visit)
         } catch {
             logger.error("could not count a visit", metadata: ["member": "\(member)", "error": "\(error)"])
             guard let profile = profiles[member] else { return nil }

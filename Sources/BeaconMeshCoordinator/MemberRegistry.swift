@@ -21,6 +21,12 @@ public final class MemberRegistry: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         configuration.foreignKeysEnabled = true
+        // Write-ahead log, synced at checkpoints: a visit count is a quick append, readers (the `members` command)
+        // never block the coordinator, and a crash of the process loses nothing (a power cut may lose the last second).
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
         do {
             database = try DatabaseQueue(path: path, configuration: configuration)
             try MemberRegistry.migrator.migrate(database)
@@ -212,16 +218,17 @@ public final class MemberRegistry: Sendable {
 
     // MARK: Loyalty
 
-    /// Counts a new visit of `member` at `time`: returns the updated profile and the visit's number and previous time.
-    public func countVisit(member: String, at time: Timestamp) throws -> (MemberProfile, VisitNumber)? {
+    /// Counts a new visit of `member` at `time` and saves the open visit in the same transaction (so a restart can
+    /// neither lose the count nor greet twice); returns the visit's number and previous time.
+    public func countVisit(member: String, at time: Timestamp, visit: PresenceEngine.Visit?) throws -> VisitNumber? {
         try database.write { db in
-            guard var record = try MemberRegistry.fetchMember(db, id: member) else { return nil }
-            let previous = record.profile.lastVisitAt
-            record.profile.visits += 1
-            record.profile.lastVisitAt = time
-            try db.execute(sql: "UPDATE member SET visits = ?, lastVisitAt = ? WHERE id = ?",
-                           arguments: [record.profile.visits, time.milliseconds, member])
-            return (record.profile, VisitNumber(number: record.profile.visits, previousAt: previous))
+            guard let row = try Row.fetchOne(db, sql: "SELECT visits, lastVisitAt FROM member WHERE id = ?", arguments: [member])
+            else { return nil }
+            let visits = (row["visits"] as Int) + 1
+            let previous = (row["lastVisitAt"] as Int64?).map(Timestamp.init(milliseconds:))
+            try db.execute(sql: "UPDATE member SET visits = ?, lastVisitAt = ? WHERE id = ?", arguments: [visits, time.milliseconds, member])
+            if let visit { try MemberRegistry.save(visit, in: db) }
+            return VisitNumber(number: visits, previousAt: previous)
         }
     }
 
@@ -231,15 +238,25 @@ public final class MemberRegistry: Sendable {
     public func saveVisits(_ visits: [PresenceEngine.Visit]) throws {
         try database.write { db in
             try db.execute(sql: "DELETE FROM visit")
-            for visit in visits {
-                try db.execute(sql: """
-                    INSERT OR REPLACE INTO visit (member, store, arrivedAt, department, inDepartmentSince, lastSeen, leftAt, proximity)
-                    SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM member WHERE id = ?)
-                    """, arguments: [visit.member, visit.store, visit.arrivedAt.milliseconds, visit.department,
-                                     visit.inDepartmentSince.milliseconds, visit.lastSeen.milliseconds,
-                                     visit.leftAt?.milliseconds, visit.proximity.rawValue, visit.member])
-            }
+            for visit in visits { try MemberRegistry.save(visit, in: db) }
         }
+    }
+
+    /// Saves (or replaces) the visits of some members.
+    public func saveVisits(of visits: [PresenceEngine.Visit]) throws {
+        guard !visits.isEmpty else { return }
+        try database.write { db in
+            for visit in visits { try MemberRegistry.save(visit, in: db) }
+        }
+    }
+
+    private static func save(_ visit: PresenceEngine.Visit, in db: Database) throws {
+        try db.execute(sql: """
+            INSERT OR REPLACE INTO visit (member, store, arrivedAt, department, inDepartmentSince, lastSeen, leftAt, proximity)
+            SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM member WHERE id = ?)
+            """, arguments: [visit.member, visit.store, visit.arrivedAt.milliseconds, visit.department,
+                             visit.inDepartmentSince.milliseconds, visit.lastSeen.milliseconds,
+                             visit.leftAt?.milliseconds, visit.proximity.rawValue, visit.member])
     }
 
     /// The visits saved by `saveVisits`.

@@ -1,12 +1,217 @@
 import ArgumentParser
+import BeaconMeshCore
+import BeaconMeshMQTT
+import BeaconMeshService
+import BeaconMeshWire
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
 
-/// The coordinator service through a real mosquitto (filled in below).
+/// The coordinator service through a real mosquitto on loopback:
+/// (1) its sustained rate draining a backlog of sighting batches, next to `mosquitto_sub` draining the same backlog
+/// in the same run; (2) the latency from a batch's publish to the `arrived` event it causes, at half that rate.
 struct CoordinatorBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "coordinator",
-        abstract: "Coordinator service through a real mosquitto: sustained rate against mosquitto_sub, and event latency.")
+        abstract: "Coordinator service through a real mosquitto: sustained rate against mosquitto_sub, and event latency.",
+        discussion: "Needs mosquitto and mosquitto_sub on the PATH and beacon-coordinator built next to beacon-bench.")
+
+    @Option(help: "Sighting batches in the backlog.")
+    var batches: Int = 100_000
+
+    @Option(help: "Sightings per batch.")
+    var sightingsPerBatch: Int = 5
+
+    @Option(help: "Arrivals timed for the latency figures.")
+    var arrivals: Int = 2_000
 
     func run() throws {
-        throw ValidationError("the coordinator service benchmark is not written yet")
+        let semaphore = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<String, any Error>?>(nil)
+        let benchmark = self
+        Task {
+            do {
+                outcome.withLock { $0 = .success("") }
+                try await benchmark.measure()
+            } catch {
+                outcome.withLock { $0 = .failure(error) }
+            }
+            semaphore.signal()
+        }
+        semaphore.wait()
+        if case .failure(let error)? = outcome.withLock({ $0 }) { throw error }
     }
+
+    private func measure() async throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-bench-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        let port = try BenchProcess.freePort()
+        try """
+        listener \(port) 127.0.0.1
+        allow_anonymous true
+        max_queued_messages 0
+        max_inflight_messages 0
+        max_packet_size 4194304
+        log_dest none
+        """.write(toFile: work + "/mosquitto.conf", atomically: true, encoding: .utf8)
+        let broker = try BenchProcess(BenchProcess.which("mosquitto"), ["-c", work + "/mosquitto.conf"])
+        defer { broker.stop() }
+        try await BenchProcess.waitForPort(port)
+
+        // Members: the backlog's beacons are members 1…5000 (they arrive and then move about); the latency
+        // phase greets members 100001… one by one.
+        let uuid = "0cf052c2-97ca-407c-84f8-b62aac4e9020"
+        let storeUUID = BeaconUUID(uuid)!
+        var csv = "id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt\n"
+        for index in 1...5_000 { csv += "m\(index),Member \(index),Tea,ibeacon:\(uuid):7:\(index),,0,,\n" }
+        for index in 0..<arrivals { csv += "n\(index),Newcomer \(index),,ibeacon:\(uuid):8:\(index),,0,,\n" }
+        try csv.write(toFile: work + "/members.csv", atomically: true, encoding: .utf8)
+        let departments = (0..<10).map { "      - {id: \($0), name: Department \($0)}" }.joined(separator: "\n")
+        try """
+        id: bench
+        broker: {url: "mqtt://127.0.0.1:\(port)"}
+        database: bench.sqlite
+        members: members.csv
+        presence: {staleAfter: 5s, exitAfter: 60s, switchMargin: 4, switchDwell: 0s, visitGap: 20m}
+        stores:
+          - id: 7
+            name: Bench
+            departments:
+        \(departments)
+        """.write(toFile: work + "/coordinator.yaml", atomically: true, encoding: .utf8)
+
+        let coordinatorPath = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("beacon-coordinator").path
+        let coordinatorArguments = ["run", "--config", work + "/coordinator.yaml", "--health-interval", "200ms", "--log-level", "warning"]
+        let subscriberArguments = ["-h", "127.0.0.1", "-p", "\(port)", "-q", "1", "-c", "-i", "bench-drain",
+                                   "-t", "beaconmesh/v1/stores/7/departments/+/nodes/+/sightings"]
+
+        // 1. Both consumers make their persistent sessions, then go away.
+        var coordinator = try BenchProcess(coordinatorPath, coordinatorArguments)
+        let sessionSubscriber = try BenchProcess(BenchProcess.which("mosquitto_sub"), subscriberArguments + ["-W", "2"])
+        try await Task.sleep(for: .seconds(2.5))
+        coordinator.stop()
+        sessionSubscriber.stop()
+
+        // 2. The backlog, queued by the broker for both sessions.
+        MQTTLibrary.initialize()
+        var logger = Logger(label: "beacon-bench")
+        logger.logLevel = .warning
+        let publisher = try MQTTClient(configuration: MQTTConfiguration(broker: BrokerURL("mqtt://127.0.0.1:\(port)"), clientID: "bench-publisher"), logger: logger)
+        try publisher.start()
+        guard await publisher.waitUntilConnected(timeout: .seconds(5)) else { throw ValidationError("cannot reach the benchmark broker") }
+        var payloadBytes = 0
+        let start = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+        for index in 0..<batches {
+            let department = UInt16(index % 10)
+            let node = NodeAddress(store: 7, department: department, node: "a")!
+            var sightings: [Sighting] = []
+            for offset in 0..<sightingsPerBatch {
+                let minor = UInt16(1 + (index * sightingsPerBatch + offset) % 5_000)
+                let rssi = -60.0 - Double(offset)
+                sightings.append(Sighting(beacon: .iBeacon(uuid: storeUUID, major: 7, minor: minor), rssi: rssi, count: 4,
+                                          txPower: -59, distance: 1.2, proximity: .near, lastSeen: start))
+            }
+            let payload = WireCodec.encode(SightingBatch(node: node, boot: "bench", seq: UInt64(index / 10 + 1), sentAt: start, sightings: sightings))
+            payloadBytes += payload.count
+            _ = try publisher.publish(topic: "beaconmesh/v1/stores/7/departments/\(department)/nodes/a/sightings", payload: payload, qos: .atLeastOnce)
+            if index % 1000 == 999 { while publisher.unacknowledgedCount > 2_000 { try await Task.sleep(for: .milliseconds(2)) } }
+        }
+        while publisher.unacknowledgedCount > 0 { try await Task.sleep(for: .milliseconds(10)) }
+
+        // 3. Both consumers start together and drain the same backlog.
+        let health = try MQTTClient(configuration: MQTTConfiguration(broker: BrokerURL("mqtt://127.0.0.1:\(port)")), logger: logger)
+        try health.start()
+        _ = await health.waitUntilConnected(timeout: .seconds(5))
+        try health.subscribe("beaconmesh/v1/coordinators/bench/health", qos: .atMostOnce)
+        try health.subscribe("beaconmesh/v1/stores/7/events", qos: .atLeastOnce)
+        _ = await health.waitUntilSubscribed("beaconmesh/v1/stores/7/events", timeout: .seconds(5))
+        let observations = Observations()
+        let watcher = Task { [messages = health.messages] in
+            for await message in messages { observations.record(message) }
+        }
+        defer { watcher.cancel() }
+        let drainStart = Measure.seconds()
+        let drainer = try BenchProcess(BenchProcess.which("mosquitto_sub"), subscriberArguments + ["-C", "\(batches)"])
+        coordinator = try BenchProcess(coordinatorPath, coordinatorArguments)
+        var coordinatorDone: Double?
+        var subscriberDone: Double?
+        while coordinatorDone == nil || subscriberDone == nil, Measure.seconds() < drainStart + 300 {
+            if subscriberDone == nil, !drainer.isRunning { subscriberDone = Measure.seconds() - drainStart }
+            if coordinatorDone == nil, let reached = observations.timeBatchesReached(UInt64(batches)) { coordinatorDone = reached - drainStart }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let coordinatorSeconds = coordinatorDone ?? .nan
+        let subscriberSeconds = subscriberDone ?? .nan
+        let coordinatorRate = Double(batches) / coordinatorSeconds
+        let subscriberRate = Double(batches) / subscriberSeconds
+
+        // 4. Latency at half the coordinator's rate: each batch greets one newcomer.
+        let halfRate = max(coordinatorRate / 2, 1)
+        var published: [String: Double] = [:]
+        let interval = 1 / halfRate
+        var next = Measure.seconds()
+        for index in 0..<arrivals {
+            let node = NodeAddress(store: 7, department: UInt16(index % 10), node: "b")!
+            let now = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+            let sighting = Sighting(beacon: .iBeacon(uuid: storeUUID, major: 8, minor: UInt16(index)), rssi: -60, count: 4,
+                                    txPower: -59, distance: 1, proximity: .near, lastSeen: now)
+            let payload = WireCodec.encode(SightingBatch(node: node, boot: "latency", seq: UInt64(index / 10 + 1), sentAt: now, sightings: [sighting]))
+            while Measure.seconds() < next { try await Task.sleep(for: .microseconds(200)) }
+            published["n\(index)"] = Measure.seconds()
+            _ = try publisher.publish(topic: "beaconmesh/v1/stores/7/departments/\(index % 10)/nodes/b/sightings", payload: payload, qos: .atLeastOnce)
+            next += interval
+        }
+        let latencyDeadline = Measure.seconds() + 10
+        while observations.arrivals.count < arrivals && Measure.seconds() < latencyDeadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let events = observations.arrivals
+        let latencies = published.compactMap { id, sent in events[id].map { ($0 - sent) * 1000 } }.sorted()
+        func percentile(_ p: Double) -> String {
+            guard !latencies.isEmpty else { return "n/a" }
+            let value = latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
+            return "\((value * 100).rounded() / 100) ms"
+        }
+        coordinator.stop()
+        drainer.stop()
+        await health.disconnect(timeout: .seconds(1))
+        await publisher.disconnect(timeout: .seconds(1))
+
+        print("coordinator benchmark: \(Measure.grouped(Double(batches))) sighting batches of \(sightingsPerBatch) (\(payloadBytes / max(batches, 1)) bytes each) through mosquitto on loopback")
+        print("  coordinator        \(Measure.grouped(coordinatorRate)) batches/s (\(Measure.grouped(coordinatorRate * Double(sightingsPerBatch))) sightings/s) draining the backlog in \((coordinatorSeconds * 100).rounded() / 100) s")
+        print("  mosquitto_sub      \(Measure.grouped(subscriberRate)) batches/s draining the same backlog in \((subscriberSeconds * 100).rounded() / 100) s")
+        print("  ratio              \(Int((coordinatorRate / subscriberRate * 100).rounded())) % of mosquitto_sub")
+        print("  latency            publish → arrived event at \(Measure.grouped(halfRate)) batches/s: p50 \(percentile(0.5)), p99 \(percentile(0.99)) (\(latencies.count) of \(arrivals) arrivals)")
+        try? FileManager.default.removeItem(atPath: work)
+    }
+}
+
+/// What the benchmark hears from the coordinator: health counters over time and arrival times, recorded by a
+/// background task.
+final class Observations: Sendable {
+    private struct State {
+        var batchesSeen: [(time: Double, batches: UInt64)] = []
+        var arrivals: [String: Double] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    func record(_ message: MQTTMessage) {
+        let now = Measure.seconds()
+        if message.topic.hasSuffix("/health"), let report = try? WireCodec.decodeCoordinatorHealth(message.payload) {
+            state.withLock { $0.batchesSeen.append((now, report.batches)) }
+        } else if message.topic.hasSuffix("/events"), let event = try? WireCodec.decodeEvent(message.payload),
+                  case .arrived(let member, _, _, _, _) = event.kind, member.id.hasPrefix("n") {
+            state.withLock { $0.arrivals[member.id] = now }
+        }
+    }
+
+    /// When a health report first counted at least `batches` batches.
+    func timeBatchesReached(_ batches: UInt64) -> Double? {
+        state.withLock { $0.batchesSeen.first { $0.batches >= batches }?.time }
+    }
+
+    var arrivals: [String: Double] { state.withLock { $0.arrivals } }
 }

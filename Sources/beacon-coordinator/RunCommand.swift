@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconMeshCore
 import BeaconMeshCoordinator
 import BeaconMeshMQTT
 import BeaconMeshService
@@ -16,6 +17,15 @@ struct RunCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
+
+    @Option(name: .long, help: ArgumentHelp("How often to publish the coordinator's health.", valueName: "DURATION"))
+    var healthInterval: String = "30s"
+
+    func validate() throws {
+        guard let interval = DurationText.parse(healthInterval), interval >= .milliseconds(100) else {
+            throw ValidationError("--health-interval '\(healthInterval)' must be a duration of at least 100ms, such as 30s")
+        }
+    }
 
     func run() async throws {
         CommandLineProgram.bootstrapLogging(level: logLevel)
@@ -47,7 +57,8 @@ struct RunCommand: AsyncParsableCommand {
         }
         MQTTLibrary.initialize()
         let client = try MQTTClient(configuration: mqtt, logger: logger)
-        let service = CoordinatorService(configuration: configuration, registry: registry, client: client, logger: logger)
+        let service = CoordinatorService(configuration: configuration, registry: registry, client: client, logger: logger,
+                                         healthInterval: DurationText.parse(healthInterval) ?? .seconds(30))
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()

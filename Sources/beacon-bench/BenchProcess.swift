@@ -1,0 +1,78 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// A program the benchmark starts (broker, coordinator, mosquitto_sub) and stops.
+final class BenchProcess: Sendable {
+    private let process: Process
+
+    init(_ executable: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+    }
+
+    var isRunning: Bool { process.isRunning }
+
+    /// SIGTERM, then SIGKILL if it is still there after two seconds.
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(2)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// The full path of `name` on the PATH (or in /usr/sbin for mosquitto).
+    static func which(_ name: String) throws -> String {
+        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/bin"]
+        for folder in folders where FileManager.default.isExecutableFile(atPath: folder + "/" + name) { return folder + "/" + name }
+        throw BenchError("\(name) is not installed (deploy/install-deps.sh installs it)")
+    }
+
+    /// A TCP port on 127.0.0.1 that nothing listens on.
+    static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        guard bound else { throw BenchError("cannot find a free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Waits until something accepts TCP connections on `port`.
+    static func waitForPort(_ port: Int) async throws {
+        for _ in 0..<100 {
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = UInt16(port).bigEndian
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            close(descriptor)
+            if connected { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw BenchError("the broker did not start on port \(port)")
+    }
+}
+
+/// A benchmark that could not run, in one line.
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
