@@ -121,8 +121,7 @@ public final class HCIEventReader: Sendable {
         let chunkSize = 4096
         var buffer = [UInt8](repeating: 0, count: chunkSize)
         var framer = H4StreamFramer()
-        let timeoutMilliseconds = Int32(clamping: max(1, pollInterval.components.seconds * 1000
-            + pollInterval.components.attoseconds / 1_000_000_000_000_000))
+        let timeoutMilliseconds = Int32(clamping: max(1, pollInterval.wholeMilliseconds))
         let fd = descriptor
         do {
             while !stopRequested.load(ordering: .acquiring) {
