@@ -35,6 +35,7 @@ public final class HCIEventReader: Sendable {
     public let descriptor: Int32
     /// The name used in errors (`hci0`).
     public let device: String
+    /// How the descriptor delivers packets.
     public let framing: Framing
     /// The longest the thread waits in `poll` before looking at the stop flag.
     public let pollInterval: Duration
