@@ -35,6 +35,7 @@ public final class HCIEventReader: Sendable {
     public let descriptor: Int32
     /// The name used in errors (`hci0`).
     public let device: String
+    /// How the descriptor delivers packets.
     public let framing: Framing
     /// The longest the thread waits in `poll` before looking at the stop flag.
     public let pollInterval: Duration
@@ -121,8 +122,7 @@ public final class HCIEventReader: Sendable {
         let chunkSize = 4096
         var buffer = [UInt8](repeating: 0, count: chunkSize)
         var framer = H4StreamFramer()
-        let timeoutMilliseconds = Int32(clamping: max(1, pollInterval.components.seconds * 1000
-            + pollInterval.components.attoseconds / 1_000_000_000_000_000))
+        let timeoutMilliseconds = Int32(clamping: max(1, pollInterval.wholeMilliseconds))
         let fd = descriptor
         do {
             while !stopRequested.load(ordering: .acquiring) {

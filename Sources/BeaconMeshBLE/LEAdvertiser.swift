@@ -1,5 +1,4 @@
 import BeaconMeshCore
-import Synchronization
 
 /// Makes the node broadcast itself as an iBeacon through its adapter until `stop()`.
 ///
@@ -21,15 +20,8 @@ public final class LEAdvertiser: Sendable {
     /// advertising and numbers its advertising instances from 1; 0x0A stays out of their way.
     public let advertisingHandle: UInt8
 
-    private enum Phase {
-        case idle
-        case starting
-        case advertising(LEScanner.CommandSet)
-        case stopped
-    }
-
-    private let controller: HCIController
-    private let phase = Mutex(Phase.idle)
+    private let activity: LEActivity
+    private var controller: HCIController { activity.controller }
 
     /// An advertiser over an open socket; it owns the socket from now on.
     public init(
@@ -39,7 +31,8 @@ public final class LEAdvertiser: Sendable {
         self.beacon = beacon
         self.settings = settings
         self.advertisingHandle = advertisingHandle
-        controller = HCIController(socket: socket, recorder: recorder, commandTimeout: commandTimeout, bufferedEvents: 16)
+        activity = LEActivity(
+            controller: HCIController(socket: socket, recorder: recorder, commandTimeout: commandTimeout, bufferedEvents: 16))
     }
 
     /// An advertiser on adapter `adapter` (`hci0`); throws the one-line reason if the adapter cannot be opened.
@@ -55,60 +48,13 @@ public final class LEAdvertiser: Sendable {
     /// Sets the advertisement up and enables it; returns the command set used. On failure the socket is closed.
     @discardableResult
     public func start() async throws(HCIError) -> LEScanner.CommandSet {
-        let mayStart = phase.withLock { phase in
-            guard case .idle = phase else { return false }
-            phase = .starting
-            return true
-        }
-        guard mayStart else { throw HCIError(device: device, problem: .connectionEnded) }
-        do throws(HCIError) {
-            try controller.start()
-            let answer = try await controller.send(.leReadLocalSupportedFeatures)
-            let features = LESupportedFeatures(answer) ?? LESupportedFeatures(rawValue: 0)
-            let set: LEScanner.CommandSet = features.supportsExtendedAdvertising ? .extended : .legacy
-            for command in commands(set) {
-                _ = try await controller.send(command)
-            }
-            let stillWanted = phase.withLock { phase in
-                guard case .starting = phase else { return false }
-                phase = .advertising(set)
-                return true
-            }
-            if !stillWanted {
-                _ = try? await controller.send(disable(set))
-                controller.shutDown()
-                throw HCIError(device: device, problem: .connectionEnded)
-            }
-            return set
-        } catch {
-            phase.withLock { $0 = .stopped }
-            controller.shutDown()
-            throw error
-        }
+        try await activity.start(setUp: commands, disable: disable)
     }
 
     /// Disables advertising (if enabled) and closes the socket; throws if the controller did not confirm it — the
     /// socket is closed all the same.
     public func stop() async throws(HCIError) {
-        let previous = phase.withLock { phase in
-            defer { phase = .stopped }
-            return phase
-        }
-        switch previous {
-        case .advertising(let set):
-            var failure: HCIError?
-            do {
-                _ = try await controller.send(disable(set))
-            } catch {
-                failure = error
-            }
-            controller.shutDown()
-            if let failure { throw failure }
-        case .idle:
-            controller.shutDown()
-        case .starting, .stopped:
-            return
-        }
+        try await activity.stop()
     }
 
     /// The set-up commands, in order, ending with the enable.

@@ -1,5 +1,4 @@
 import BeaconMeshCore
-import Synchronization
 
 /// Scans for BLE advertisements on one adapter: sets the scan up, streams every advertising event, and turns
 /// scanning off again on `stop()`.
@@ -25,17 +24,10 @@ public final class LEScanner: Sendable {
         case extended
     }
 
-    private enum Phase {
-        case idle
-        case starting
-        case scanning(CommandSet)
-        case stopped
-    }
-
     /// How the radio scans.
     public let settings: ScanSettings
-    private let controller: HCIController
-    private let phase = Mutex(Phase.idle)
+    private let activity: LEActivity
+    private var controller: HCIController { activity.controller }
 
     /// A scanner over an open socket (from `HCISocket.open(adapter:)`, or any H4 descriptor); it owns the socket from
     /// now on. `recorder`, if given, receives every command sent and every event read. A command unanswered for
@@ -45,8 +37,9 @@ public final class LEScanner: Sendable {
         commandTimeout: Duration = .seconds(2), bufferedEvents: Int = 4096
     ) {
         self.settings = settings
-        controller = HCIController(
-            socket: socket, recorder: recorder, commandTimeout: commandTimeout, bufferedEvents: bufferedEvents)
+        activity = LEActivity(
+            controller: HCIController(
+                socket: socket, recorder: recorder, commandTimeout: commandTimeout, bufferedEvents: bufferedEvents))
     }
 
     /// A scanner on adapter `adapter` (`hci0`); throws the one-line reason if the adapter cannot be opened.
@@ -71,76 +64,28 @@ public final class LEScanner: Sendable {
     public var failure: HCIError? { controller.failure }
 
     /// The command set in use, once scanning.
-    public var commandSet: CommandSet? {
-        phase.withLock { phase in
-            if case .scanning(let set) = phase { return set }
-            return nil
-        }
-    }
+    public var commandSet: CommandSet? { activity.commandSet }
 
     /// Sets the controller up and enables scanning (see the type's documentation); returns the command set used.
     /// On failure the socket is closed and the error says what to do; a scanner starts at most once.
     @discardableResult
     public func start() async throws(HCIError) -> CommandSet {
-        let mayStart = phase.withLock { phase in
-            guard case .idle = phase else { return false }
-            phase = .starting
-            return true
-        }
-        guard mayStart else { throw HCIError(device: device, problem: .connectionEnded) }
-        do throws(HCIError) {
-            try controller.start()
-            let answer = try await controller.send(.leReadLocalSupportedFeatures)
-            let features = LESupportedFeatures(answer) ?? LESupportedFeatures(rawValue: 0)
-            let set: CommandSet = features.supportsExtendedAdvertising ? .extended : .legacy
-            switch set {
-            case .extended:
-                _ = try await controller.send(.leSetExtendedScanParameters(settings))
-                _ = try await controller.send(.leSetExtendedScanEnable(true, filterDuplicates: false))
-            case .legacy:
-                _ = try await controller.send(.leSetScanParameters(settings))
-                _ = try await controller.send(.leSetScanEnable(true, filterDuplicates: false))
-            }
-            let stillWanted = phase.withLock { phase in
-                guard case .starting = phase else { return false }
-                phase = .scanning(set)
-                return true
-            }
-            if !stillWanted {
-                // stop() came while starting: undo the enable.
-                _ = try? await controller.send(Self.disable(set))
-                controller.shutDown()
-                throw HCIError(device: device, problem: .connectionEnded)
-            }
-            return set
-        } catch {
-            phase.withLock { $0 = .stopped }
-            controller.shutDown()
-            throw error
-        }
+        try await activity.start(setUp: commands, disable: Self.disable)
     }
 
     /// Disables scanning (if it was enabled), stops the reader thread and closes the socket; `events` finishes.
     /// Throws if the controller did not confirm that scanning stopped — the socket is closed all the same.
     public func stop() async throws(HCIError) {
-        let previous = phase.withLock { phase in
-            defer { phase = .stopped }
-            return phase
-        }
-        switch previous {
-        case .scanning(let set):
-            var failure: HCIError?
-            do {
-                _ = try await controller.send(Self.disable(set))
-            } catch {
-                failure = error
-            }
-            controller.shutDown()
-            if let failure { throw failure }
-        case .idle:
-            controller.shutDown()
-        case .starting, .stopped:
-            return  // start() cleans up itself; a second stop() has nothing to do.
+        try await activity.stop()
+    }
+
+    /// The set-up commands, in order, ending with the enable. Duplicate filtering is always off.
+    private func commands(_ set: CommandSet) -> [HCICommand] {
+        switch set {
+        case .extended:
+            [.leSetExtendedScanParameters(settings), .leSetExtendedScanEnable(true, filterDuplicates: false)]
+        case .legacy:
+            [.leSetScanParameters(settings), .leSetScanEnable(true, filterDuplicates: false)]
         }
     }
 

@@ -49,13 +49,9 @@ public struct AdvertisingSettings: Hashable, Sendable {
     /// All three primary advertising channels (37, 38, 39).
     public static let allChannels: UInt8 = 0x07
 
+    /// `duration` in 0.625 ms units, if within the advertising range (100 ms to 10.24 s).
     private static func units(of duration: Duration, name: String) throws(ScanSettingsError) -> UInt16 {
-        let microseconds = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
-        let units = (microseconds + 312) / 625
-        guard units >= Int64(minimumUnits), units <= Int64(maximumUnits) else {
-            throw ScanSettingsError(
-                message: "\(name) \(ScanSettings.spell(duration)) is out of range: it must be between 100ms and 10.24s")
-        }
-        return UInt16(units)
+        try ScanSettings.units(
+            of: duration, name: name, minimum: minimumUnits, maximum: maximumUnits, allowed: "between 100ms and 10.24s")
     }
 }

@@ -86,11 +86,8 @@ public enum HCIEventParser {
 
     /// All advertising reports of an H4 packet (`04 3E …`), copied.
     public static func reports(inH4Packet packet: [UInt8]) -> [AdvertisingReport] {
-        packet.withUnsafeBytes { bytes in
-            var reports: [AdvertisingReport] = []
-            forEachReport(inH4Packet: bytes) { reports.append(AdvertisingReport(header: $0, data: Array($1))) }
-            return reports
-        }
+        guard packet.first == h4EventIndicator else { return [] }
+        return reports(inEvent: Array(packet.dropFirst()))
     }
 
     /// All advertising reports of an HCI event without the H4 indicator (`3E …`), copied.

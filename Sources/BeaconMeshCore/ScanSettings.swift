@@ -62,13 +62,15 @@ public struct ScanSettings: Hashable, Sendable {
     /// The scan window as a duration.
     public var window: Duration { .microseconds(Int64(windowUnits) * 625) }
 
-    /// `duration` in 0.625 ms units, rounded to the nearest, if within the accepted range.
-    static func units(of duration: Duration, name: String) throws(ScanSettingsError) -> UInt16 {
-        let microseconds = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
-        let units = (microseconds + 312) / 625
-        guard units >= Int64(minimumUnits), units <= Int64(maximumUnits) else {
-            throw ScanSettingsError(
-                message: "\(name) \(spell(duration)) is out of range: it must be between 2.5ms and 10.24s")
+    /// `duration` in 0.625 ms units, rounded to the nearest, if within `minimum...maximum` (by default the scan
+    /// range); otherwise an error naming the setting `name` and the allowed range as `allowed` spells it.
+    static func units(
+        of duration: Duration, name: String, minimum: UInt16 = minimumUnits, maximum: UInt16 = maximumUnits,
+        allowed: String = "between 2.5ms and 10.24s"
+    ) throws(ScanSettingsError) -> UInt16 {
+        let units = (duration.wholeMicroseconds + 312) / 625
+        guard units >= Int64(minimum), units <= Int64(maximum) else {
+            throw ScanSettingsError(message: "\(name) \(spell(duration)) is out of range: it must be \(allowed)")
         }
         return UInt16(units)
     }
@@ -76,7 +78,7 @@ public struct ScanSettings: Hashable, Sendable {
     /// A duration in whole seconds if it is one (`20s`), else in milliseconds with a decimal part only when there is
     /// one (`2.5ms`, `100ms`).
     static func spell(_ duration: Duration) -> String {
-        let microseconds = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
+        let microseconds = duration.wholeMicroseconds
         if microseconds != 0, microseconds % 1_000_000 == 0 { return "\(microseconds / 1_000_000)s" }
         let whole = microseconds / 1000
         let fraction = abs(microseconds % 1000)

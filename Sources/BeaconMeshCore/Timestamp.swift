@@ -32,6 +32,12 @@ extension Duration {
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 
+    /// The duration in whole microseconds, rounded toward zero.
+    var wholeMicroseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+    }
+
     /// The duration in seconds as a floating-point number.
     public var inSeconds: Double {
         let (seconds, attoseconds) = components

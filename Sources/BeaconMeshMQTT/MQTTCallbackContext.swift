@@ -201,32 +201,25 @@ final class MQTTCallbackContext: Sendable {
 
     /// A new stream of connection events; it ends when the client is closed or the consuming task is cancelled.
     func makeConnectionEventStream() -> AsyncStream<MQTTConnectionEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: MQTTConnectionEvent.self, bufferingPolicy: .bufferingNewest(64))
-        let registered = state.withLock { state -> Int? in
-            guard state.lifecycle != .closed else { return nil }
-            let id = state.makeObserverID()
-            state.connectionObservers[id] = continuation
-            return id
-        }
-        guard let id = registered else {
-            continuation.finish()
-            return stream
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.connectionObservers.removeValue(forKey: id) }
-        }
-        return stream
+        makeObserverStream(\.connectionObservers, bufferingNewest: 64)
     }
 
     /// A new stream of acknowledged message ids; it ends when the client is closed or the consuming task is cancelled.
     func makeAcknowledgementStream() -> AsyncStream<MQTTMessageID> {
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: MQTTMessageID.self, bufferingPolicy: .bufferingNewest(4096))
+        makeObserverStream(\.acknowledgementObservers, bufferingNewest: 4096)
+    }
+
+    /// A new stream registered in `observers` until the consuming task is cancelled; already finished if the client
+    /// is closed.
+    private func makeObserverStream<Element>(
+        _ observers: WritableKeyPath<MQTTClientState, [Int: AsyncStream<Element>.Continuation]> & Sendable,
+        bufferingNewest limit: Int
+    ) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .bufferingNewest(limit))
         let registered = state.withLock { state -> Int? in
             guard state.lifecycle != .closed else { return nil }
             let id = state.makeObserverID()
-            state.acknowledgementObservers[id] = continuation
+            state[keyPath: observers][id] = continuation
             return id
         }
         guard let id = registered else {
@@ -234,7 +227,7 @@ final class MQTTCallbackContext: Sendable {
             return stream
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.acknowledgementObservers.removeValue(forKey: id) }
+            _ = self?.state.withLock { $0[keyPath: observers].removeValue(forKey: id) }
         }
         return stream
     }

@@ -26,7 +26,9 @@ struct CaptureReplay: Sendable {
         while let record = try reader.next() {
             if Task.isCancelled { return }
             let packet = record.packet
-            guard packet.count > 3, packet[0] == 0x04, packet[1] == 0x3E else { continue }
+            guard packet.count > 3, packet[0] == HCIEventParser.h4EventIndicator,
+                  packet[1] == HCIEventParser.leMetaEventCode
+            else { continue }
             let first = firstMicroseconds ?? record.timestampMicroseconds
             firstMicroseconds = first
             let elapsedMicroseconds = max(0, record.timestampMicroseconds - first)

@@ -1,5 +1,6 @@
 import BeaconMeshBLE
 import BeaconMeshCore
+import BeaconMeshTesting
 import Foundation
 import Synchronization
 import Testing

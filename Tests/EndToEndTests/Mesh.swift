@@ -6,13 +6,7 @@ import Testing
 enum Mesh {
     /// The shared BLE test data (`../shared/data/ble` beside the repository); a missing folder fails the test.
     static var sharedData: URL {
-        get throws {
-            let folder = BuiltProducts.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/data/ble")
-            guard FileManager.default.fileExists(atPath: folder.path) else {
-                throw TestSupportError("shared BLE test data not found at \(folder.path)")
-            }
-            return folder
-        }
+        get throws { try SharedTestData.bleDirectory() }
     }
 
     /// Every capture folder's `btsnoop_hci.log`.

@@ -1,40 +1,10 @@
-// The golden-file spelling of decoded frames (see shared/data/ble/SOURCES.md, "Golden file format").
-// Tests/BeaconMeshCoreTests/GoldenFields.swift is a copy of this file: keep the two identical.
+// The golden-file spelling of Core's decoded frames and report headers; the rest of the golden format is in
+// BeaconMeshTesting. Tests/BeaconMeshCoreTests/GoldenFields+Core.swift is a copy of this file: keep the two identical
+// (BeaconMeshTesting cannot hold it: it does not depend on BeaconMeshCore).
 import BeaconMeshCore
-import Foundation
+import BeaconMeshTesting
 
-/// One value of a golden record: every number is compared as a `Double` (exact for all golden integers and for the
-/// 8.8 fixed-point temperature); `ts` is turned into whole microseconds before it gets here.
-enum GoldenValue: Hashable, Sendable, CustomStringConvertible {
-    case number(Double)
-    case string(String)
-    case null
-
-    init(_ value: some BinaryInteger) { self = .number(Double(value)) }
-
-    /// Reads a value produced by `JSONSerialization`; `nil` for arrays, objects and booleans.
-    init?(json: Any) {
-        switch json {
-        case is NSNull: self = .null
-        case let text as String: self = .string(text)
-        case let number as NSNumber: self = .number(number.doubleValue)
-        default: return nil
-        }
-    }
-
-    var description: String {
-        switch self {
-        case .number(let value): return value == value.rounded() ? String(Int64(value)) : String(value)
-        case .string(let text): return "\"\(text)\""
-        case .null: return "null"
-        }
-    }
-}
-
-/// One golden line: key → value.
-typealias GoldenRecord = [String: GoldenValue]
-
-enum GoldenFields {
+extension GoldenFields {
     /// The keys that describe the frame itself (`type` and the beacon fields).
     static func of(_ frame: BeaconFrame) -> GoldenRecord {
         switch frame {
@@ -69,26 +39,5 @@ enum GoldenFields {
         ["src": .string(header.kind == .legacy ? "adv" : "ext"), "adv_type": GoldenValue(header.eventType),
          "addr": .string(header.address.description), "addr_type": GoldenValue(header.addressType),
          "rssi": GoldenValue(header.rssi)]
-    }
-
-    /// A golden JSON object as a record; `ts` (Unix seconds with 6 decimals) becomes whole microseconds.
-    static func record(fromJSON object: [String: Any]) -> GoldenRecord? {
-        var record: GoldenRecord = [:]
-        for (key, json) in object {
-            guard var value = GoldenValue(json: json) else { return nil }
-            if key == "ts", case .number(let seconds) = value { value = .number((seconds * 1_000_000).rounded()) }
-            record[key] = value
-        }
-        return record
-    }
-
-    /// A readable difference between two records, for failure messages.
-    static func difference(expected: GoldenRecord, actual: GoldenRecord) -> String {
-        let keys = Set(expected.keys).union(actual.keys).sorted()
-        return keys.compactMap { key in
-            let want = expected[key].map(\.description) ?? "(absent)"
-            let got = actual[key].map(\.description) ?? "(absent)"
-            return want == got ? nil : "\(key): expected \(want), got \(got)"
-        }.joined(separator: "; ")
     }
 }
