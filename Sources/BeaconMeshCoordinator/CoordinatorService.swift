@@ -4,6 +4,7 @@ import BeaconMeshService
 import BeaconMeshWire
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// The back-office brain: consumes every sighting and node status of its stores, runs the presence engine, and
 /// publishes events, promos, offers and the retained presence snapshots.
@@ -53,9 +54,16 @@ public final class CoordinatorService: Service {
             .mqttConfiguration(clientID: configuration.id, cleanSession: false, lastWill: will)
     }
 
-    private enum Input: Sendable {
-        case message(MQTTMessage)
-        case tick
+    /// Hands publications to the client (which queues them; it never blocks on the network).
+    private static func publish(_ publications: [Publication], with client: MQTTClient, logger: Logger) {
+        for publication in publications {
+            do {
+                try client.publish(topic: publication.topic, payload: publication.payload, qos: publication.qos,
+                                   retain: publication.retain)
+            } catch {
+                logger.warning("could not publish", metadata: ["topic": "\(publication.topic)", "error": "\(error)"])
+            }
+        }
     }
 
     public func run() async throws {
@@ -75,44 +83,48 @@ public final class CoordinatorService: Service {
             "stores": "\(configuration.storeIDs.map(String.init).joined(separator: ","))",
         ])
 
-        let (inputs, continuation) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .unbounded)
+        // Messages are handled by the task that receives them (no hand-over to another task per message); ticks run
+        // beside it. Both work on the one state under its lock, and publish while holding it, so events leave in
+        // the order they happened.
+        let shared = SharedState(state)
         let messages = client.messages
-        let forwarder = Task {
-            for await message in messages { continuation.yield(.message(message)) }
-        }
-        let ticker = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: CoordinatorService.tickInterval)
-                continuation.yield(.tick)
-            }
-        }
-        await withGracefulShutdownHandler {
-            for await input in inputs {
-                let now = WallClock.now()
-                switch input {
-                case .message(let message):
-                    state.receive(message, at: now)
-                case .tick:
-                    state.tick(at: now)
+        let client = self.client
+        let logger = self.logger
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    for await message in messages {
+                        shared.state.withLock { state in
+                            state.receive(message, at: WallClock.now())
+                            CoordinatorService.publish(state.takePublications(), with: client, logger: logger)
+                        }
+                    }
                 }
-                for publication in state.takePublications() {
-                    do {
-                        try client.publish(topic: publication.topic, payload: publication.payload, qos: publication.qos,
-                                           retain: publication.retain)
-                    } catch {
-                        logger.warning("could not publish", metadata: ["topic": "\(publication.topic)", "error": "\(error)"])
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: CoordinatorService.tickInterval)
+                        shared.state.withLock { state in
+                            state.tick(at: WallClock.now())
+                            CoordinatorService.publish(state.takePublications(), with: client, logger: logger)
+                        }
                     }
                 }
             }
-        } onGracefulShutdown: {
-            continuation.finish()
         }
-        forwarder.cancel()
-        ticker.cancel()
+        state = shared.state.withLock { $0 }
         state.saveVisits()
         let offline = CoordinatorStatus(state: .offline, stores: configuration.storeIDs, startedAt: startedAt)
         await client.disconnect(timeout: .seconds(5), finalMessage: MQTTMessage(
             topic: topics.coordinatorStatus(id: configuration.id), payload: WireCodec.encode(offline), qos: .atLeastOnce, retained: true))
         logger.info("coordinator stopped")
+    }
+}
+
+/// The coordinator's state, shared by its message task and its tick task under one lock.
+private final class SharedState: Sendable {
+    let state: Mutex<CoordinatorState>
+
+    init(_ state: consuming CoordinatorState) {
+        self.state = Mutex(state)
     }
 }

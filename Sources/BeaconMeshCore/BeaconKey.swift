@@ -10,26 +10,60 @@ public enum BeaconKey: Hashable, Comparable, Sendable {
 
     /// Parses a canonical key; `nil` if `text` is not one (wrong scheme, bad hex, number out of range).
     public init?(_ text: some StringProtocol) {
-        let parts = String(text).split(separator: ":", omittingEmptySubsequences: false)
-        switch parts.first {
-        case "ibeacon"?, "altbeacon"?:
-            guard parts.count == 4, let uuid = BeaconUUID(parts[1]),
-                  let first = BeaconKey.number(parts[2]), let second = BeaconKey.number(parts[3])
+        var copy = String(text)
+        guard let key = copy.withUTF8({ BeaconKey(utf8: $0) }) else { return nil }
+        self = key
+    }
+
+    /// Parses a canonical key from its UTF-8 bytes without building strings (the coordinator reads thousands a
+    /// second).
+    public init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        func hasPrefix(_ prefix: StaticString) -> Bool {
+            prefix.withUTF8Buffer { expected in bytes.count > expected.count && bytes.starts(with: expected) }
+        }
+        if hasPrefix("ibeacon:") || hasPrefix("altbeacon:") {
+            let isIBeacon = bytes[0] == UInt8(ascii: "i")
+            let start = isIBeacon ? 8 : 10
+            guard bytes.count > start + 36, let uuid = BeaconUUID(utf8: UnsafeBufferPointer(rebasing: bytes[start..<(start + 36)])),
+                  bytes[start + 36] == UInt8(ascii: ":")
             else { return nil }
-            self = parts[0] == "ibeacon"
-                ? .iBeacon(uuid: uuid, major: first, minor: second)
-                : .altBeacon(id1: uuid, id2: first, id3: second)
-        case "eddystone"?:
-            guard parts.count == 3, parts[1].utf8.count == 20, parts[2].utf8.count == 12,
-                  let namespace = HexDigits.bytes(parts[1]), let instance = HexDigits.bytes(parts[2])
+            let rest = UnsafeBufferPointer(rebasing: bytes[(start + 37)...])
+            guard let colon = rest.firstIndex(of: UInt8(ascii: ":")),
+                  let first = BeaconKey.number(UnsafeBufferPointer(rebasing: rest[..<colon])),
+                  let second = BeaconKey.number(UnsafeBufferPointer(rebasing: rest[(colon + 1)...]))
             else { return nil }
-            self = .eddystone(
-                namespaceHigh: namespace[0..<8].reduce(0) { $0 << 8 | UInt64($1) },
-                namespaceLow: namespace[8..<10].reduce(0) { $0 << 8 | UInt16($1) },
-                instance: instance.reduce(0) { $0 << 8 | UInt64($1) })
-        default:
+            self = isIBeacon ? .iBeacon(uuid: uuid, major: first, minor: second) : .altBeacon(id1: uuid, id2: first, id3: second)
+        } else if hasPrefix("eddystone:") {
+            guard bytes.count == 10 + 20 + 1 + 12, bytes[30] == UInt8(ascii: ":"),
+                  let namespaceHigh = BeaconKey.hex(UnsafeBufferPointer(rebasing: bytes[10..<26])),
+                  let namespaceLow = BeaconKey.hex(UnsafeBufferPointer(rebasing: bytes[26..<30])),
+                  let instance = BeaconKey.hex(UnsafeBufferPointer(rebasing: bytes[31..<43]))
+            else { return nil }
+            self = .eddystone(namespaceHigh: namespaceHigh, namespaceLow: UInt16(namespaceLow), instance: instance)
+        } else {
             return nil
         }
+    }
+
+    /// 1 to 5 decimal digits with a value up to 65535.
+    private static func number(_ digits: UnsafeBufferPointer<UInt8>) -> UInt16? {
+        guard (1...5).contains(digits.count) else { return nil }
+        var value = 0
+        for digit in digits {
+            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(digit - UInt8(ascii: "0"))
+        }
+        return value <= 65535 ? UInt16(value) : nil
+    }
+
+    /// Up to 16 hex digits (either case).
+    private static func hex(_ digits: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        var value: UInt64 = 0
+        for digit in digits {
+            guard let nibble = HexDigits.value(of: digit) else { return nil }
+            value = value << 4 | UInt64(nibble)
+        }
+        return value
     }
 
     /// Hashes two words per key (the scanner hashes a key for every advert it hears).
@@ -51,13 +85,6 @@ public enum BeaconKey: Hashable, Comparable, Sendable {
     public var iBeaconUUID: BeaconUUID? {
         if case .iBeacon(let uuid, _, _) = self { return uuid }
         return nil
-    }
-
-    private static func number(_ text: Substring) -> UInt16? {
-        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
-            return nil
-        }
-        return UInt16(text)
     }
 
     /// Orders by kind (AltBeacon, Eddystone, iBeacon), then by identifiers as numbers — cheap, no strings built.

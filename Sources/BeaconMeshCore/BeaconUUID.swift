@@ -22,7 +22,13 @@ public struct BeaconUUID: Hashable, Comparable, Sendable {
 
     /// Parses the canonical 8-4-4-4-12 form (either case); `nil` for anything else.
     public init?(_ text: some StringProtocol) {
-        let utf8 = Array(text.utf8)
+        var copy = String(text)
+        guard let uuid = copy.withUTF8({ BeaconUUID(utf8: $0) }) else { return nil }
+        self = uuid
+    }
+
+    /// Parses the canonical 8-4-4-4-12 form (either case) from UTF-8 bytes; `nil` for anything else.
+    public init?(utf8: UnsafeBufferPointer<UInt8>) {
         guard utf8.count == 36 else { return nil }
         var high: UInt64 = 0
         var low: UInt64 = 0

@@ -17,12 +17,12 @@ import Musl
 final class MQTTCallbackContext: Sendable {
     let logger: Logger
     let state: Mutex<MQTTClientState>
-    let incoming: AsyncStream<MQTTMessage>.Continuation
+    let inbox: MQTTInbox
 
-    init(logger: Logger, incoming: AsyncStream<MQTTMessage>.Continuation) {
+    init(logger: Logger, inbox: MQTTInbox) {
         self.logger = logger
         self.state = Mutex(MQTTClientState())
-        self.incoming = incoming
+        self.inbox = inbox
     }
 
     /// Recovers the context from libmosquitto's user data pointer without touching its retain count.
@@ -172,16 +172,8 @@ final class MQTTCallbackContext: Sendable {
         }
         let received = MQTTMessage(
             topic: topic, payload: payload, qos: MQTTQoS(rawValue: message.qos) ?? .atLeastOnce, retained: message.retain)
-        if case .dropped = incoming.yield(received) {
-            let dropped = state.withLock { state in
-                state.droppedIncomingMessages += 1
-                return state.droppedIncomingMessages
-            }
-            if dropped == 1 || dropped.isMultiple(of: 1000) {
-                logger.warning("incoming message buffer full; dropping messages",
-                               metadata: ["mqtt.topic": "\(topic)", "mqtt.dropped": "\(dropped)"])
-            }
-        }
+        // Waits here (on libmosquitto's thread) while the consumer is behind; nothing is dropped.
+        inbox.push(received)
     }
 
     /// libmosquitto's own log lines: its errors (e.g. OpenSSL's reason for a rejected certificate) as warnings,
@@ -275,7 +267,7 @@ final class MQTTCallbackContext: Sendable {
             return (Array(state.connectionObservers.values), Array(state.acknowledgementObservers.values),
                     Array(state.changeObservers.values))
         }
-        incoming.finish()
+        inbox.close()
         connections.forEach { $0.finish() }
         acknowledgements.forEach { $0.finish() }
         changes.forEach { $0.finish() }

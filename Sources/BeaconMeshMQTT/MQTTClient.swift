@@ -30,7 +30,7 @@ public final class MQTTClient: Sendable {
     public let configuration: MQTTConfiguration
 
     /// Every message received on any subscription, in arrival order. One consumer only; it ends after `disconnect`.
-    public let messages: AsyncStream<MQTTMessage>
+    public let messages: MQTTMessages
 
     let handle: MosquittoHandle
     private let context: MQTTCallbackContext
@@ -53,16 +53,15 @@ public final class MQTTClient: Sendable {
         if let clientID = configuration.clientID {
             logger[metadataKey: "mqtt.clientID"] = "\(clientID)"
         }
-        let (messages, incoming) = AsyncStream.makeStream(
-            of: MQTTMessage.self, bufferingPolicy: .bufferingOldest(configuration.incomingBufferLimit))
-        let context = MQTTCallbackContext(logger: logger, incoming: incoming)
+        let inbox = MQTTInbox(capacity: configuration.incomingBufferLimit)
+        let context = MQTTCallbackContext(logger: logger, inbox: inbox)
 
         // The C side owns one reference from here on; it is released exactly once, after mosquitto_destroy.
         let userdata = Unmanaged.passRetained(context).toOpaque()
         guard let pointer = mosquitto_new(configuration.clientID, configuration.cleanSession, userdata) else {
             let savedErrno = errno
             Unmanaged<MQTTCallbackContext>.fromOpaque(userdata).release()
-            incoming.finish()
+            inbox.close()
             throw .library(call: "mosquitto_new", code: MOSQ_ERR_ERRNO.rawValue, systemError: savedErrno,
                            reason: systemErrorText(savedErrno))
         }
@@ -71,13 +70,13 @@ public final class MQTTClient: Sendable {
         } catch {
             mosquitto_destroy(pointer)
             Unmanaged<MQTTCallbackContext>.fromOpaque(userdata).release()
-            incoming.finish()
+            inbox.close()
             throw error
         }
         MQTTCallbackContext.installCallbacks(on: pointer)
 
         self.configuration = configuration
-        self.messages = messages
+        self.messages = MQTTMessages(inbox: inbox)
         self.handle = MosquittoHandle(pointer: pointer)
         self.context = context
         self.logger = logger
@@ -300,10 +299,6 @@ public final class MQTTClient: Sendable {
         context.state.withLock { $0.unacknowledgedAtLeastOnce }
     }
 
-    /// How many received messages were dropped because the consumer of `messages` was too far behind.
-    public var droppedMessageCount: Int {
-        context.state.withLock { $0.droppedIncomingMessages }
-    }
 
     // MARK: Subscribing
 
@@ -401,6 +396,8 @@ public final class MQTTClient: Sendable {
             let grace = min(max(.zero, deadline - clock.now), .seconds(1))
             _ = await context.waitUntil(timeout: grace) { !$0.isConnected }
         }
+        // A network thread waiting for room in the inbox must give up before it can be joined.
+        context.inbox.close()
         mosquitto_loop_stop(handle.pointer, false)
         tearDown()
     }

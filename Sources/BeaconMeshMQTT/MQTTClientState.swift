@@ -36,8 +36,6 @@ struct MQTTClientState {
     /// `on_publish` can arrive before `mosquitto_publish` has returned the id to us; such ids wait here.
     var acknowledgedBeforeRecorded: Set<MQTTMessageID> = []
 
-    /// Received messages dropped because the consumer of `messages` fell `incomingBufferLimit` behind.
-    var droppedIncomingMessages = 0
 
     var nextObserverID = 0
     var connectionObservers: [Int: AsyncStream<MQTTConnectionEvent>.Continuation] = [:]

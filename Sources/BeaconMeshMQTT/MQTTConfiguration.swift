@@ -43,8 +43,8 @@ public struct MQTTConfiguration: Sendable, CustomStringConvertible {
     /// The MQTT protocol version spoken. Default 3.1.1.
     public var protocolVersion: MQTTProtocolVersion
 
-    /// How many received messages may wait for the consumer of `MQTTClient.messages`; newer ones are dropped and
-    /// counted in `MQTTClient.droppedMessageCount` when it is full. Default 10 000.
+    /// How many received messages may wait for the consumer of `MQTTClient.messages`; beyond that, receiving pauses
+    /// (the broker keeps the rest queued) until the consumer catches up. Nothing is dropped. Default 10 000.
     public var incomingBufferLimit: Int
 
     /// A configuration with a default for every field but the broker.
