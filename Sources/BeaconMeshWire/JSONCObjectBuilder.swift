@@ -74,4 +74,21 @@ struct JSONCObjectBuilder: ~Copyable {
     }
 
     mutating func setNull(_ key: StaticString) { add(key, nil) }
+
+    /// A member whose name is only known at run time (custom fields); the key is copied.
+    mutating func set(dynamicKey key: String, _ value: String) {
+        var text = value
+        let string = text.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { json_object_new_string_len($0.baseAddress, Int32($0.count)) }
+        }
+        _ = json_object_object_add(object, key, string)
+    }
+
+    /// A nested object written by `body`.
+    mutating func setObject(_ key: StaticString, _ body: (inout JSONCObjectBuilder) -> Void) {
+        guard let nested = json_object_new_object() else { return }
+        var builder = JSONCObjectBuilder(object: nested)
+        body(&builder)
+        add(key, nested)
+    }
 }

@@ -42,12 +42,26 @@ extension WireCodec {
             ("lastVisitAt", .timestamp(member.lastVisitAt)),
         ]
         if let photo = member.photo { members.append(("photo", .string(photo))) }
-        let reserved: Set<String> = ["id", "name", "favoriteDrink", "visits", "lastVisitAt", "photo"]
-        for (key, value) in member.customFields.sorted(by: { $0.key < $1.key }) where !reserved.contains(key) {
+        for (key, value) in member.customFields.sorted(by: { $0.key < $1.key }) where !reservedMemberFields.contains(key) {
             members.append((key, .string(value)))
         }
         return .object(members)
     }
+
+    /// Writes the contract's `member` object (the same fields as `memberJSON`) straight into json-c.
+    static func writeMember(_ member: MemberProfile, into builder: inout JSONCObjectBuilder) {
+        builder.set("id", member.id)
+        builder.set("name", member.name)
+        if let drink = member.favoriteDrink { builder.set("favoriteDrink", drink) } else { builder.setNull("favoriteDrink") }
+        builder.set("visits", member.visits)
+        if let last = member.lastVisitAt { builder.set("lastVisitAt", last.milliseconds) } else { builder.setNull("lastVisitAt") }
+        if let photo = member.photo { builder.set("photo", photo) }
+        for (key, value) in member.customFields.sorted(by: { $0.key < $1.key }) where !reservedMemberFields.contains(key) {
+            builder.set(dynamicKey: key, value)
+        }
+    }
+
+    static let reservedMemberFields: Set<String> = ["id", "name", "favoriteDrink", "visits", "lastVisitAt", "photo"]
 
     static func promoJSON(_ promo: Promo) -> JSONValue {
         .object([("id", .string(promo.id)), ("title", .string(promo.title)), ("message", .string(promo.message))])

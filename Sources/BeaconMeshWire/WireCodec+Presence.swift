@@ -2,26 +2,43 @@ import BeaconMeshCore
 
 extension WireCodec {
     /// The retained presence snapshot of `stores/{store}/presence`.
+    ///
+    /// Republished up to four times a second with every member in the store, so it is written straight into json-c
+    /// and printed one member at a time.
     public static func encode(_ snapshot: PresenceSnapshot) -> [UInt8] {
-        let members: [JSONValue] = snapshot.members.map { present in
-            .object([
-                ("member", memberJSON(present.member)), ("department", .integer(present.department)),
-                ("departmentName", .string(present.departmentName)), ("proximity", .string(present.proximity.rawValue)),
-                ("arrivedAt", .timestamp(present.arrivedAt)), ("inDepartmentSince", .timestamp(present.inDepartmentSince)),
-                ("lastSeen", .timestamp(present.lastSeen)),
-            ])
+        var output: [UInt8] = []
+        output.reserveCapacity(256 + snapshot.members.count * 320)
+        JSONCObjectBuilder.append(to: &output) { body in
+            body.set("v", 1)
+            body.set("store", Int(snapshot.store))
+            body.set("name", snapshot.name)
+            body.set("updatedAt", snapshot.updatedAt.milliseconds)
         }
+        output.removeLast()  // the envelope's closing brace: the arrays follow
+        output += Array(#","members":["#.utf8)
+        for (index, present) in snapshot.members.enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            JSONCObjectBuilder.append(to: &output) { item in
+                item.setObject("member") { writeMember(present.member, into: &$0) }
+                item.set("department", Int(present.department))
+                item.set("departmentName", present.departmentName)
+                item.set("proximity", present.proximity.rawValue)
+                item.set("arrivedAt", present.arrivedAt.milliseconds)
+                item.set("inDepartmentSince", present.inDepartmentSince.milliseconds)
+                item.set("lastSeen", present.lastSeen.milliseconds)
+            }
+        }
+        output.append(UInt8(ascii: "]"))
         let occupancy: [(String, JSONValue)] = snapshot.occupancy.sorted { $0.key < $1.key }.map {
             (String($0.key), .object([("members", .integer($0.value.members)), ("guests", .integer($0.value.guests))]))
         }
         let nodes: [JSONValue] = snapshot.nodes.map {
             .object([("department", .integer($0.department)), ("node", .string($0.node)), ("state", .string($0.state.rawValue))])
         }
-        return serialize(.object([
-            ("v", .integer(1)), ("store", .integer(snapshot.store)), ("name", .string(snapshot.name)),
-            ("updatedAt", .timestamp(snapshot.updatedAt)), ("members", .array(members)),
-            ("occupancy", .object(occupancy)), ("nodes", .array(nodes)),
-        ]))
+        output += Array(#","occupancy":"#.utf8) + serialize(.object(occupancy))
+        output += Array(#","nodes":"#.utf8) + serialize(.array(nodes))
+        output.append(UInt8(ascii: "}"))
+        return output
     }
 
     /// Reads a presence snapshot.
