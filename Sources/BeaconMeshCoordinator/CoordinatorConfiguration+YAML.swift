@@ -175,7 +175,8 @@ private struct YAMLReader {
     }
 
     func promoRule(_ node: Node, at place: String) throws(ConfigurationError) -> CoordinatorConfiguration.PromoRule {
-        let fields = try mapping(node, at: place, allowed: ["id", "title", "message", "proximity", "dwell"])
+        let fields = try mapping(node, at: place, allowed: ["id", "title", "message", "proximity", "dwell", "from", "until",
+                                                            "hours", "minVisits", "members"])
         func required(_ key: String) throws(ConfigurationError) -> String {
             guard let value = fields[key] else { throw error(node, "\(place) needs a \(key)") }
             return try string(value, at: "\(place).\(key)")
@@ -190,6 +191,33 @@ private struct YAMLReader {
             rule.proximity = value
         }
         if let dwell = fields["dwell"] { rule.dwell = try duration(dwell, at: "\(place).dwell") }
+        for key in ["from", "until"] {
+            guard let value = fields[key] else { continue }
+            let text = try string(value, at: "\(place).\(key)")
+            guard let day = PromoWindow.Day(text) else { throw error(value, "\(place).\(key) must be a date YYYY-MM-DD (found '\(text)')") }
+            if key == "from" { rule.window.from = day } else { rule.window.until = day }
+        }
+        if let from = rule.window.from, let until = rule.window.until, until < from, let value = fields["until"] {
+            throw error(value, "\(place).until (\(until)) is before \(place).from (\(from))")
+        }
+        if let value = fields["hours"] {
+            let text = try string(value, at: "\(place).hours")
+            guard let hours = PromoWindow.Hours(text) else {
+                throw error(value, "\(place).hours must be HH:MM-HH:MM, e.g. 08:00-11:30 (found '\(text)')")
+            }
+            rule.window.hours = hours
+        }
+        if let value = fields["minVisits"] {
+            guard let visits = Int(try string(value, at: "\(place).minVisits")), visits >= 1 else {
+                throw error(value, "\(place).minVisits must be a whole number of at least 1")
+            }
+            rule.audience.minVisits = visits
+        }
+        if let value = fields["members"] {
+            var ids: Set<String> = []
+            for item in try sequence(value, at: "\(place).members") { ids.insert(try string(item, at: "\(place).members")) }
+            rule.audience.members = ids
+        }
         return rule
     }
 }

@@ -79,6 +79,10 @@ public struct CoordinatorConfiguration: Sendable, Equatable {
         public var proximity: Proximity = .near
         /// Overrides the default dwell.
         public var dwell: Duration?
+        /// The dates and daily hours it may fire in (local time).
+        public var window = PromoWindow()
+        /// Who it is for.
+        public var audience = PromoAudience()
 
         public init(promo: Promo) {
             self.promo = promo

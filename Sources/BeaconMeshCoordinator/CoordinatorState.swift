@@ -208,6 +208,7 @@ struct CoordinatorState {
     // MARK: Promos
 
     private mutating func firePromos(at now: Timestamp) {
+        let (day, minute) = LocalCalendar.dayAndMinute(of: now)
         for store in configuration.stores {
             for visit in engine.presentMembers(store: store.id) {
                 guard let department = store.department(visit.department), let rule = department.promo,
@@ -216,7 +217,10 @@ struct CoordinatorState {
                 let eligibility = PromoEligibility(proximity: rule.proximity, dwell: rule.dwell ?? configuration.promos.dwell,
                                                    cooldown: configuration.promos.cooldown)
                 let last = promoFires[visit.member]?[rule.promo.id]
-                guard eligibility.shouldFire(for: visit, lastFiredAt: last, at: now) else { continue }
+                guard eligibility.shouldFire(for: visit, lastFiredAt: last, at: now),
+                      rule.window.check(day: day, minute: minute).open,
+                      rule.audience.includes(member: visit.member, visits: profile.visits)
+                else { continue }
                 promoFires[visit.member, default: [:]][rule.promo.id] = now
                 do {
                     try registry.recordPromoFire(member: visit.member, promo: rule.promo.id, store: store.id, at: now)

@@ -26,6 +26,8 @@ public final class MemberRegistry: Sendable {
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // Deleted rows are overwritten with zeros, so `forget` leaves nothing readable behind.
+            try db.execute(sql: "PRAGMA secure_delete = ON")
         }
         do {
             database = try DatabaseQueue(path: path, configuration: configuration)
@@ -163,12 +165,15 @@ public final class MemberRegistry: Sendable {
     @discardableResult
     public func forget(id: String) throws -> Bool {
         let removed = try database.write { db in
-            try db.execute(sql: "PRAGMA secure_delete = ON")
             try db.execute(sql: "DELETE FROM member WHERE id = ?", arguments: [id])
             return db.changesCount > 0
         }
         guard removed else { return false }
+        // Old copies of the pages live on in the write-ahead log until a checkpoint: rewrite the file, then empty
+        // the log.
+        try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
         try database.vacuum()
+        try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
         return true
     }
 

@@ -18,7 +18,7 @@ public enum DurationText {
     /// The shortest exact spelling of `duration` (whole milliseconds).
     public static func format(_ duration: Duration) -> String {
         let milliseconds = duration.wholeMilliseconds
-        for (suffix, size) in [("d", Int64(86_400_000)), ("h", 3_600_000), ("m", 60_000), ("s", 1000)]
+        for (suffix, size) in [("h", Int64(3_600_000)), ("m", 60_000), ("s", 1000)]
         where milliseconds != 0 && milliseconds % size == 0 {
             return "\(milliseconds / size)\(suffix)"
         }

@@ -138,6 +138,57 @@ struct CoordinatorEndToEndTests {
         #expect(list.stdoutLines.contains { $0.hasPrefix("ana") && $0.contains(" 12 ") }, "\(list.stdoutLines)")
     }
 
+    @Test("a member added with the members command while the coordinator runs is greeted without a restart")
+    func registryChangesWithoutRestart() async throws {
+        let run = try await CoordinatorRun.start()
+        let add = try Mesh.program("beacon-coordinator", [
+            "members", "add", "newbie", "--name", "New Bee", "--drink", "Oolong", "--beacon", "ibeacon:\(Mesh.uuid):1:9",
+            "--db", run.directory + "/mesh.sqlite",
+        ])
+        #expect(await add.waitForExit() == .exited(0), "\(add.transcript)")
+        #expect(add.stdoutLines == ["added newbie"])
+        try await Task.sleep(for: .seconds(3))
+        try await run.send(department: 20, minor: 9, from: 1, count: 8)
+        let arrived = try #require(await run.waitForEvent("arrived"), "\(run.coordinator.transcript)")
+        #expect((arrived["member"] as? [String: Any])?["name"] as? String == "New Bee")
+        #expect(arrived["greeting"] as? String == "Welcome back, New Bee! The usual Oolong?")
+        await run.stop()
+    }
+
+    @Test("the cafe's Free Latte fires only at immediate proximity, once")
+    func freeLatteAtImmediateOnly() async throws {
+        let run = try await CoordinatorRun.start(extraConfig: """
+              - id: 9
+                name: PubNub Cafe
+                departments:
+                  - {id: 6, name: Counter, promo: {id: latte, title: "Free Latte!", message: "Come on down for a hot deal!", proximity: immediate, dwell: 0s}}
+            """)
+        let cafe = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/stores/9/events", qos: 1)
+        let offers = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/members/+/offers", qos: 1)
+        func send(_ proximity: String, from first: Int) async throws {
+            for seq in first..<(first + 8) {
+                try await MosquittoClients.publish(
+                    port: run.broker.port, topic: "beaconmesh/v1/stores/9/departments/6/nodes/a/sightings",
+                    string: Mesh.batch(store: 9, department: 6, seq: seq, major: 1, minor: 4, proximity: proximity, at: Mesh.nowMilliseconds), qos: 1)
+                try await Task.sleep(for: .milliseconds(250))
+            }
+        }
+        try await send("near", from: 1)
+        #expect(await cafe.waitForLine(timeout: .seconds(5)) { $0.contains("\"arrived\"") } != nil)
+        try await Task.sleep(for: .seconds(1))
+        #expect(!cafe.lines.contains { $0.contains("\"promo\"") }, "no latte while only near")
+        try await send("immediate", from: 9)
+        let promo = await cafe.waitForLine(timeout: .seconds(5)) { $0.contains("\"promo\"") }
+        #expect(promo?.contains("Free Latte!") == true)
+        let offer = await offers.waitForLine(timeout: .seconds(5)) { $0.hasPrefix("beaconmesh/v1/members/zoe/offers") }
+        #expect(offer?.contains("\"department\":6") == true)
+        try await send("immediate", from: 17)
+        #expect(cafe.lines.filter { $0.contains("\"promo\"") }.count == 1, "once per cooldown")
+        await cafe.stop()
+        await offers.stop()
+        await run.stop()
+    }
+
     @Test("SIGTERM publishes the coordinator's offline status and exits 0")
     func cleanShutdown() async throws {
         let run = try await CoordinatorRun.start()

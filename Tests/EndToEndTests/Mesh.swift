@@ -54,11 +54,11 @@ enum Mesh {
 
     /// A sighting batch as a scanner would publish it, with one sighting of `minor` (store-app phone `major`).
     static func batch(store: Int, department: Int, node: String = "a", boot: String = "b00t", seq: Int,
-                      major: Int = 1, minor: Int, rssi: Double = -60, at milliseconds: Int64) -> String {
+                      major: Int = 1, minor: Int, rssi: Double = -60, proximity: String = "near", at milliseconds: Int64) -> String {
         """
         {"v":1,"store":\(store),"department":\(department),"node":"\(node)","boot":"\(boot)","seq":\(seq),"sentAt":\(milliseconds),\
         "sightings":[{"beacon":"ibeacon:\(uuid):\(major):\(minor)","rssi":\(rssi),"count":4,"txPower":-59,"distance":1.1,\
-        "proximity":"near","lastSeen":\(milliseconds)}]}
+        "proximity":"\(proximity)","lastSeen":\(milliseconds)}]}
         """
     }
 
