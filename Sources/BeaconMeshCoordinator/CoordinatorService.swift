@@ -25,8 +25,8 @@ public final class CoordinatorService: Service {
     static let snapshotMinimumInterval: Duration = .milliseconds(250)
     /// … and at least this often.
     static let snapshotRefreshInterval: Duration = .seconds(30)
-    /// Open visits (with their last-seen times) are saved at least this often.
-    static let visitSaveInterval: Duration = .seconds(5)
+    /// Open visits are saved as they change (arrive, move, leave); their last-seen times at least this often.
+    static let visitSaveInterval: Duration = .seconds(30)
     /// The registry is checked this often for changes made by the `members` command.
     static let registryPollInterval: Duration = .seconds(2)
 
@@ -90,6 +90,7 @@ public final class CoordinatorService: Service {
         let messages = client.messages
         let client = self.client
         let logger = self.logger
+        let topics = self.topics
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 group.addTask {
@@ -103,10 +104,15 @@ public final class CoordinatorService: Service {
                 group.addTask {
                     while !Task.isCancelled {
                         try? await Task.sleep(for: CoordinatorService.tickInterval)
-                        shared.state.withLock { state in
+                        let snapshots = shared.state.withLock { state in
                             state.tick(at: WallClock.now())
                             CoordinatorService.publish(state.takePublications(), with: client, logger: logger)
+                            return state.takeSnapshots()
                         }
+                        // Snapshots are retained state, not events: they may be encoded while messages go on.
+                        CoordinatorService.publish(snapshots.map {
+                            Publication(topic: topics.presence(store: $0.store), payload: WireCodec.encode($0), qos: .atLeastOnce, retain: true)
+                        }, with: client, logger: logger)
                     }
                 }
             }

@@ -28,6 +28,8 @@ struct CoordinatorState {
     private var drops = DropCounter()
     private var eventsPublished: UInt64 = 0
     private var pending: [Publication] = []
+    /// Snapshots due: encoded and published by the caller outside the lock (a big store's snapshot takes a while).
+    private var pendingSnapshots: [PresenceSnapshot] = []
     private var dirtyStores: Set<UInt16> = []
     private var lastSnapshot: [UInt16: Timestamp] = [:]
     private var lastHealth: Timestamp
@@ -61,6 +63,12 @@ struct CoordinatorState {
         lastRegistryPoll = startedAt
         dirtyStores = Set(configuration.storeIDs)
         logger.info("registry loaded", metadata: ["members": "\(profiles.count)", "openVisits": "\(visits.filter { $0.leftAt == nil }.count)"])
+    }
+
+    /// Hands over the presence snapshots that are due (publish them on `Topics.presence(store:)`, retained).
+    mutating func takeSnapshots() -> [PresenceSnapshot] {
+        defer { pendingSnapshots.removeAll(keepingCapacity: true) }
+        return pendingSnapshots
     }
 
     /// Hands over what should be published now.
@@ -124,9 +132,17 @@ struct CoordinatorState {
             reloadRegistryIfChanged(at: now)
         }
         apply(engine.tick(at: now), at: now)
-        _ = engine.expireVisits(at: now)
-        firePromos(at: now)
-        publishSnapshots(at: now)
+        let expired = engine.expireVisits(at: now)
+        if !expired.isEmpty {
+            do {
+                try registry.deleteVisits(of: expired)
+            } catch {
+                logger.error("could not delete ended visits", metadata: ["error": "\(error)"])
+            }
+        }
+        let present = engine.presentMembersByStore()
+        firePromos(present, at: now)
+        publishSnapshots(present, at: now)
         if now - lastVisitSave >= CoordinatorService.visitSaveInterval { saveVisits(at: now) }
         if now - lastHealth >= healthInterval {
             lastHealth = now
@@ -207,10 +223,10 @@ struct CoordinatorState {
 
     // MARK: Promos
 
-    private mutating func firePromos(at now: Timestamp) {
+    private mutating func firePromos(_ present: [UInt16: [PresenceEngine.Visit]], at now: Timestamp) {
         let (day, minute) = LocalCalendar.dayAndMinute(of: now)
         for store in configuration.stores {
-            for visit in engine.presentMembers(store: store.id) {
+            for visit in present[store.id] ?? [] {
                 guard let department = store.department(visit.department), let rule = department.promo,
                       let profile = profiles[visit.member]
                 else { continue }
@@ -238,7 +254,7 @@ struct CoordinatorState {
 
     // MARK: Snapshots, health, persistence
 
-    private mutating func publishSnapshots(at now: Timestamp) {
+    private mutating func publishSnapshots(_ present: [UInt16: [PresenceEngine.Visit]], at now: Timestamp) {
         for store in configuration.stores {
             let last = lastSnapshot[store.id]
             let due = last.map { now - $0 >= CoordinatorService.snapshotRefreshInterval } ?? true
@@ -246,17 +262,16 @@ struct CoordinatorState {
             guard due || dirty else { continue }
             dirtyStores.remove(store.id)
             lastSnapshot[store.id] = now
-            pending.append(Publication(topic: topics.presence(store: store.id), payload: WireCodec.encode(snapshot(of: store, at: now)),
-                                       qos: .atLeastOnce, retain: true))
+            pendingSnapshots.append(snapshot(of: store, present: present[store.id] ?? [], at: now))
         }
     }
 
     /// The presence snapshot of one store now.
-    func snapshot(of store: CoordinatorConfiguration.Store, at now: Timestamp) -> PresenceSnapshot {
+    func snapshot(of store: CoordinatorConfiguration.Store, present: [PresenceEngine.Visit], at now: Timestamp) -> PresenceSnapshot {
         var occupancy: [UInt16: PresenceSnapshot.Occupancy] = [:]
         for department in store.departments { occupancy[department.id] = .init(members: 0, guests: 0) }
         var members: [PresenceSnapshot.PresentMember] = []
-        for visit in engine.presentMembers(store: store.id) {
+        for visit in present {
             guard let profile = profiles[visit.member] else { continue }
             members.append(.init(member: profile, department: visit.department, departmentName: departmentName(store.id, visit.department),
                                  proximity: visit.proximity, arrivedAt: visit.arrivedAt, inDepartmentSince: visit.inDepartmentSince,
@@ -285,11 +300,11 @@ struct CoordinatorState {
                                    qos: .atMostOnce, retain: false))
     }
 
-    /// Saves every visit the engine holds (open and recently left).
+    /// Saves every visit the engine holds (open and recently left), with their latest last-seen times.
     mutating func saveVisits(at now: Timestamp = WallClock.now()) {
         lastVisitSave = now
         do {
-            try registry.saveVisits(engine.visits)
+            try registry.saveVisits(of: engine.visits)
         } catch {
             logger.error("could not save visits", metadata: ["error": "\(error)"])
         }

@@ -256,12 +256,21 @@ public final class MemberRegistry: Sendable {
     }
 
     private static func save(_ visit: PresenceEngine.Visit, in db: Database) throws {
-        try db.execute(sql: """
+        let statement = try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO visit (member, store, arrivedAt, department, inDepartmentSince, lastSeen, leftAt, proximity)
             SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM member WHERE id = ?)
-            """, arguments: [visit.member, visit.store, visit.arrivedAt.milliseconds, visit.department,
+            """)
+        try statement.execute(arguments: [visit.member, visit.store, visit.arrivedAt.milliseconds, visit.department,
                              visit.inDepartmentSince.milliseconds, visit.lastSeen.milliseconds,
                              visit.leftAt?.milliseconds, visit.proximity.rawValue, visit.member])
+    }
+
+    /// Deletes the saved visits of `members` (visits that ended for good).
+    public func deleteVisits(of members: [String]) throws {
+        guard !members.isEmpty else { return }
+        try database.write { db in
+            for member in members { try db.execute(sql: "DELETE FROM visit WHERE member = ?", arguments: [member]) }
+        }
     }
 
     /// The visits saved by `saveVisits`.

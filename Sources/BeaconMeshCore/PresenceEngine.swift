@@ -485,6 +485,17 @@ public struct PresenceEngine: Sendable {
         }.sorted { ($0.arrivedAt, $0.member) > ($1.arrivedAt, $1.member) }
     }
 
+    /// Members in each store now (one pass over everyone), newest arrival first within a store.
+    public func presentMembersByStore() -> [UInt16: [Visit]] {
+        var byStore: [UInt16: [Visit]] = [:]
+        for number in memberNumbers.values {
+            guard let visit = members[Int(number)].visit, visit.leftAt == nil else { continue }
+            byStore[visit.store, default: []].append(visit)
+        }
+        for store in byStore.keys { byStore[store]?.sort { ($0.arrivedAt, $0.member) > ($1.arrivedAt, $1.member) } }
+        return byStore
+    }
+
     /// Guests per department of `store`: beacons of no member with a fresh reading there (their strongest).
     public func guestCounts(store: UInt16, at now: Timestamp) -> [UInt16: Int] {
         var counts: [UInt16: Int] = [:]

@@ -26,6 +26,9 @@ struct CoordinatorBenchmark: ParsableCommand {
     @Option(help: "Arrivals timed for the latency figures.")
     var arrivals: Int = 2_000
 
+    @Option(help: "The latency stream's rate, as a fraction of the coordinator's measured rate.")
+    var latencyLoad: Double = 0.5
+
     func run() throws {
         let semaphore = DispatchSemaphore(value: 0)
         let outcome = Mutex<Result<String, any Error>?>(nil)
@@ -42,6 +45,14 @@ struct CoordinatorBenchmark: ParsableCommand {
         semaphore.wait()
         if case .failure(let error)? = outcome.withLock({ $0 }) { throw error }
     }
+
+    /// The benchmark chain: 100 stores of 10 departments, 50 members each (members 1…5000).
+    static let stores = 100
+
+    /// Member numbers of a store: store 1 has members 1…50, store 2 has 51…100, and so on.
+    static func member(inStore store: Int, number: Int) -> Int { (store - 1) * 50 + number % 50 + 1 }
+
+    static func store(ofMember member: Int) -> Int { (member - 1) / 50 + 1 }
 
     private func measure() async throws {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-bench-\(UUID().uuidString)").path
@@ -64,10 +75,11 @@ struct CoordinatorBenchmark: ParsableCommand {
         let uuid = "0cf052c2-97ca-407c-84f8-b62aac4e9020"
         let storeUUID = BeaconUUID(uuid)!
         var csv = "id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt\n"
-        for index in 1...5_000 { csv += "m\(index),Member \(index),Tea,ibeacon:\(uuid):7:\(index),,0,,\n" }
-        for index in 0..<arrivals { csv += "n\(index),Newcomer \(index),,ibeacon:\(uuid):8:\(index),,0,,\n" }
+        for index in 1...5_000 { csv += "m\(index),Member \(index),Tea,ibeacon:\(uuid):\(Self.store(ofMember: index)):\(index),,0,,\n" }
+        for index in 0..<arrivals { csv += "n\(index),Newcomer \(index),,ibeacon:\(uuid):1000:\(index),,0,,\n" }
         try csv.write(toFile: work + "/members.csv", atomically: true, encoding: .utf8)
-        let departments = (0..<10).map { "      - {id: \($0), name: Department \($0)}" }.joined(separator: "\n")
+        let departments = (0..<10).map { "          - {id: \($0), name: Department \($0)}" }.joined(separator: "\n")
+        let stores = (1...Self.stores).map { "  - id: \($0)\n    name: Store \($0)\n    departments:\n\(departments)" }.joined(separator: "\n")
         try """
         id: bench
         broker: {url: "mqtt://127.0.0.1:\(port)"}
@@ -75,17 +87,14 @@ struct CoordinatorBenchmark: ParsableCommand {
         members: members.csv
         presence: {staleAfter: 5s, exitAfter: 60s, switchMargin: 4, switchDwell: 0s, visitGap: 20m}
         stores:
-          - id: 7
-            name: Bench
-            departments:
-        \(departments)
+        \(stores)
         """.write(toFile: work + "/coordinator.yaml", atomically: true, encoding: .utf8)
 
         let coordinatorPath = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("beacon-coordinator").path
         let coordinatorArguments = ["run", "--config", work + "/coordinator.yaml", "--health-interval", "200ms", "--log-level", "warning"]
         let subscriberArguments = ["-h", "127.0.0.1", "-p", "\(port)", "-q", "1", "-c", "-i", "bench-drain",
-                                   "-t", "beaconmesh/v1/stores/7/departments/+/nodes/+/sightings"]
+                                   "-t", "beaconmesh/v1/stores/+/departments/+/nodes/+/sightings"]
 
         // 1. Both consumers make their persistent sessions, then go away.
         var coordinator = try BenchProcess(coordinatorPath, coordinatorArguments)
@@ -104,18 +113,21 @@ struct CoordinatorBenchmark: ParsableCommand {
         var payloadBytes = 0
         let start = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
         for index in 0..<batches {
-            let department = UInt16(index % 10)
-            let node = NodeAddress(store: 7, department: department, node: "a")!
+            // Batch `index` comes from store (index % 100) + 1, department (index / 100) % 10, and carries members of
+            // that store (50 per store).
+            let store = UInt16(index % Self.stores + 1)
+            let department = UInt16((index / Self.stores) % 10)
+            let node = NodeAddress(store: store, department: department, node: "a")!
             var sightings: [Sighting] = []
             for offset in 0..<sightingsPerBatch {
-                let minor = UInt16(1 + (index * sightingsPerBatch + offset) % 5_000)
+                let member = Self.member(inStore: Int(store), number: (index / Self.stores) * sightingsPerBatch + offset)
                 let rssi = -60.0 - Double(offset)
-                sightings.append(Sighting(beacon: .iBeacon(uuid: storeUUID, major: 7, minor: minor), rssi: rssi, count: 4,
+                sightings.append(Sighting(beacon: .iBeacon(uuid: storeUUID, major: store, minor: UInt16(member)), rssi: rssi, count: 4,
                                           txPower: -59, distance: 1.2, proximity: .near, lastSeen: start))
             }
-            let payload = WireCodec.encode(SightingBatch(node: node, boot: "bench", seq: UInt64(index / 10 + 1), sentAt: start, sightings: sightings))
+            let payload = WireCodec.encode(SightingBatch(node: node, boot: "bench", seq: UInt64(index / (Self.stores * 10) + 1), sentAt: start, sightings: sightings))
             payloadBytes += payload.count
-            _ = try publisher.publish(topic: "beaconmesh/v1/stores/7/departments/\(department)/nodes/a/sightings", payload: payload, qos: .atLeastOnce)
+            _ = try publisher.publish(topic: "beaconmesh/v1/stores/\(store)/departments/\(department)/nodes/a/sightings", payload: payload, qos: .atLeastOnce)
             if index % 1000 == 999 { while publisher.unacknowledgedCount > 2_000 { try await Task.sleep(for: .milliseconds(2)) } }
         }
         while publisher.unacknowledgedCount > 0 { try await Task.sleep(for: .milliseconds(10)) }
@@ -125,8 +137,8 @@ struct CoordinatorBenchmark: ParsableCommand {
         try health.start()
         _ = await health.waitUntilConnected(timeout: .seconds(5))
         try health.subscribe("beaconmesh/v1/coordinators/bench/health", qos: .atMostOnce)
-        try health.subscribe("beaconmesh/v1/stores/7/events", qos: .atLeastOnce)
-        _ = await health.waitUntilSubscribed("beaconmesh/v1/stores/7/events", timeout: .seconds(5))
+        try health.subscribe("beaconmesh/v1/stores/1/events", qos: .atLeastOnce)
+        _ = await health.waitUntilSubscribed("beaconmesh/v1/stores/1/events", timeout: .seconds(5))
         let observations = Observations()
         let watcher = Task { [messages = health.messages] in
             for await message in messages { observations.record(message) }
@@ -151,7 +163,7 @@ struct CoordinatorBenchmark: ParsableCommand {
 
         // 4. Latency at half the coordinator's rate: the stream of known members goes on, and every 20th batch
         //    brings a newcomer whose `arrived` event is timed.
-        let halfRate = max(coordinatorRate / 2, 1)
+        let halfRate = max(coordinatorRate * latencyLoad, 1)
         var published: [String: Double] = [:]
         let interval = 1 / halfRate
         var next = Measure.seconds()
@@ -159,19 +171,20 @@ struct CoordinatorBenchmark: ParsableCommand {
         var sequence: UInt64 = 0
         var step = 0
         while newcomer < arrivals {
-            let department = UInt16(step % 10)
-            if department == 0 { sequence += 1 }
-            let node = NodeAddress(store: 7, department: department, node: "b")!
+            let store = UInt16(step % Self.stores + 1)
+            let department = UInt16((step / Self.stores) % 10)
+            if step % (Self.stores * 10) == 0 { sequence += 1 }
+            let node = NodeAddress(store: store, department: department, node: "b")!
             let now = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
-            let probe = step % 20 == 0
+            let probe = step % 20 == 0 && store == 1
             var sightings: [Sighting] = []
             if probe {
-                sightings.append(Sighting(beacon: .iBeacon(uuid: storeUUID, major: 8, minor: UInt16(newcomer)), rssi: -60, count: 4,
+                sightings.append(Sighting(beacon: .iBeacon(uuid: storeUUID, major: 1000, minor: UInt16(newcomer)), rssi: -60, count: 4,
                                           txPower: -59, distance: 1, proximity: .near, lastSeen: now))
             }
             for offset in sightings.count..<sightingsPerBatch {
-                let minor = UInt16(1 + (step * sightingsPerBatch + offset) % 5_000)
-                sightings.append(Sighting(beacon: .iBeacon(uuid: storeUUID, major: 7, minor: minor), rssi: -62, count: 4,
+                let member = Self.member(inStore: Int(store), number: (step / Self.stores) * sightingsPerBatch + offset)
+                sightings.append(Sighting(beacon: .iBeacon(uuid: storeUUID, major: store, minor: UInt16(member)), rssi: -62, count: 4,
                                           txPower: -59, distance: 1.2, proximity: .near, lastSeen: now))
             }
             let payload = WireCodec.encode(SightingBatch(node: node, boot: "latency", seq: sequence, sentAt: now, sightings: sightings))
@@ -180,7 +193,7 @@ struct CoordinatorBenchmark: ParsableCommand {
                 published["n\(newcomer)"] = Measure.seconds()
                 newcomer += 1
             }
-            _ = try publisher.publish(topic: "beaconmesh/v1/stores/7/departments/\(department)/nodes/b/sightings", payload: payload, qos: .atLeastOnce)
+            _ = try publisher.publish(topic: "beaconmesh/v1/stores/\(store)/departments/\(department)/nodes/b/sightings", payload: payload, qos: .atLeastOnce)
             next += interval
             step += 1
         }
@@ -200,11 +213,11 @@ struct CoordinatorBenchmark: ParsableCommand {
         await health.disconnect(timeout: .seconds(1))
         await publisher.disconnect(timeout: .seconds(1))
 
-        print("coordinator benchmark: \(Measure.grouped(Double(batches))) sighting batches of \(sightingsPerBatch) (\(payloadBytes / max(batches, 1)) bytes each) through mosquitto on loopback")
+        print("coordinator benchmark: \(Measure.grouped(Double(batches))) sighting batches of \(sightingsPerBatch) (\(payloadBytes / max(batches, 1)) bytes each) through mosquitto on loopback, \(Self.stores) stores × 10 departments, 5,000 members")
         print("  coordinator        \(Measure.grouped(coordinatorRate)) batches/s (\(Measure.grouped(coordinatorRate * Double(sightingsPerBatch))) sightings/s) draining the backlog in \((coordinatorSeconds * 100).rounded() / 100) s")
         print("  mosquitto_sub      \(Measure.grouped(subscriberRate)) batches/s draining the same backlog in \((subscriberSeconds * 100).rounded() / 100) s")
         print("  ratio              \(Int((coordinatorRate / subscriberRate * 100).rounded())) % of mosquitto_sub")
-        print("  latency            publish → arrived event, stream at \(Measure.grouped(halfRate)) batches/s (half the coordinator's rate): p50 \(percentile(0.5)), p99 \(percentile(0.99)) (\(latencies.count) of \(arrivals) newcomers)")
+        print("  latency            publish → arrived event, stream at \(Measure.grouped(halfRate)) batches/s (\(Int(latencyLoad * 100)) % of the coordinator's rate): p50 \(percentile(0.5)), p99 \(percentile(0.99)) (\(latencies.count) of \(arrivals) newcomers)")
         try? FileManager.default.removeItem(atPath: work)
     }
 }
