@@ -189,6 +189,24 @@ struct CoordinatorEndToEndTests {
         await run.stop()
     }
 
+    @Test("a scanner killed with SIGKILL stops counting at once: node offline event and snapshot, member moves on")
+    func nodeKilledStopsCounting() async throws {
+        let run = try await CoordinatorRun.start()
+        let scanner = try Mesh.program("beacon-scanner", [
+            "--store", "1", "--department", "30", "--broker", run.broker.url, "--source", "sim", "--sim-route", "30",
+        ])
+        #expect(await run.waitForEvent("arrived", timeout: .seconds(15)) != nil, "\(scanner.transcript)")
+        scanner.send(SIGKILL)
+        let offline = await run.events.waitForLine(timeout: .seconds(5)) { $0.contains("\"type\":\"node\"") && $0.contains("\"offline\"") }
+        #expect(offline?.contains("\"department\":30") == true)
+        let presence = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/stores/1/presence")
+        let snapshot = await presence.waitForLine(timeout: .seconds(5)) { $0.contains("\"node\":\"a\",\"state\":\"offline\"") }
+        #expect(snapshot != nil, "the snapshot shows the node offline")
+        await presence.stop()
+        _ = await scanner.waitForExit()
+        await run.stop()
+    }
+
     @Test("SIGTERM publishes the coordinator's offline status and exits 0")
     func cleanShutdown() async throws {
         let run = try await CoordinatorRun.start()
