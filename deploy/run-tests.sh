@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: installs what is missing, builds, and runs every test target (unit tests of the
 # pure Core, the wire codec, the MQTT client against a real mosquitto, the BLE captures, and the end-to-end tests
-# that drive the real programs with mosquitto_pub/mosquitto_sub).
+# that drive the real programs with mosquitto_pub/mosquitto_sub), then a short fuzzing run of the HCI event parser
+# (FUZZ_SECONDS, default 20; no crash allowed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 deploy/install-deps.sh
 swift build --build-tests
 swift test
+mkdir -p .build
+if ! FUZZ_SECONDS="${FUZZ_SECONDS:-20}" deploy/fuzz-hci.sh > .build/fuzz-hci.log 2>&1; then
+  tail -n 40 .build/fuzz-hci.log
+  exit 1
+fi
+tail -n 1 .build/fuzz-hci.log
