@@ -269,7 +269,7 @@ struct CoordinatorState {
     /// The presence snapshot of one store now.
     func snapshot(of store: CoordinatorConfiguration.Store, present: [PresenceEngine.Visit], at now: Timestamp) -> PresenceSnapshot {
         var occupancy: [UInt16: PresenceSnapshot.Occupancy] = [:]
-        for department in store.departments { occupancy[department.id] = .init(members: 0, guests: 0) }
+        for department in store.departments { occupancy[department.id] = .init(members: 0, guests: 0, name: department.name) }
         var members: [PresenceSnapshot.PresentMember] = []
         for visit in present {
             guard let profile = profiles[visit.member] else { continue }

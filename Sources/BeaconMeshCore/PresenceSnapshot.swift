@@ -45,14 +45,17 @@ public struct PresenceSnapshot: Hashable, Sendable {
         }
     }
 
-    /// How many members and guests a department holds.
+    /// How many members and guests a department holds, and the department's name (a field the contract allows
+    /// adding, so a view can label departments nobody is in).
     public struct Occupancy: Hashable, Sendable {
         public var members: Int
         public var guests: Int
+        public var name: String?
 
-        public init(members: Int, guests: Int) {
+        public init(members: Int, guests: Int, name: String? = nil) {
             self.members = members
             self.guests = guests
+            self.name = name
         }
     }
 

@@ -86,6 +86,7 @@ public struct MonitorModel: Sendable {
                 highlightDeadlines[present.member.id] = now + Self.arrivalHighlight
             }
         }
+        for (department, occupancy) in new.occupancy { if let name = occupancy.name { departmentNames[department] = name } }
         for present in new.members { departmentNames[present.department] = present.departmentName }
         snapshot = new
         lastUpdate = now

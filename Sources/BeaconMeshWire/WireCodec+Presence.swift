@@ -30,7 +30,8 @@ extension WireCodec {
         }
         output.append(UInt8(ascii: "]"))
         let occupancy: [(String, JSONValue)] = snapshot.occupancy.sorted { $0.key < $1.key }.map {
-            (String($0.key), .object([("members", .integer($0.value.members)), ("guests", .integer($0.value.guests))]))
+            (String($0.key), .object(dropping: ["members": .integer($0.value.members), "guests": .integer($0.value.guests),
+                                                "name": $0.value.name.map(JSONValue.string)]))
         }
         let nodes: [JSONValue] = snapshot.nodes.map {
             .object([("department", .integer($0.department)), ("node", .string($0.node)), ("state", .string($0.state.rawValue))])
@@ -60,7 +61,8 @@ extension WireCodec {
         for (key, value) in departments {
             guard let department = UInt16(key) else { throw .absurdValue(field: "occupancy", value: key) }
             let counts = try JSONReader(value, path: "occupancy.\(key)")
-            occupancy[department] = .init(members: Int(try counts.int("members")), guests: Int(try counts.int("guests")))
+            occupancy[department] = .init(members: Int(try counts.int("members")), guests: Int(try counts.int("guests")),
+                                          name: try counts.optionalString("name"))
         }
         var nodes: [PresenceSnapshot.NodeState] = []
         for (index, element) in try body.optionalArray("nodes").enumerated() {
