@@ -11,7 +11,7 @@ public struct ScannerSettings: Sendable {
         "store", "department", "node", "broker", "source", "speed", "uuid", "flush", "lostAfter", "minRssi", "qos",
         "queueSize", "details", "advertise", "measuredPower", "username", "passwordFile", "cafile", "simRoute",
         "logLevel", "record", "scanInterval", "scanWindow", "activeScan", "pathLossExponent", "rssiAdjustment",
-        "healthInterval", "topicRoot",
+        "healthInterval", "topicRoot", "immediateBelow", "nearBelow", "defaultTxPower",
     ]
 
     private struct Setting {
@@ -101,6 +101,19 @@ public struct ScannerSettings: Sendable {
             configuration.aggregation.distanceModel.pathLossExponent = exponent
         }
         if let adjustment = try decimal("rssiAdjustment") { configuration.aggregation.distanceModel.rssiAdjustment = adjustment }
+        if let immediate = try decimal("immediateBelow") {
+            guard immediate > 0 else { throw bad("immediateBelow", String(immediate), "must be a distance above 0 (metres)") }
+            configuration.aggregation.distanceModel.immediateBelow = immediate
+        }
+        if let near = try decimal("nearBelow") {
+            guard near > configuration.aggregation.distanceModel.immediateBelow else {
+                throw bad("nearBelow", String(near), "must be farther than the immediate limit (metres)")
+            }
+            configuration.aggregation.distanceModel.nearBelow = near
+        }
+        if let power = try number("defaultTxPower", Int8.self) {
+            configuration.aggregation.distanceModel.defaultMeasuredPower = Int(power)
+        }
         do {
             let interval = try duration("scanInterval") ?? .milliseconds(100)
             let window = try duration("scanWindow") ?? interval

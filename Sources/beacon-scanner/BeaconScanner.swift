@@ -87,6 +87,15 @@ struct BeaconScanner: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Added to every reading of this node to calibrate its antenna (dB).", valueName: "DB"))
     var rssiAdjustment: String?
 
+    @Option(help: ArgumentHelp("Closer than this is immediate (metres, default 0.5).", valueName: "M"))
+    var immediateBelow: String?
+
+    @Option(help: ArgumentHelp("Closer than this is near, farther is far (metres, default 3).", valueName: "M"))
+    var nearBelow: String?
+
+    @Option(help: ArgumentHelp("Measured power at 1 m for beacons whose frames carry none (dBm, default -59).", valueName: "DBM"))
+    var defaultTxPower: String?
+
     @Option(help: ArgumentHelp("Broker user name.", valueName: "U"))
     var username: String?
 
@@ -117,6 +126,7 @@ struct BeaconScanner: AsyncParsableCommand {
             ("scanWindow", scanWindow), ("activeScan", activeScan ? "true" : nil),
             ("pathLossExponent", pathLossExponent), ("rssiAdjustment", rssiAdjustment), ("username", username),
             ("passwordFile", passwordFile), ("cafile", cafile), ("simRoute", simRoute), ("logLevel", logLevel),
+            ("immediateBelow", immediateBelow), ("nearBelow", nearBelow), ("defaultTxPower", defaultTxPower),
         ]
         for (key, value) in values { settings.flag(key, value) }
         settings.flag("uuid", list: uuids)

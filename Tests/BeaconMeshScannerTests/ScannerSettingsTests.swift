@@ -74,6 +74,7 @@ struct ScannerSettingsTests {
         ("store: 1\ndepartment: 10\nsource: usb\n", "node.yaml:3: source 'usb' must be hci0"),
         ("store: 1\ndepartment: 10\nadvertise: yes\nsource: sim\n", "node.yaml:3: advertise needs an hciN source"),
         ("department: 10\n", "--store is required"),
+        ("store: 1\ndepartment: 10\nimmediateBelow: 2\nnearBelow: 1\n", "node.yaml:4: nearBelow '1.0' must be farther"),
     ])
     func valueErrors(text: String, message: String) throws {
         var settings = ScannerSettings()

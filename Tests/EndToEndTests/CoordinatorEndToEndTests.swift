@@ -207,6 +207,19 @@ struct CoordinatorEndToEndTests {
         await run.stop()
     }
 
+    @Test("sightings published while the coordinator is down are handled when it comes back (persistent session)")
+    func queuedWhileDown() async throws {
+        var run = try await CoordinatorRun.start()
+        run.coordinator.send(SIGKILL)
+        _ = await run.coordinator.waitForExit()
+        try await run.send(department: 20, minor: 4, from: 1, count: 6, every: .milliseconds(100))
+        run.coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", run.config])
+        let arrived = await run.waitForEvent("arrived", timeout: .seconds(15))
+        #expect((arrived?["member"] as? [String: Any])?["id"] as? String == "zoe", "\(run.coordinator.transcript)")
+        #expect(arrived?["department"] as? Int == 20)
+        await run.stop()
+    }
+
     @Test("SIGTERM publishes the coordinator's offline status and exits 0")
     func cleanShutdown() async throws {
         let run = try await CoordinatorRun.start()
