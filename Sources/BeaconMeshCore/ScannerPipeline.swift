@@ -34,6 +34,13 @@ public struct ScannerPipeline: Sendable {
         var sawNewBeacon = false
         let summary = HCIEventParser.forEachReport(inH4Packet: packet) { header, data in
             counters.adverts += 1
+            if let iBeacon = ScannerPipeline.plainIBeacon(data) {
+                counters.beaconFrames += 1
+                let outcome = aggregator.record(iBeacon.key, rssi: header.rssi, measuredPower: iBeacon.measuredPower,
+                                                address: header.address, at: time)
+                if outcome == .newBeacon { sawNewBeacon = true }
+                return
+            }
             BeaconFrameDecoder.forEachFrame(inAdvertisingData: data) { frame in
                 if let key = frame.key {
                     counters.beaconFrames += 1
@@ -48,6 +55,18 @@ public struct ScannerPipeline: Sendable {
         counters.malformedReports += UInt64(max(0, summary.droppedReports))
         guard sawNewBeacon, aggregator.isNewBeaconFlushDue(at: time) else { return nil }
         return counted(aggregator.flushNewBeacons(at: time))
+    }
+
+    /// The advert nearly every phone and fob sends — a flags structure and one iBeacon, exactly 30 bytes
+    /// (`02 01 xx 1A FF 4C 00 02 15 uuid major minor power`) — read in place; `nil` for anything else, which the full
+    /// decoder then handles. Gives exactly what `BeaconFrameDecoder` gives for such data (a test checks).
+    static func plainIBeacon(_ data: UnsafeRawBufferPointer) -> (key: BeaconKey, measuredPower: Int8)? {
+        guard data.count == 30, data[0] == 0x02, data[1] == 0x01, data[3] == 0x1A, data[4] == 0xFF, data[5] == 0x4C,
+              data[6] == 0x00, data[7] == 0x02, data[8] == 0x15
+        else { return nil }
+        let major = UInt16(data[25]) << 8 | UInt16(data[26])
+        let minor = UInt16(data[27]) << 8 | UInt16(data[28])
+        return (.iBeacon(uuid: BeaconUUID(bytes: data, offset: 9), major: major, minor: minor), Int8(bitPattern: data[29]))
     }
 
     /// Convenience for callers holding an array.

@@ -85,6 +85,7 @@ public struct SightingAggregator: Sendable {
         _ beacon: BeaconKey, rssi: Int8, measuredPower: Int8?, address: BluetoothAddress?, at time: Timestamp
     ) -> RecordOutcome {
         guard rssi >= configuration.minimumRSSI, rssi < 20 else { return .ignored }
+        if lastFlush == nil { lastFlush = time }  // the first window starts with the first advert heard
         if !configuration.allowedUUIDs.isEmpty, case .iBeacon(let uuid, _, _) = beacon,
            !configuration.allowedUUIDs.contains(uuid) {
             return .ignored
