@@ -81,7 +81,7 @@ let package = Package(
         ]),
 
         // Test support: a mosquitto broker on a free loopback port, process helpers.
-        .target(name: "BeaconMeshTesting", dependencies: []),
+        .target(name: "BeaconMeshTesting", dependencies: ["BeaconMeshCore"]),
 
         .testTarget(name: "BeaconMeshCoreTests", dependencies: ["BeaconMeshCore", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshWireTests", dependencies: ["BeaconMeshWire"]),

@@ -1,12 +1,9 @@
-// The golden-file spelling of Core's decoded frames and report headers; the rest of the golden format is in
-// BeaconMeshTesting. Tests/BeaconMeshBLETests/GoldenFields+Core.swift is a copy of this file: keep the two identical
-// (BeaconMeshTesting cannot hold it: it does not depend on BeaconMeshCore).
 import BeaconMeshCore
-import BeaconMeshTesting
 
+/// Golden-file records of Core's decoded values, so captures and vectors can be compared with refdecode's lines.
 extension GoldenFields {
     /// The keys that describe the frame itself (`type` and the beacon fields).
-    static func of(_ frame: BeaconFrame) -> GoldenRecord {
+    public static func of(_ frame: BeaconFrame) -> GoldenRecord {
         switch frame {
         case .iBeacon(let uuid, let major, let minor, let measuredPower):
             return ["type": .string("ibeacon"), "uuid": .string(uuid.description), "major": GoldenValue(major),
@@ -35,7 +32,7 @@ extension GoldenFields {
     }
 
     /// The keys that describe the report a frame came in (`src`, `adv_type`, `addr`, `addr_type`, `rssi`).
-    static func of(_ header: AdvertisingReport.Header) -> GoldenRecord {
+    public static func of(_ header: AdvertisingReport.Header) -> GoldenRecord {
         ["src": .string(header.kind == .legacy ? "adv" : "ext"), "adv_type": GoldenValue(header.eventType),
          "addr": .string(header.address.description), "addr_type": GoldenValue(header.addressType),
          "rssi": GoldenValue(header.rssi)]
