@@ -73,8 +73,9 @@ final class MQTTInbox: Sendable {
         let step: Step = state.withLock { state in
             if state.count > 0 {
                 let message = state.takeFirst()
-                let wake = state.producerWaiting
-                state.producerWaiting = false
+                // Wake a waiting network thread only once half the room is free, not for every message taken.
+                let wake = state.producerWaiting && state.count <= capacity / 2
+                if wake { state.producerWaiting = false }
                 return .message(message, wakeProducer: wake)
             }
             return state.closed ? .finished : .wait
