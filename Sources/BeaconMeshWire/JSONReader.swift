@@ -109,10 +109,4 @@ struct JSONReader {
         }
         return proximity
     }
-
-    func beaconKey(_ text: JSONValue, field: String) throws(WireError) -> BeaconKey {
-        guard case .string(let spelled) = text else { throw .wrongType(field: name(field), expected: "a beacon key string") }
-        guard let key = BeaconKey(spelled) else { throw .absurdValue(field: name(field), value: spelled) }
-        return key
-    }
 }

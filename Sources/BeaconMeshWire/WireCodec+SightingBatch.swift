@@ -51,28 +51,24 @@ extension WireCodec {
 
     /// Reads a sighting batch; every field the contract names must be there with its type and a possible value.
     public static func decodeSightingBatch(_ bytes: [UInt8]) throws(WireError) -> SightingBatch {
-        let body = try parseVersion1(bytes)
-        let store = try body.uint16("store")
-        let department = try body.uint16("department")
-        let nodeID = try body.string("node")
-        guard let node = NodeAddress(store: store, department: department, node: nodeID) else {
-            throw .absurdValue(field: "node", value: nodeID)
+        try JSONCReader.withVersion1Document(bytes) { body throws(WireError) in
+            let store = try body.uint16("store")
+            let department = try body.uint16("department")
+            let nodeID = try body.string("node")
+            guard let node = NodeAddress(store: store, department: department, node: nodeID) else {
+                throw .absurdValue(field: "node", value: nodeID)
+            }
+            let sequence = try body.int("seq")
+            guard sequence >= 1 else { throw .absurdValue(field: "seq", value: String(sequence)) }
+            var sightings: [Sighting] = []
+            for item in try body.objects("sightings") { sightings.append(try decodeSighting(item)) }
+            return SightingBatch(node: node, boot: try body.string("boot"), seq: UInt64(sequence),
+                                 sentAt: try body.timestamp("sentAt"), sightings: sightings, lost: try body.optionalBeaconKeys("lost"))
         }
-        let sequence = try body.int("seq")
-        guard sequence >= 1 else { throw .absurdValue(field: "seq", value: String(sequence)) }
-        var sightings: [Sighting] = []
-        for (index, element) in try body.array("sightings").enumerated() {
-            sightings.append(try decodeSighting(try JSONReader(element, path: "sightings[\(index)]")))
-        }
-        var lost: [BeaconKey] = []
-        for element in try body.optionalArray("lost") { lost.append(try body.beaconKey(element, field: "lost")) }
-        return SightingBatch(node: node, boot: try body.string("boot"), seq: UInt64(sequence),
-                             sentAt: try body.timestamp("sentAt"), sightings: sightings, lost: lost)
     }
 
-    private static func decodeSighting(_ item: JSONReader) throws(WireError) -> Sighting {
-        guard let beaconText = item.value["beacon"] else { throw .wrongType(field: "\(item.path).beacon", expected: "a beacon key string") }
-        let beacon = try item.beaconKey(beaconText, field: "beacon")
+    private static func decodeSighting(_ item: JSONCReader) throws(WireError) -> Sighting {
+        let beacon = try item.beaconKey("beacon")
         let rssi = try item.double("rssi")
         guard rssi >= -127, rssi <= 20 else { throw .absurdValue(field: "\(item.path).rssi", value: String(rssi)) }
         let count = try item.int("count")
