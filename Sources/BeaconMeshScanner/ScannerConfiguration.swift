@@ -19,6 +19,8 @@ public struct ScannerConfiguration: Sendable {
     public var topicRoot = "beaconmesh"
     /// Departments the simulated shoppers walk through (for `sim`).
     public var simulationRoute: [UInt16] = []
+    /// How long each simulated shopper stays away between two walks through the store (for `sim`; 0s: never).
+    public var simulationOutside: Duration = .seconds(60)
     /// Also broadcast this department's iBeacon (`advertisedUUID`, major = store, minor = department).
     public var advertise = false
     /// The UUID the node advertises: the first `--uuid`, else BeaconMesh's store UUID.

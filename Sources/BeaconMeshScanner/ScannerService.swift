@@ -190,7 +190,8 @@ public final class ScannerService: Service {
         case .simulation:
             let simulation = ShopperSimulation(
                 route: configuration.simulationRoute.isEmpty ? [configuration.node.department] : configuration.simulationRoute,
-                shoppers: ShopperSimulation.demoShoppers(store: configuration.node.store))
+                shoppers: ShopperSimulation.demoShoppers(store: configuration.node.store),
+                outside: configuration.simulationOutside)
             let department = configuration.node.department
             return Task {
                 var random = SystemRandomNumberGenerator()

@@ -11,7 +11,7 @@ public struct ScannerSettings: Sendable {
         "store", "department", "node", "broker", "source", "speed", "uuid", "flush", "lostAfter", "minRssi", "qos",
         "queueSize", "details", "advertise", "measuredPower", "username", "passwordFile", "cafile", "simRoute",
         "logLevel", "record", "scanInterval", "scanWindow", "activeScan", "pathLossExponent", "rssiAdjustment",
-        "healthInterval", "topicRoot", "immediateBelow", "nearBelow", "defaultTxPower",
+        "healthInterval", "topicRoot", "immediateBelow", "nearBelow", "defaultTxPower", "simOutside",
     ]
 
     private struct Setting {
@@ -94,6 +94,12 @@ public struct ScannerSettings: Sendable {
                 throw bad("simRoute", route, "must list department numbers, e.g. 10,20,30")
             }
             configuration.simulationRoute = departments.compactMap { $0 }
+        }
+        if let outside = text("simOutside") {
+            guard let duration = DurationText.parse(outside) else {
+                throw bad("simOutside", outside, "must be a duration such as 0s or 60s")
+            }
+            configuration.simulationOutside = duration
         }
         configuration.recordPath = text("record")
         if let exponent = try decimal("pathLossExponent") {

@@ -108,6 +108,9 @@ struct BeaconScanner: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Departments the simulated shoppers walk through, in order (sim only).", valueName: "10,20,30"))
     var simRoute: String?
 
+    @Option(help: ArgumentHelp("How long simulated shoppers stay away between walks (sim only; default 60s, 0s: never leave).", valueName: "DURATION"))
+    var simOutside: String?
+
     @Option(help: ArgumentHelp("Log level: trace, debug, info (default), notice, warning, error or critical.", valueName: "LEVEL"))
     var logLevel: String?
 
@@ -127,6 +130,7 @@ struct BeaconScanner: AsyncParsableCommand {
             ("pathLossExponent", pathLossExponent), ("rssiAdjustment", rssiAdjustment), ("username", username),
             ("passwordFile", passwordFile), ("cafile", cafile), ("simRoute", simRoute), ("logLevel", logLevel),
             ("immediateBelow", immediateBelow), ("nearBelow", nearBelow), ("defaultTxPower", defaultTxPower),
+            ("simOutside", simOutside),
         ]
         for (key, value) in values { settings.flag(key, value) }
         settings.flag("uuid", list: uuids)

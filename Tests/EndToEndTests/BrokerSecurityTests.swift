@@ -192,7 +192,7 @@ struct BrokerSecurityTests {
         try #require(running != nil, "\(coordinator.transcript)\n\(broker.log)")
 
         let scanner = try Mesh.program("beacon-scanner", [
-            "--store", "1", "--department", "10", "--source", "sim", "--sim-route", "10", "--broker", broker.url,
+            "--store", "1", "--department", "10", "--source", "sim", "--sim-route", "10", "--sim-outside", "0s", "--broker", broker.url,
             "--cafile", broker.caFile, "--username", "node-1-10-a", "--password-file", broker.credentialFile(of: "node-1-10-a"),
         ])
         defer { scanner.send(SIGKILL) }

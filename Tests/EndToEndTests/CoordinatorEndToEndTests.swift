@@ -194,6 +194,7 @@ struct CoordinatorEndToEndTests {
         let run = try await CoordinatorRun.start()
         let scanner = try Mesh.program("beacon-scanner", [
             "--store", "1", "--department", "30", "--broker", run.broker.url, "--source", "sim", "--sim-route", "30",
+            "--sim-outside", "0s",
         ])
         #expect(await run.waitForEvent("arrived", timeout: .seconds(15)) != nil, "\(scanner.transcript)")
         scanner.send(SIGKILL)

@@ -161,7 +161,7 @@ struct ScannerEndToEndTests {
         let recorder = try await MosquittoBroker.start()
         // A few seconds of simulated shoppers, recorded, make the capture to replay at recorded pace.
         let simulated = try Mesh.program("beacon-scanner", [
-            "--store", "4", "--department", "10", "--broker", recorder.url, "--source", "sim", "--sim-route", "10",
+            "--store", "4", "--department", "10", "--broker", recorder.url, "--source", "sim", "--sim-route", "10", "--sim-outside", "0s",
             "--record", directory + "/shoppers.log",
         ])
         try await Task.sleep(for: .seconds(7))
