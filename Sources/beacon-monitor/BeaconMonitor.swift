@@ -19,20 +19,10 @@ struct BeaconMonitor: AsyncParsableCommand {
     @Option(help: "The store to watch (0-65535).")
     var store: UInt16
 
-    @Option(help: ArgumentHelp("Broker URL: mqtt://host:port or mqtts://host:port.", valueName: "URL"))
-    var broker: String = "mqtt://127.0.0.1:1883"
+    @OptionGroup var brokerOptions: BrokerOptions
 
     @Flag(help: "Print one line per event instead of the full-screen view (the default when output is not a terminal).")
     var plain = false
-
-    @Option(help: ArgumentHelp("Broker user name.", valueName: "U"))
-    var username: String?
-
-    @Option(help: ArgumentHelp("File holding the broker password.", valueName: "F"))
-    var passwordFile: String?
-
-    @Option(help: ArgumentHelp("CA certificate file to verify an mqtts:// broker.", valueName: "F"))
-    var cafile: String?
 
     static func main() async {
         await CommandLineProgram.main(BeaconMonitor.self, name: "beacon-monitor")
@@ -47,7 +37,7 @@ struct BeaconMonitor: AsyncParsableCommand {
         let logger = Logger(label: "beacon-monitor")
         let mqtt: MQTTConfiguration
         do {
-            mqtt = try BrokerConnection(url: broker, username: username, passwordFile: passwordFile, caFile: cafile)
+            mqtt = try brokerOptions.connection
                 .mqttConfiguration(clientID: nil, cleanSession: true, lastWill: nil)
         } catch {
             throw UsageError(error.description)
@@ -56,7 +46,7 @@ struct BeaconMonitor: AsyncParsableCommand {
         let client = try MQTTClient(configuration: mqtt, logger: logger)
         let service: any Service
         if fullScreen {
-            service = FullScreenMonitor(store: store, client: client, broker: broker, logger: logger)
+            service = FullScreenMonitor(store: store, client: client, broker: brokerOptions.connection.url, logger: logger)
         } else {
             service = PlainMonitor(store: store, client: client, logger: logger) { line in
                 CommandLineProgram.printLine(line)

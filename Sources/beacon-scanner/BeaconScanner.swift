@@ -33,8 +33,7 @@ struct BeaconScanner: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Node id within the department: 1-32 of a-z, 0-9, - (default a).", valueName: "ID"))
     var node: String?
 
-    @Option(help: ArgumentHelp("Broker URL: mqtt://host:port or mqtts://host:port (default mqtt://127.0.0.1:1883).", valueName: "URL"))
-    var broker: String?
+    @OptionGroup var brokerOptions: BrokerOptions
 
     @Option(help: ArgumentHelp("Where to hear adverts: hci0 (any hciN; the default), btsnoop:PATH or sim.", valueName: "SOURCE"))
     var source: String?
@@ -96,15 +95,6 @@ struct BeaconScanner: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Measured power at 1 m for beacons whose frames carry none (dBm, default -59).", valueName: "DBM"))
     var defaultTxPower: String?
 
-    @Option(help: ArgumentHelp("Broker user name.", valueName: "U"))
-    var username: String?
-
-    @Option(help: ArgumentHelp("File holding the broker password.", valueName: "F"))
-    var passwordFile: String?
-
-    @Option(help: ArgumentHelp("CA certificate file to verify an mqtts:// broker (default: the system store).", valueName: "F"))
-    var cafile: String?
-
     @Option(help: ArgumentHelp("Departments the simulated shoppers walk through, in order (sim only).", valueName: "10,20,30"))
     var simRoute: String?
 
@@ -122,13 +112,13 @@ struct BeaconScanner: AsyncParsableCommand {
     func settings() throws -> ScannerSettings {
         var settings = ScannerSettings()
         let values: [(String, String?)] = [
-            ("store", store), ("department", department), ("node", node), ("broker", broker), ("source", source),
+            ("store", store), ("department", department), ("node", node), ("broker", brokerOptions.broker), ("source", source),
             ("speed", speed), ("flush", flush), ("lostAfter", lostAfter), ("minRssi", minRssi), ("qos", qos),
             ("queueSize", queueSize), ("details", details ? "true" : nil), ("advertise", advertise ? "true" : nil),
             ("measuredPower", measuredPower), ("record", record), ("scanInterval", scanInterval),
             ("scanWindow", scanWindow), ("activeScan", activeScan ? "true" : nil),
-            ("pathLossExponent", pathLossExponent), ("rssiAdjustment", rssiAdjustment), ("username", username),
-            ("passwordFile", passwordFile), ("cafile", cafile), ("simRoute", simRoute), ("logLevel", logLevel),
+            ("pathLossExponent", pathLossExponent), ("rssiAdjustment", rssiAdjustment), ("username", brokerOptions.username),
+            ("passwordFile", brokerOptions.passwordFile), ("cafile", brokerOptions.cafile), ("simRoute", simRoute), ("logLevel", logLevel),
             ("immediateBelow", immediateBelow), ("nearBelow", nearBelow), ("defaultTxPower", defaultTxPower),
             ("simOutside", simOutside),
         ]
