@@ -239,14 +239,6 @@ public final class MemberRegistry: Sendable {
 
     // MARK: Visits (restart safety)
 
-    /// Replaces the saved visits with `visits` (open ones and recently left ones).
-    public func saveVisits(_ visits: [PresenceEngine.Visit]) throws {
-        try database.write { db in
-            try db.execute(sql: "DELETE FROM visit")
-            for visit in visits { try MemberRegistry.save(visit, in: db) }
-        }
-    }
-
     /// Saves (or replaces) the visits of some members.
     public func saveVisits(of visits: [PresenceEngine.Visit]) throws {
         guard !visits.isEmpty else { return }

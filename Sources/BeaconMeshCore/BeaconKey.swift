@@ -81,12 +81,6 @@ public enum BeaconKey: Hashable, Comparable, Sendable {
         }
     }
 
-    /// The iBeacon UUID, for allowlists; `nil` for other kinds.
-    public var iBeaconUUID: BeaconUUID? {
-        if case .iBeacon(let uuid, _, _) = self { return uuid }
-        return nil
-    }
-
     /// Orders by kind (AltBeacon, Eddystone, iBeacon), then by identifiers as numbers — cheap, no strings built.
     public static func < (lhs: BeaconKey, rhs: BeaconKey) -> Bool {
         switch (lhs, rhs) {
