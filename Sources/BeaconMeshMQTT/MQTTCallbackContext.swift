@@ -171,7 +171,8 @@ final class MQTTCallbackContext: Sendable {
             payload = Array(UnsafeRawBufferPointer(start: bytes, count: Int(message.payloadlen)))
         }
         let received = MQTTMessage(
-            topic: topic, payload: payload, qos: MQTTQoS(rawValue: message.qos) ?? .atLeastOnce, retained: message.retain)
+            topic: topic, payload: payload, qos: MQTTQoS(rawValue: message.qos) ?? .atLeastOnce, retained: message.retain,
+            receivedAt: .now)
         // Waits here (on libmosquitto's thread) while the consumer is behind; nothing is dropped.
         inbox.push(received)
     }

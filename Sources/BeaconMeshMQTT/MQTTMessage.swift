@@ -18,13 +18,29 @@ public struct MQTTMessage: Sendable, Hashable {
     public var qos: MQTTQoS
     /// Whether the broker delivered it from its retained store (a message published before we subscribed).
     public var retained: Bool
+    /// When the network thread received it (for latency measurements); `nil` for messages made by hand.
+    /// Not part of equality: two deliveries of the same message are equal.
+    public var receivedAt: ContinuousClock.Instant?
 
     /// A message value; mostly for tests — clients receive them from `MQTTClient.messages`.
-    public init(topic: String, payload: [UInt8], qos: MQTTQoS = .atMostOnce, retained: Bool = false) {
+    public init(topic: String, payload: [UInt8], qos: MQTTQoS = .atMostOnce, retained: Bool = false,
+                receivedAt: ContinuousClock.Instant? = nil) {
         self.topic = topic
         self.payload = payload
         self.qos = qos
         self.retained = retained
+        self.receivedAt = receivedAt
+    }
+
+    public static func == (lhs: MQTTMessage, rhs: MQTTMessage) -> Bool {
+        lhs.topic == rhs.topic && lhs.payload == rhs.payload && lhs.qos == rhs.qos && lhs.retained == rhs.retained
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(topic)
+        hasher.combine(payload)
+        hasher.combine(qos)
+        hasher.combine(retained)
     }
 
     /// The payload decoded as UTF-8 (invalid bytes become U+FFFD).

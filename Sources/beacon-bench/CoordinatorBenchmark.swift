@@ -164,7 +164,7 @@ struct CoordinatorBenchmark: ParsableCommand {
         // 4. Latency at half the coordinator's rate: the stream of known members goes on, and every 20th batch
         //    brings a newcomer whose `arrived` event is timed.
         let halfRate = max(coordinatorRate * latencyLoad, 1)
-        var published: [String: Double] = [:]
+        var published: [String: ContinuousClock.Instant] = [:]
         let interval = 1 / halfRate
         var next = Measure.seconds()
         var newcomer = 0
@@ -190,7 +190,7 @@ struct CoordinatorBenchmark: ParsableCommand {
             let payload = WireCodec.encode(SightingBatch(node: node, boot: "latency", seq: sequence, sentAt: now, sightings: sightings))
             while Measure.seconds() < next { try await Task.sleep(for: .microseconds(100)) }
             if probe {
-                published["n\(newcomer)"] = Measure.seconds()
+                published["n\(newcomer)"] = .now
                 newcomer += 1
             }
             _ = try publisher.publish(topic: "beaconmesh/v1/stores/\(store)/departments/\(department)/nodes/b/sightings", payload: payload, qos: .atLeastOnce)
@@ -202,7 +202,7 @@ struct CoordinatorBenchmark: ParsableCommand {
             try await Task.sleep(for: .milliseconds(20))
         }
         let events = observations.arrivals
-        let latencies = published.compactMap { id, sent in events[id].map { ($0 - sent) * 1000 } }.sorted()
+        let latencies = published.compactMap { id, sent in events[id].map { ($0 - sent).inSeconds * 1000 } }.sorted()
         func percentile(_ p: Double) -> String {
             guard !latencies.isEmpty else { return "n/a" }
             let value = latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
@@ -227,7 +227,7 @@ struct CoordinatorBenchmark: ParsableCommand {
 final class Observations: Sendable {
     private struct State {
         var batchesSeen: [(time: Double, batches: UInt64)] = []
-        var arrivals: [String: Double] = [:]
+        var arrivals: [String: ContinuousClock.Instant] = [:]
     }
 
     private let state = Mutex(State())
@@ -238,7 +238,9 @@ final class Observations: Sendable {
             state.withLock { $0.batchesSeen.append((now, report.batches)) }
         } else if message.topic.hasSuffix("/events"), let event = try? WireCodec.decodeEvent(message.payload),
                   case .arrived(let member, _, _, _, _) = event.kind, member.id.hasPrefix("n") {
-            state.withLock { $0.arrivals[member.id] = now }
+            // The network thread's receive time: the benchmark's own task scheduling is not part of the latency.
+            let received = message.receivedAt ?? .now
+            state.withLock { $0.arrivals[member.id] = received }
         }
     }
 
@@ -257,5 +259,5 @@ final class Observations: Sendable {
         state.withLock { $0.batchesSeen.first { $0.batches >= batches }?.time }
     }
 
-    var arrivals: [String: Double] { state.withLock { $0.arrivals } }
+    var arrivals: [String: ContinuousClock.Instant] { state.withLock { $0.arrivals } }
 }
