@@ -104,10 +104,17 @@ public final class CoordinatorService: Service {
                 group.addTask {
                     while !Task.isCancelled {
                         try? await Task.sleep(for: CoordinatorService.tickInterval)
+                        let started = ContinuousClock.now
                         let snapshots = shared.state.withLock { state in
                             state.tick(at: WallClock.now())
                             CoordinatorService.publish(state.takePublications(), with: client, logger: logger)
                             return state.takeSnapshots()
+                        }
+                        let took = ContinuousClock.now - started
+                        if took > .milliseconds(10) {
+                            // Messages wait while a tick holds the state: a slow one shows as event latency.
+                            logger.log(level: took > .milliseconds(100) ? .warning : .debug, "slow tick",
+                                       metadata: ["milliseconds": "\(took.wholeMilliseconds)"])
                         }
                         // Snapshots are retained state, not events: they may be encoded while messages go on.
                         CoordinatorService.publish(snapshots.map {
