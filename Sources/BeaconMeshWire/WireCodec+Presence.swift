@@ -6,40 +6,29 @@ extension WireCodec {
     /// Republished up to four times a second with every member in the store, so it is written straight into json-c
     /// and printed one member at a time.
     public static func encode(_ snapshot: PresenceSnapshot) -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(256 + snapshot.members.count * 320)
-        JSONCObjectBuilder.append(to: &output) { body in
+        var writer = JSONStreamWriter(capacity: 256 + snapshot.members.count * 320) { body in
             body.set("v", 1)
             body.set("store", Int(snapshot.store))
             body.set("name", snapshot.name)
             body.set("updatedAt", snapshot.updatedAt.milliseconds)
         }
-        output.removeLast()  // the envelope's closing brace: the arrays follow
-        output += Array(#","members":["#.utf8)
-        for (index, present) in snapshot.members.enumerated() {
-            if index > 0 { output.append(UInt8(ascii: ",")) }
-            JSONCObjectBuilder.append(to: &output) { item in
-                item.setObject("member") { writeMember(present.member, into: &$0) }
-                item.set("department", Int(present.department))
-                item.set("departmentName", present.departmentName)
-                item.set("proximity", present.proximity.rawValue)
-                item.set("arrivedAt", present.arrivedAt.milliseconds)
-                item.set("inDepartmentSince", present.inDepartmentSince.milliseconds)
-                item.set("lastSeen", present.lastSeen.milliseconds)
-            }
+        writer.objects("members", snapshot.members) { present, item in
+            item.setObject("member") { writeMember(present.member, into: &$0) }
+            item.set("department", Int(present.department))
+            item.set("departmentName", present.departmentName)
+            item.set("proximity", present.proximity.rawValue)
+            item.set("arrivedAt", present.arrivedAt.milliseconds)
+            item.set("inDepartmentSince", present.inDepartmentSince.milliseconds)
+            item.set("lastSeen", present.lastSeen.milliseconds)
         }
-        output.append(UInt8(ascii: "]"))
-        let occupancy: [(String, JSONValue)] = snapshot.occupancy.sorted { $0.key < $1.key }.map {
+        writer.value("occupancy", .object(snapshot.occupancy.sorted { $0.key < $1.key }.map {
             (String($0.key), .object(dropping: ["members": .integer($0.value.members), "guests": .integer($0.value.guests),
                                                 "name": $0.value.name.map(JSONValue.string)]))
-        }
-        let nodes: [JSONValue] = snapshot.nodes.map {
+        }))
+        writer.value("nodes", .array(snapshot.nodes.map {
             .object([("department", .integer($0.department)), ("node", .string($0.node)), ("state", .string($0.state.rawValue))])
-        }
-        output += Array(#","occupancy":"#.utf8) + serialize(.object(occupancy))
-        output += Array(#","nodes":"#.utf8) + serialize(.array(nodes))
-        output.append(UInt8(ascii: "}"))
-        return output
+        }))
+        return writer.finish()
     }
 
     /// Reads a presence snapshot.

@@ -6,9 +6,7 @@ extension WireCodec {
     /// A node with thousands of beacons in view sends this twice a second, so it is written straight into json-c
     /// and printed one sighting at a time: memory stays proportional to the output, not to a document tree.
     public static func encode(_ batch: SightingBatch) -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(160 + batch.sightings.count * 150)
-        JSONCObjectBuilder.append(to: &output) { body in
+        var writer = JSONStreamWriter(capacity: 160 + batch.sightings.count * 150) { body in
             body.set("v", 1)
             body.set("store", Int(batch.node.store))
             body.set("department", Int(batch.node.department))
@@ -17,36 +15,22 @@ extension WireCodec {
             body.set("seq", Int64(batch.seq))
             body.set("sentAt", batch.sentAt.milliseconds)
         }
-        output.removeLast()  // the envelope's closing brace: the arrays follow
-        output += Array(#","sightings":["#.utf8)
-        for (index, sighting) in batch.sightings.enumerated() {
-            if index > 0 { output.append(UInt8(ascii: ",")) }
-            JSONCObjectBuilder.append(to: &output) { item in
-                item.set("beacon", sighting.beacon.description)
-                item.set("rssi", sighting.rssi)
-                item.set("count", sighting.count)
-                if let txPower = sighting.txPower { item.set("txPower", txPower) } else { item.setNull("txPower") }
-                if let distance = sighting.distance { item.set("distance", distance) } else { item.setNull("distance") }
-                item.set("proximity", sighting.proximity.rawValue)
-                item.set("lastSeen", sighting.lastSeen.milliseconds)
-                if let address = sighting.address { item.set("addr", address.description) }
-                if let rssiMax = sighting.rssiMax { item.set("rssiMax", rssiMax) }
-                if let firstSeen = sighting.firstSeen { item.set("firstSeen", firstSeen.milliseconds) }
-                if let battery = sighting.battery { item.set("battery", battery) }
-                if let temperature = sighting.temperature { item.set("temperature", temperature) }
-            }
+        writer.objects("sightings", batch.sightings) { sighting, item in
+            item.set("beacon", sighting.beacon.description)
+            item.set("rssi", sighting.rssi)
+            item.set("count", sighting.count)
+            if let txPower = sighting.txPower { item.set("txPower", txPower) } else { item.setNull("txPower") }
+            if let distance = sighting.distance { item.set("distance", distance) } else { item.setNull("distance") }
+            item.set("proximity", sighting.proximity.rawValue)
+            item.set("lastSeen", sighting.lastSeen.milliseconds)
+            if let address = sighting.address { item.set("addr", address.description) }
+            if let rssiMax = sighting.rssiMax { item.set("rssiMax", rssiMax) }
+            if let firstSeen = sighting.firstSeen { item.set("firstSeen", firstSeen.milliseconds) }
+            if let battery = sighting.battery { item.set("battery", battery) }
+            if let temperature = sighting.temperature { item.set("temperature", temperature) }
         }
-        output.append(UInt8(ascii: "]"))
-        if !batch.lost.isEmpty {
-            output += Array(#","lost":["#.utf8)
-            for (index, beacon) in batch.lost.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                JSONCObjectBuilder.appendString(beacon.description, to: &output)
-            }
-            output.append(UInt8(ascii: "]"))
-        }
-        output.append(UInt8(ascii: "}"))
-        return output
+        if !batch.lost.isEmpty { writer.strings("lost", batch.lost.map(\.description)) }
+        return writer.finish()
     }
 
     /// Reads a sighting batch; every field the contract names must be there with its type and a possible value.
