@@ -41,37 +41,85 @@ public struct Topics: Sendable, Equatable {
     }
 
     /// Recognises `topic`; `nil` when it is not one of the contract's topics under this prefix.
+    ///
+    /// Works on the topic's bytes without splitting it into strings: the coordinator parses every topic it receives.
     public func parse(_ topic: String) -> Kind? {
-        guard topic.hasPrefix(prefix + "/") else { return nil }
-        let levels = topic.dropFirst(prefix.count + 1).split(separator: "/", omittingEmptySubsequences: false)
+        var topic = topic
+        var prefix = prefix
+        return prefix.withUTF8 { prefix in topic.withUTF8 { Topics.parse(TopicLevels(bytes: $0, prefix: prefix)) } }
+    }
+
+    private static func parse(_ levels: TopicLevels?) -> Kind? {
+        guard let levels else { return nil }
         switch levels.count {
-        case 3 where levels[0] == "stores":
-            guard let store = UInt16(levels[1]) else { return nil }
-            switch levels[2] {
-            case "events": return .events(store: store)
-            case "presence": return .presence(store: store)
-            default: return nil
-            }
-        case 3 where levels[0] == "members" && levels[2] == "offers" && !levels[1].isEmpty:
-            return .offers(member: String(levels[1]))
-        case 3 where levels[0] == "coordinators" && !levels[1].isEmpty:
-            switch levels[2] {
-            case "status": return .coordinatorStatus(id: String(levels[1]))
-            case "health": return .coordinatorHealth(id: String(levels[1]))
-            default: return nil
-            }
-        case 7 where levels[0] == "stores" && levels[2] == "departments" && levels[4] == "nodes":
-            guard let store = UInt16(levels[1]), let department = UInt16(levels[3]),
-                  let node = NodeAddress(store: store, department: department, node: String(levels[5]))
+        case 3 where levels.is(0, "stores"):
+            guard let store = levels.number(1) else { return nil }
+            if levels.is(2, "events") { return .events(store: store) }
+            if levels.is(2, "presence") { return .presence(store: store) }
+            return nil
+        case 3 where levels.is(0, "members") && levels.is(2, "offers") && !levels.isEmpty(1):
+            return .offers(member: levels.text(1))
+        case 3 where levels.is(0, "coordinators") && !levels.isEmpty(1):
+            if levels.is(2, "status") { return .coordinatorStatus(id: levels.text(1)) }
+            if levels.is(2, "health") { return .coordinatorHealth(id: levels.text(1)) }
+            return nil
+        case 7 where levels.is(0, "stores") && levels.is(2, "departments") && levels.is(4, "nodes"):
+            guard let store = levels.number(1), let department = levels.number(3),
+                  let node = NodeAddress(store: store, department: department, node: levels.text(5))
             else { return nil }
-            switch levels[6] {
-            case "sightings": return .sightings(node)
-            case "status": return .nodeStatus(node)
-            case "health": return .nodeHealth(node)
-            default: return nil
-            }
+            if levels.is(6, "sightings") { return .sightings(node) }
+            if levels.is(6, "status") { return .nodeStatus(node) }
+            if levels.is(6, "health") { return .nodeHealth(node) }
+            return nil
         default:
             return nil
         }
+    }
+}
+
+/// The levels of a topic after the tree's prefix, as byte ranges of the topic (at most 8 are told apart).
+private struct TopicLevels {
+    let bytes: UnsafeBufferPointer<UInt8>
+    private var starts = InlineArray<9, Int>(repeating: 0)
+    private(set) var count = 0
+
+    /// The levels of `bytes` after `prefix` and a `/`; `nil` when the topic does not start so or has over 8 levels.
+    init?(bytes: UnsafeBufferPointer<UInt8>, prefix: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+        guard bytes.count > prefix.count, bytes[prefix.count] == UInt8(ascii: "/"),
+              UnsafeBufferPointer(rebasing: bytes[..<prefix.count]).elementsEqual(prefix)
+        else { return nil }
+        starts[0] = prefix.count + 1
+        count = 1
+        for index in (prefix.count + 1)..<bytes.count where bytes[index] == UInt8(ascii: "/") {
+            guard count < 8 else { return nil }
+            starts[count] = index + 1
+            count += 1
+        }
+        starts[count] = bytes.count + 1
+    }
+
+    private func level(_ index: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: bytes[starts[index]..<(starts[index + 1] - 1)])
+    }
+
+    func `is`(_ index: Int, _ name: StaticString) -> Bool {
+        level(index).elementsEqual(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+    }
+
+    func isEmpty(_ index: Int) -> Bool { level(index).isEmpty }
+
+    func text(_ index: Int) -> String { String(decoding: level(index), as: UTF8.self) }
+
+    /// The level as a decimal number of 1 to 5 digits that fits 16 bits.
+    func number(_ index: Int) -> UInt16? {
+        let digits = level(index)
+        guard (1...5).contains(digits.count) else { return nil }
+        var value = 0
+        for digit in digits {
+            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(digit - UInt8(ascii: "0"))
+        }
+        return UInt16(exactly: value)
     }
 }

@@ -1,6 +1,10 @@
 import CJSONC
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// Parses and prints JSON text with json-c: the only file of BeaconMesh that touches json-c.
+/// Parses and prints JSON text with json-c. With `JSONCReader` (the sighting batch's fast path) and
+/// `JSONCObjectBuilder`, the only code of BeaconMesh that touches json-c.
 ///
 /// json-c objects live only inside these functions; everything else sees `JSONValue`.
 enum JSONCBridge {
@@ -9,8 +13,14 @@ enum JSONCBridge {
 
     /// Parses exactly one JSON document from `bytes`; trailing bytes other than white space are an error.
     static func parse(_ bytes: [UInt8]) throws(WireError) -> JSONValue {
-        guard let tokener = json_tokener_new_ex(maximumDepth) else { throw .invalidJSON("out of memory") }
-        defer { json_tokener_free(tokener) }
+        try withDocument(bytes) { value(of: $0) }
+    }
+
+    /// Parses exactly one JSON document from `bytes` and hands its root (`nil` for a JSON `null`) to `body`; the
+    /// document is freed when `body` returns, so nothing of it may escape.
+    static func withDocument<T>(_ bytes: [UInt8], _ body: (OpaquePointer?) throws(WireError) -> T) throws(WireError) -> T {
+        guard let tokener = ThreadTokener.current() else { throw .invalidJSON("out of memory") }
+        json_tokener_reset(tokener)
         let object: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { characters in
                 json_tokener_parse_ex(tokener, characters.baseAddress, Int32(characters.count))
@@ -27,7 +37,7 @@ enum JSONCBridge {
         if bytes[end...].contains(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) {
             throw .invalidJSON("unexpected text after the document")
         }
-        return value(of: object)
+        return try body(object)
     }
 
     /// Prints `value` as compact JSON (UTF-8, slashes not escaped).
@@ -101,5 +111,25 @@ enum JSONCBridge {
             for (key, element) in members { json_object_object_add(object, key, makeObject(element)) }
             return object
         }
+    }
+}
+
+/// One json-c tokener per thread, reset and reused for every document the thread parses (making one costs about
+/// a tenth of parsing a sighting batch). Parsing never suspends, so a task cannot move threads while it uses one.
+private enum ThreadTokener {
+    static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { tokener in
+            if let tokener { json_tokener_free(tokener.assumingMemoryBound(to: json_tokener.self)) }
+        }
+        return key
+    }()
+
+    /// This thread's tokener; `nil` only when memory runs out.
+    static func current() -> UnsafeMutablePointer<json_tokener>? {
+        if let existing = pthread_getspecific(key) { return existing.assumingMemoryBound(to: json_tokener.self) }
+        guard let fresh = json_tokener_new_ex(JSONCBridge.maximumDepth) else { return nil }
+        pthread_setspecific(key, UnsafeRawPointer(fresh))
+        return fresh
     }
 }

@@ -36,40 +36,64 @@ extension WireCodec {
     /// Reads a sighting batch; every field the contract names must be there with its type and a possible value.
     public static func decodeSightingBatch(_ bytes: [UInt8]) throws(WireError) -> SightingBatch {
         try JSONCReader.withVersion1Document(bytes) { body throws(WireError) in
-            let store = try body.uint16("store")
-            let department = try body.uint16("department")
-            let nodeID = try body.string("node")
+            let store = try body.uint16(.store)
+            let department = try body.uint16(.department)
+            let nodeID = try body.string(.node)
             guard let node = NodeAddress(store: store, department: department, node: nodeID) else {
                 throw .absurdValue(field: "node", value: nodeID)
             }
-            let sequence = try body.int("seq")
+            let sequence = try body.int(.seq)
             guard sequence >= 1 else { throw .absurdValue(field: "seq", value: String(sequence)) }
             var sightings: [Sighting] = []
-            for item in try body.objects("sightings") { sightings.append(try decodeSighting(item)) }
-            return SightingBatch(node: node, boot: try body.string("boot"), seq: UInt64(sequence),
-                                 sentAt: try body.timestamp("sentAt"), sightings: sightings, lost: try body.optionalBeaconKeys("lost"))
+            try body.forEachObject(.sightings) { item throws(WireError) in sightings.append(try decodeSighting(item)) }
+            return SightingBatch(node: node, boot: try body.string(.boot), seq: UInt64(sequence),
+                                 sentAt: try body.timestamp(.sentAt), sightings: sightings, lost: try body.optionalBeaconKeys(.lost))
         }
     }
 
     private static func decodeSighting(_ item: JSONCReader) throws(WireError) -> Sighting {
-        let beacon = try item.beaconKey("beacon")
-        let rssi = try item.double("rssi")
+        let beacon = try item.beaconKey(.beacon)
+        let rssi = try item.double(.rssi)
         guard rssi >= -127, rssi <= 20 else { throw .absurdValue(field: "\(item.path).rssi", value: String(rssi)) }
-        let count = try item.int("count")
+        let count = try item.int(.count)
         guard count >= 0 else { throw .absurdValue(field: "\(item.path).count", value: String(count)) }
-        let txPower = try item.optionalInt("txPower")
+        let txPower = try item.optionalInt(.txPower)
         if let txPower, !(-127...20).contains(txPower) {
             throw .absurdValue(field: "\(item.path).txPower", value: String(txPower))
         }
-        let distance = try item.optionalDouble("distance")
+        let distance = try item.optionalDouble(.distance)
         if let distance, !(distance >= 0 && distance < 100_000) {
             throw .absurdValue(field: "\(item.path).distance", value: String(distance))
         }
         return Sighting(
             beacon: beacon, rssi: rssi, count: Int(count), txPower: txPower.map(Int.init), distance: distance,
-            proximity: try item.proximity("proximity"), lastSeen: try item.timestamp("lastSeen"),
-            address: try item.optionalString("addr").flatMap(BluetoothAddress.init),
-            rssiMax: try item.optionalInt("rssiMax").map(Int.init), firstSeen: try item.optionalTimestamp("firstSeen"),
-            battery: try item.optionalInt("battery").map(Int.init), temperature: try item.optionalDouble("temperature"))
+            proximity: try item.proximity(.proximity), lastSeen: try item.timestamp(.lastSeen),
+            address: try item.optionalString(.address).flatMap(BluetoothAddress.init),
+            rssiMax: try item.optionalInt(.rssiMax).map(Int.init), firstSeen: try item.optionalTimestamp(.firstSeen),
+            battery: try item.optionalInt(.battery).map(Int.init), temperature: try item.optionalDouble(.temperature))
     }
+}
+
+/// The members of a sighting batch, hashed once.
+private extension JSONCKey {
+    static let store = JSONCKey("store")
+    static let department = JSONCKey("department")
+    static let node = JSONCKey("node")
+    static let boot = JSONCKey("boot")
+    static let seq = JSONCKey("seq")
+    static let sentAt = JSONCKey("sentAt")
+    static let sightings = JSONCKey("sightings")
+    static let lost = JSONCKey("lost")
+    static let beacon = JSONCKey("beacon")
+    static let rssi = JSONCKey("rssi")
+    static let count = JSONCKey("count")
+    static let txPower = JSONCKey("txPower")
+    static let distance = JSONCKey("distance")
+    static let proximity = JSONCKey("proximity")
+    static let lastSeen = JSONCKey("lastSeen")
+    static let address = JSONCKey("addr")
+    static let rssiMax = JSONCKey("rssiMax")
+    static let firstSeen = JSONCKey("firstSeen")
+    static let battery = JSONCKey("battery")
+    static let temperature = JSONCKey("temperature")
 }

@@ -6,9 +6,9 @@ import BeaconMeshService
 struct BeaconBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "beacon-bench",
-        abstract: "Measure BeaconMesh: scanner hot path, presence engine, coordinator service through a real broker.",
+        abstract: "Measure BeaconMesh: scanner hot path, presence engine, sighting batch decoding, coordinator service through a real broker.",
         discussion: "Build in release mode: swift run -c release beacon-bench <benchmark>",
-        subcommands: [ScannerBenchmark.self, EngineBenchmark.self, CoordinatorBenchmark.self])
+        subcommands: [ScannerBenchmark.self, EngineBenchmark.self, WireBenchmark.self, CoordinatorBenchmark.self])
 
     static func main() {
         CommandLineProgram.mainSynchronously(BeaconBench.self, name: "beacon-bench")

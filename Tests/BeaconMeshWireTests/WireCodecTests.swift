@@ -129,6 +129,27 @@ struct WireCodecTests {
         }
     }
 
+    @Test("errors name the field exactly, down to the element of the sightings array", arguments: [
+        (#"{"v":1,"store":1,"department":10,"node":"a","boot":"b","seq":1,"sentAt":1,"sightings":[]}"#, nil),
+        (#"{"v":1,"store":"1","department":10,"node":"a","boot":"b","seq":1,"sentAt":1,"sightings":[]}"#, "store"),
+        (#"{"v":1,"store":1,"department":10,"node":"a","boot":"b","seq":1,"sentAt":1,"sightings":{}}"#, "sightings"),
+        (#"{"v":1,"store":1,"department":10,"node":"a","boot":"b","seq":1,"sentAt":1,"sightings":[{"beacon":"ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:1:2","rssi":-60,"count":1,"proximity":"near","lastSeen":1},7]}"#, "sightings[1]"),
+        (#"{"v":1,"store":1,"department":10,"node":"a","boot":"b","seq":1,"sentAt":1,"sightings":[{"beacon":"ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:1:2","rssi":-60,"count":1,"proximity":"near","lastSeen":1},{"beacon":"ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:1:3","rssi":"loud","count":1,"proximity":"near","lastSeen":1}]}"#, "sightings[1].rssi"),
+        (#"{"v":1,"store":1,"department":10,"node":"a","boot":"b","seq":1,"sentAt":1,"sightings":[{"beacon":"ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:1:2","rssi":-60,"count":1,"proximity":"near","lastSeen":1,"txPower":99}]}"#, "sightings[0].txPower"),
+        (#"{"v":1,"store":1,"department":10,"node":"a","boot":"b","seq":1,"sentAt":1,"sightings":[],"lost":["nonsense"]}"#, "lost"),
+    ] as [(String, String?)])
+    func errorFields(payload: String, field: String?) {
+        do {
+            _ = try WireCodec.decodeSightingBatch(bytes(payload))
+            #expect(field == nil)
+        } catch {
+            switch error {
+            case .wrongType(let named, _), .absurdValue(let named, _): #expect(named == field)
+            default: Issue.record("unexpected \(error)")
+            }
+        }
+    }
+
     @Test("a payload larger than the limit is refused before parsing")
     func tooLarge() {
         let huge = [UInt8](repeating: UInt8(ascii: " "), count: 10 * 1024 * 1024)

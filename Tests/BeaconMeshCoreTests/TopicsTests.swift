@@ -1,0 +1,42 @@
+import Testing
+@testable import BeaconMeshCore
+
+@Suite("Topics")
+struct TopicsTests {
+    private let topics = Topics()
+    private let node = NodeAddress(store: 12, department: 30, node: "entrance-2")!
+
+    @Test("every topic the tree builds is recognised as what it is")
+    func roundTrip() {
+        #expect(topics.parse(topics.sightings(node)) == .sightings(node))
+        #expect(topics.parse(topics.nodeStatus(node)) == .nodeStatus(node))
+        #expect(topics.parse(topics.nodeHealth(node)) == .nodeHealth(node))
+        #expect(topics.parse(topics.events(store: 65535)) == .events(store: 65535))
+        #expect(topics.parse(topics.presence(store: 0)) == .presence(store: 0))
+        #expect(topics.parse(topics.offers(member: "m-17")) == .offers(member: "m-17"))
+        #expect(topics.parse(topics.coordinatorStatus(id: "hq")) == .coordinatorStatus(id: "hq"))
+        #expect(topics.parse(topics.coordinatorHealth(id: "hq")) == .coordinatorHealth(id: "hq"))
+    }
+
+    @Test("a configured root replaces the first level, and only that tree is recognised")
+    func configuredRoot() {
+        let chain = Topics(root: "acme/retail")
+        #expect(chain.parse(chain.sightings(node)) == .sightings(node))
+        #expect(chain.parse(topics.sightings(node)) == nil)
+        #expect(topics.parse(chain.sightings(node)) == nil)
+    }
+
+    @Test("anything else is not a topic of the contract", arguments: [
+        "", "beaconmesh", "beaconmesh/v1", "beaconmesh/v1/", "beaconmesh/v2/stores/1/events", "beaconmesh/v1x/stores/1/events",
+        "beaconmeshy/v1/stores/1/events", "beaconmesh/v1/stores/1/events/", "beaconmesh/v1/stores//events",
+        "beaconmesh/v1/stores/65536/events", "beaconmesh/v1/stores/-1/events", "beaconmesh/v1/stores/+1/events",
+        "beaconmesh/v1/stores/1x/events", "beaconmesh/v1/stores/1/offers", "beaconmesh/v1/members//offers",
+        "beaconmesh/v1/coordinators//status", "beaconmesh/v1/coordinators/hq/mood",
+        "beaconmesh/v1/stores/1/departments/10/nodes/a/sighting", "beaconmesh/v1/stores/1/departments/10/nodes/A/sightings",
+        "beaconmesh/v1/stores/1/departments/10/nodes//sightings", "beaconmesh/v1/stores/1/departments/100000/nodes/a/status",
+        "beaconmesh/v1/stores/1/aisles/10/nodes/a/status", "beaconmesh/v1/stores/1/departments/10/nodes/a/status/x/y/z",
+    ])
+    func refused(topic: String) {
+        #expect(topics.parse(topic) == nil)
+    }
+}
