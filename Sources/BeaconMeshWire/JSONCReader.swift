@@ -123,7 +123,7 @@ struct JSONCReader {
         guard let value = member(key), type(value) == json_type_string, let string = value else {
             throw .wrongType(field: name(key), expected: "a beacon key string")
         }
-        return try JSONCReader.beaconKey(of: string, field: name(key))
+        return try beaconKey(of: string, key: key)
     }
 
     /// Hands each object of an array member (required) to `body`, in order.
@@ -148,7 +148,7 @@ struct JSONCReader {
         for index in 0..<json_object_array_length(array) {
             let element = json_object_array_get_idx(array, index)
             guard type(element) == json_type_string, let element else { throw .wrongType(field: name(key), expected: "a beacon key string") }
-            keys.append(try JSONCReader.beaconKey(of: element, field: name(key)))
+            keys.append(try beaconKey(of: element, key: key))
         }
         return keys
     }
@@ -161,13 +161,15 @@ struct JSONCReader {
         }
     }
 
-    private static func beaconKey(of string: OpaquePointer, field: String) throws(WireError) -> BeaconKey {
+    /// The beacon key in a json-c string of member `key` (named in the error only when there is one).
+    private func beaconKey(of string: OpaquePointer, key: JSONCKey) throws(WireError) -> BeaconKey {
         let length = Int(json_object_get_string_len(string))
-        guard let characters = json_object_get_string(string) else { throw .absurdValue(field: field, value: "") }
-        let key = characters.withMemoryRebound(to: UInt8.self, capacity: length) {
-            BeaconKey(utf8: UnsafeBufferPointer(start: $0, count: length))
+        let parsed = json_object_get_string(string).flatMap { characters in
+            characters.withMemoryRebound(to: UInt8.self, capacity: length) {
+                BeaconKey(utf8: UnsafeBufferPointer(start: $0, count: length))
+            }
         }
-        guard let key else { throw .absurdValue(field: field, value: text(of: string)) }
-        return key
+        guard let parsed else { throw .absurdValue(field: name(key), value: JSONCReader.text(of: string)) }
+        return parsed
     }
 }

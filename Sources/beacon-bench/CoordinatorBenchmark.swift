@@ -137,8 +137,8 @@ struct CoordinatorBenchmark: ParsableCommand {
         try health.start()
         _ = await health.waitUntilConnected(timeout: .seconds(5))
         try health.subscribe("beaconmesh/v1/coordinators/bench/health", qos: .atMostOnce)
-        try health.subscribe("beaconmesh/v1/stores/1/events", qos: .atLeastOnce)
-        _ = await health.waitUntilSubscribed("beaconmesh/v1/stores/1/events", timeout: .seconds(5))
+        try health.subscribe("beaconmesh/v1/stores/+/events", qos: .atLeastOnce)
+        _ = await health.waitUntilSubscribed("beaconmesh/v1/stores/+/events", timeout: .seconds(5))
         let observations = Observations()
         let watcher = Task { [messages = health.messages] in
             for await message in messages { observations.record(message) }
@@ -162,23 +162,25 @@ struct CoordinatorBenchmark: ParsableCommand {
         let subscriberRate = Double(batches) / subscriberSeconds
 
         // 4. Latency at half the coordinator's rate: the stream of known members goes on, and every 20th batch
-        //    brings a newcomer whose `arrived` event is timed.
+        //    brings a newcomer whose `arrived` event is timed. The payloads are made beforehand, stamped with the
+        //    times they will be published at, so that the benchmark's own JSON encoding does not compete with the
+        //    coordinator for the CPU.
         let halfRate = max(coordinatorRate * latencyLoad, 1)
-        var published: [String: ContinuousClock.Instant] = [:]
         let interval = 1 / halfRate
-        var next = Measure.seconds()
-        var newcomer = 0
+        let lead = 2.0
+        let streamStart = Measure.seconds() + lead
+        let wallStart = Date().timeIntervalSince1970 + lead
+        var stream: [(packet: [UInt8], newcomer: Int?)] = []
         var sequence: UInt64 = 0
-        var step = 0
-        while newcomer < arrivals {
+        for step in 0..<(arrivals * 20) {
             let store = UInt16(step % Self.stores + 1)
             let department = UInt16((step / Self.stores) % 10)
             if step % (Self.stores * 10) == 0 { sequence += 1 }
             let node = NodeAddress(store: store, department: department, node: "b")!
-            let now = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
-            let probe = step % 20 == 0 && store == 1
+            let now = Timestamp(milliseconds: Int64((wallStart + Double(step) * interval) * 1000))
+            let newcomer = step % 20 == 0 ? step / 20 : nil
             var sightings: [Sighting] = []
-            if probe {
+            if let newcomer {
                 sightings.append(Sighting(beacon: .iBeacon(uuid: storeUUID, major: 1000, minor: UInt16(newcomer)), rssi: -60, count: 4,
                                           txPower: -59, distance: 1, proximity: .near, lastSeen: now))
             }
@@ -188,14 +190,18 @@ struct CoordinatorBenchmark: ParsableCommand {
                                           txPower: -59, distance: 1.2, proximity: .near, lastSeen: now))
             }
             let payload = WireCodec.encode(SightingBatch(node: node, boot: "latency", seq: sequence, sentAt: now, sightings: sightings))
-            while Measure.seconds() < next { try await Task.sleep(for: .microseconds(100)) }
-            if probe {
-                published["n\(newcomer)"] = .now
-                newcomer += 1
-            }
-            _ = try publisher.publish(topic: "beaconmesh/v1/stores/\(store)/departments/\(department)/nodes/b/sightings", payload: payload, qos: .atLeastOnce)
-            next += interval
-            step += 1
+            stream.append((packet: StreamPublisher.packet(topic: "beaconmesh/v1/stores/\(store)/departments/\(department)/nodes/b/sightings",
+                                                          payload: payload),
+                           newcomer: newcomer))
+        }
+        let streamPublisher = try StreamPublisher(port: port, clientID: "bench-stream")
+        var published: [String: ContinuousClock.Instant] = [:]
+        for (step, batch) in stream.enumerated() {
+            // Paced a millisecond at a time: sleeping before every batch would cost more CPU than publishing it.
+            let due = streamStart + Double(step) * interval
+            while Measure.seconds() < due { try await Task.sleep(for: .milliseconds(1)) }
+            if let newcomer = batch.newcomer { published["n\(newcomer)"] = .now }
+            try streamPublisher.publish(batch.packet)
         }
         let latencyDeadline = Measure.seconds() + 10
         while observations.arrivals.count < arrivals && Measure.seconds() < latencyDeadline {
