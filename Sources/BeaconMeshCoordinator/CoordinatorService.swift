@@ -116,9 +116,10 @@ public final class CoordinatorService: Service {
                             logger.log(level: took > .milliseconds(100) ? .warning : .debug, "slow tick",
                                        metadata: ["milliseconds": "\(took.wholeMilliseconds)"])
                         }
-                        // Snapshots are retained state, not events: they may be encoded while messages go on.
+                        // Snapshots are retained state, not events: they may be made and encoded while messages go on.
                         CoordinatorService.publish(snapshots.map {
-                            Publication(topic: topics.presence(store: $0.store), payload: WireCodec.encode($0), qos: .atLeastOnce, retain: true)
+                            Publication(topic: topics.presence(store: $0.store.id), payload: WireCodec.encode($0.snapshot()),
+                                        qos: .atLeastOnce, retain: true)
                         }, with: client, logger: logger)
                     }
                 }

@@ -28,8 +28,8 @@ struct CoordinatorState {
     private var drops = DropCounter()
     private var eventsPublished: UInt64 = 0
     private var pending: [Publication] = []
-    /// Snapshots due: encoded and published by the caller outside the lock (a big store's snapshot takes a while).
-    private var pendingSnapshots: [PresenceSnapshot] = []
+    /// Snapshots due: made, encoded and published by the caller outside the lock (a big store's snapshot takes a while).
+    private var pendingSnapshots: [SnapshotSource] = []
     private var dirtyStores: Set<UInt16> = []
     private var lastSnapshot: [UInt16: Timestamp] = [:]
     private var lastHealth: Timestamp
@@ -65,8 +65,9 @@ struct CoordinatorState {
         logger.info("registry loaded", metadata: ["members": "\(profiles.count)", "openVisits": "\(visits.filter { $0.leftAt == nil }.count)"])
     }
 
-    /// Hands over the presence snapshots that are due (publish them on `Topics.presence(store:)`, retained).
-    mutating func takeSnapshots() -> [PresenceSnapshot] {
+    /// Hands over what the presence snapshots that are due are made from (publish them on `Topics.presence(store:)`,
+    /// retained).
+    mutating func takeSnapshots() -> [SnapshotSource] {
         defer { pendingSnapshots.removeAll(keepingCapacity: true) }
         return pendingSnapshots
     }
@@ -255,6 +256,7 @@ struct CoordinatorState {
     // MARK: Snapshots, health, persistence
 
     private mutating func publishSnapshots(_ present: [UInt16: [PresenceEngine.Visit]], at now: Timestamp) {
+        var guests: [UInt16: [UInt16: Int]]?
         for store in configuration.stores {
             let last = lastSnapshot[store.id]
             let due = last.map { now - $0 >= CoordinatorService.snapshotRefreshInterval } ?? true
@@ -262,29 +264,13 @@ struct CoordinatorState {
             guard due || dirty else { continue }
             dirtyStores.remove(store.id)
             lastSnapshot[store.id] = now
-            pendingSnapshots.append(snapshot(of: store, present: present[store.id] ?? [], at: now))
+            if guests == nil { guests = engine.guestCountsByStore(at: now) }
+            let nodes = engine.nodeStates(store: store.id).map {
+                PresenceSnapshot.NodeState(department: $0.node.department, node: $0.node.node, state: $0.state)
+            }
+            pendingSnapshots.append(SnapshotSource(store: store, present: present[store.id] ?? [], guests: guests?[store.id] ?? [:],
+                                                   nodes: nodes, profiles: profiles, at: now))
         }
-    }
-
-    /// The presence snapshot of one store now.
-    func snapshot(of store: CoordinatorConfiguration.Store, present: [PresenceEngine.Visit], at now: Timestamp) -> PresenceSnapshot {
-        var occupancy: [UInt16: PresenceSnapshot.Occupancy] = [:]
-        for department in store.departments { occupancy[department.id] = .init(members: 0, guests: 0, name: department.name) }
-        var members: [PresenceSnapshot.PresentMember] = []
-        for visit in present {
-            guard let profile = profiles[visit.member] else { continue }
-            members.append(.init(member: profile, department: visit.department, departmentName: departmentName(store.id, visit.department),
-                                 proximity: visit.proximity, arrivedAt: visit.arrivedAt, inDepartmentSince: visit.inDepartmentSince,
-                                 lastSeen: visit.lastSeen))
-            occupancy[visit.department, default: .init(members: 0, guests: 0)].members += 1
-        }
-        for (department, guests) in engine.guestCounts(store: store.id, at: now) {
-            occupancy[department, default: .init(members: 0, guests: 0)].guests += guests
-        }
-        let nodes = engine.nodeStates(store: store.id).map {
-            PresenceSnapshot.NodeState(department: $0.node.department, node: $0.node.node, state: $0.state)
-        }
-        return PresenceSnapshot(store: store.id, name: store.name, updatedAt: now, members: members, occupancy: occupancy, nodes: nodes)
     }
 
     private mutating func publishHealth(at now: Timestamp) {
@@ -322,5 +308,36 @@ struct CoordinatorState {
         } catch {
             logger.error("could not reload the registry", metadata: ["error": "\(error)"])
         }
+    }
+}
+
+/// What one store's presence snapshot is made from, taken from the state under its lock, so that the snapshot can
+/// be made and encoded outside it. The profiles are the state's own dictionary (shared, not copied).
+struct SnapshotSource: Sendable {
+    let store: CoordinatorConfiguration.Store
+    let present: [PresenceEngine.Visit]
+    let guests: [UInt16: Int]
+    let nodes: [PresenceSnapshot.NodeState]
+    let profiles: [String: MemberProfile]
+    let at: Timestamp
+
+    /// The snapshot: present members newest arrival first, occupancy of every department (named), node states.
+    func snapshot() -> PresenceSnapshot {
+        var occupancy: [UInt16: PresenceSnapshot.Occupancy] = [:]
+        for department in store.departments { occupancy[department.id] = .init(members: 0, guests: 0, name: department.name) }
+        var members: [PresenceSnapshot.PresentMember] = []
+        members.reserveCapacity(present.count)
+        for visit in present {
+            guard let profile = profiles[visit.member] else { continue }
+            let departmentName = store.department(visit.department)?.name ?? "Department \(visit.department)"
+            members.append(.init(member: profile, department: visit.department, departmentName: departmentName,
+                                 proximity: visit.proximity, arrivedAt: visit.arrivedAt, inDepartmentSince: visit.inDepartmentSince,
+                                 lastSeen: visit.lastSeen))
+            occupancy[visit.department, default: .init(members: 0, guests: 0)].members += 1
+        }
+        for (department, guests) in guests {
+            occupancy[department, default: .init(members: 0, guests: 0)].guests += guests
+        }
+        return PresenceSnapshot(store: store.id, name: store.name, updatedAt: at, members: members, occupancy: occupancy, nodes: nodes)
     }
 }

@@ -101,6 +101,9 @@ public struct PresenceEngine: Sendable {
         var challengerSince: Int64 = 0
         /// The batch that last touched this person, so a batch evaluates each person once.
         var lastBatch: UInt64 = 0
+        /// Milliseconds since the epoch at which time alone (a reading going stale, an exit, a switch dwell, an
+        /// arrival settling) could change this person's state; ticks before then skip them.
+        var nextCheck: Int64 = 0
     }
 
     /// What the engine knows of a node.
@@ -127,6 +130,9 @@ public struct PresenceEngine: Sendable {
     private var guests = BeaconTable<Person>()
     private var nodeNumbers: [NodeAddress: Int32] = [:]
     private var nodes: [NodeTrack] = []
+    private var nodesByStore: [UInt16: [Int32]] = [:]
+    /// Ticks evaluate every person instead of only those whose `nextCheck` has come (tests compare the two).
+    var evaluatesEveryoneOnTick = false
     private var batchNumber: UInt64 = 0
     public private(set) var counters = Counters()
 
@@ -179,7 +185,9 @@ public struct PresenceEngine: Sendable {
     /// Restores visits saved before a restart (open ones and recently left ones, for `visitGap`).
     public mutating func restore(_ visits: [Visit]) {
         for visit in visits where departments[visit.store] != nil {
-            members[Int(memberNumber(for: visit.member))].visit = visit
+            let number = Int(memberNumber(for: visit.member))
+            members[number].visit = visit
+            members[number].nextCheck = 0
         }
     }
 
@@ -197,6 +205,7 @@ public struct PresenceEngine: Sendable {
         nodes.append(NodeTrack(address: node, state: .online, boot: nil, lastSeq: 0,
                                staleAfter: rules(store: node.store, department: node.department).staleAfter.wholeMilliseconds))
         nodeNumbers[node] = number
+        nodesByStore[node.store, default: []].append(number)
         return number
     }
 
@@ -313,7 +322,7 @@ public struct PresenceEngine: Sendable {
     public mutating func tick(at now: Timestamp) -> [Output] {
         var outputs: [Output] = []
         let nowMilliseconds = now.milliseconds
-        for number in 0..<members.count {
+        for number in 0..<members.count where members[number].nextCheck <= nowMilliseconds || evaluatesEveryoneOnTick {
             let person = members[number]
             guard person.firstHeard != nil || person.visit?.leftAt == nil && person.visit != nil else { continue }
             evaluate(member: Int32(number), at: nowMilliseconds, into: &outputs)
@@ -378,7 +387,10 @@ public struct PresenceEngine: Sendable {
 
     private mutating func evaluate(member number: Int32, at now: Int64, into outputs: inout [Output]) {
         var person = members[Int(number)]
-        defer { members[Int(number)] = person }
+        defer {
+            person.nextCheck = nextCheck(of: person, after: now)
+            members[Int(number)] = person
+        }
         let id = memberIDs[Int(number)]
         let nowTime = Timestamp(milliseconds: now)
 
@@ -460,6 +472,26 @@ public struct PresenceEngine: Sendable {
         outputs.append(.presenceChanged(store: best.store))
     }
 
+    /// The earliest time after `now` at which time alone could change what `evaluate` decides for `person`: a fresh
+    /// reading going stale, the exit of a visit, the end of a switch dwell, the settling of an arrival.
+    private func nextCheck(of person: Person, after now: Int64) -> Int64 {
+        var next = Int64.max
+        for reading in person.readings {
+            let stale = reading.lastSeen + nodes[Int(reading.node)].staleAfter
+            if stale > now { next = min(next, stale) }
+        }
+        if let visit = person.visit, visit.leftAt == nil {
+            next = min(next, visit.lastSeen.milliseconds + rules(store: visit.store, department: visit.department).exitAfter.wholeMilliseconds)
+            if let challenger = person.challengerDepartment {
+                next = min(next, person.challengerSince + rules(store: visit.store, department: challenger).switchDwell.wholeMilliseconds)
+            }
+        } else if let firstHeard = person.firstHeard {
+            let settle = person.readings.map { rules(store: $0.store, department: $0.department).arrivalSettle.wholeMilliseconds }.min() ?? 0
+            next = min(next, firstHeard + settle)
+        }
+        return next
+    }
+
     private func switchDepartment(_ visit: inout Visit, to best: Reading, member: String, at now: Timestamp,
                                   into outputs: inout [Output]) {
         let from = visit.department
@@ -488,8 +520,8 @@ public struct PresenceEngine: Sendable {
     /// Members in each store now (one pass over everyone), newest arrival first within a store.
     public func presentMembersByStore() -> [UInt16: [Visit]] {
         var byStore: [UInt16: [Visit]] = [:]
-        for number in memberNumbers.values {
-            guard let visit = members[Int(number)].visit, visit.leftAt == nil else { continue }
+        for number in members.indices where members[number].visit?.leftAt == nil {
+            guard let visit = members[number].visit else { continue }
             byStore[visit.store, default: []].append(visit)
         }
         for store in byStore.keys { byStore[store]?.sort { ($0.arrivedAt, $0.member) > ($1.arrivedAt, $1.member) } }
@@ -498,10 +530,21 @@ public struct PresenceEngine: Sendable {
 
     /// Guests per department of `store`: beacons of no member with a fresh reading there (their strongest).
     public func guestCounts(store: UInt16, at now: Timestamp) -> [UInt16: Int] {
-        var counts: [UInt16: Int] = [:]
+        guestCountsByStore(at: now)[store] ?? [:]
+    }
+
+    /// Guests per department of every store, in one pass over the guests: a guest counts in each store where it
+    /// has a fresh reading, in the department of its strongest reading there.
+    public func guestCountsByStore(at now: Timestamp) -> [UInt16: [UInt16: Int]] {
+        var counts: [UInt16: [UInt16: Int]] = [:]
+        var stores: [UInt16] = []
         for guest in guests.values {
-            if let best = bestReadings(of: guest, store: store, department: nil, at: now.milliseconds).best {
-                counts[best.department, default: 0] += 1
+            stores.removeAll(keepingCapacity: true)
+            for reading in guest.readings where !stores.contains(reading.store) { stores.append(reading.store) }
+            for store in stores {
+                if let best = bestReadings(of: guest, store: store, department: nil, at: now.milliseconds).best {
+                    counts[store, default: [:]][best.department, default: 0] += 1
+                }
             }
         }
         return counts
@@ -509,7 +552,7 @@ public struct PresenceEngine: Sendable {
 
     /// The nodes of `store` the engine has heard of, with their state.
     public func nodeStates(store: UInt16) -> [(node: NodeAddress, state: LinkState)] {
-        nodes.filter { $0.address.store == store }.map { ($0.address, $0.state) }.sorted { $0.node < $1.node }
+        (nodesByStore[store] ?? []).map { (nodes[Int($0)].address, nodes[Int($0)].state) }.sorted { $0.node < $1.node }
     }
 
     /// Forgets visits that ended more than `visitGap` ago; returns the members whose visit ended for good.

@@ -26,6 +26,9 @@ struct CoordinatorBenchmark: ParsableCommand {
     @Option(help: "Arrivals timed for the latency figures.")
     var arrivals: Int = 2_000
 
+    @Option(help: "One batch in this many of the latency stream brings a newcomer (each arrival also costs a registry write).")
+    var probeEvery: Int = 50
+
     @Option(help: "The latency stream's rate, as a fraction of the coordinator's measured rate.")
     var latencyLoad: Double = 0.5
 
@@ -161,8 +164,8 @@ struct CoordinatorBenchmark: ParsableCommand {
         let coordinatorRate = observations.sustainedRate(upTo: UInt64(batches)) ?? Double(batches) / coordinatorSeconds
         let subscriberRate = Double(batches) / subscriberSeconds
 
-        // 4. Latency at half the coordinator's rate: the stream of known members goes on, and every 20th batch
-        //    brings a newcomer whose `arrived` event is timed. The payloads are made beforehand, stamped with the
+        // 4. Latency at half the coordinator's rate: the stream of known members goes on, and one batch in
+        //    `probeEvery` brings a newcomer whose `arrived` event is timed. The payloads are made beforehand, stamped with the
         //    times they will be published at, so that the benchmark's own JSON encoding does not compete with the
         //    coordinator for the CPU.
         let halfRate = max(coordinatorRate * latencyLoad, 1)
@@ -172,13 +175,15 @@ struct CoordinatorBenchmark: ParsableCommand {
         let wallStart = Date().timeIntervalSince1970 + lead
         var stream: [(packet: [UInt8], newcomer: Int?)] = []
         var sequence: UInt64 = 0
-        for step in 0..<(arrivals * 20) {
+        // The first second is a warm-up without newcomers: a thousand nodes `b` appear at once and are announced.
+        let warmup = Int(halfRate)
+        for step in 0..<(warmup + arrivals * probeEvery) {
             let store = UInt16(step % Self.stores + 1)
             let department = UInt16((step / Self.stores) % 10)
             if step % (Self.stores * 10) == 0 { sequence += 1 }
             let node = NodeAddress(store: store, department: department, node: "b")!
             let now = Timestamp(milliseconds: Int64((wallStart + Double(step) * interval) * 1000))
-            let newcomer = step % 20 == 0 ? step / 20 : nil
+            let newcomer = step >= warmup && (step - warmup) % probeEvery == 0 ? (step - warmup) / probeEvery : nil
             var sightings: [Sighting] = []
             if let newcomer {
                 sightings.append(Sighting(beacon: .iBeacon(uuid: storeUUID, major: 1000, minor: UInt16(newcomer)), rssi: -60, count: 4,
