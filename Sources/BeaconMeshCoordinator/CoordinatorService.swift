@@ -19,13 +19,15 @@ public final class CoordinatorService: Service {
     private let topics: Topics
     private let healthInterval: Duration
 
-    /// How often the engine is ticked (arrival settling, switch dwell, exits, promos).
-    static let tickInterval: Duration = .milliseconds(250)
+    /// How often the engine is ticked (arrival settling, switch dwell, exits, promos) and snapshots are sent.
+    static let tickInterval: Duration = .milliseconds(50)
     /// Snapshots go out at most this often per store …
     static let snapshotMinimumInterval: Duration = .milliseconds(250)
-    /// … and at least this often.
+    /// … and at least this often. A tick sends at most a fair share of the stores' snapshots (stores × tick ÷
+    /// minimum interval), oldest first, so that a chain's snapshots are spread over time rather than made at once.
     static let snapshotRefreshInterval: Duration = .seconds(30)
-    /// Open visits are saved as they change (arrive, move, leave); their last-seen times at least this often.
+    /// Open visits are saved as they change (arrive, move, leave); their last-seen times at least this often, a
+    /// slice of the members at each tick.
     static let visitSaveInterval: Duration = .seconds(30)
     /// The registry is checked this often for changes made by the `members` command.
     static let registryPollInterval: Duration = .seconds(2)

@@ -33,11 +33,14 @@ struct CoordinatorState {
     private var dirtyStores: Set<UInt16> = []
     private var lastSnapshot: [UInt16: Timestamp] = [:]
     private var lastHealth: Timestamp
-    private var lastVisitSave: Timestamp
+    /// The next member slot whose visit the periodic save writes.
+    private var visitSaveCursor = 0
     private var lastRegistryPoll: Timestamp
     private var registryVersion: Int64
     private var eventCounter: UInt64 = 0
     private let eventPrefix = RandomID.make(hexDigits: 8)
+    /// The stores with a promo in any department: promos are checked for them at every tick.
+    private let promoStores: Set<UInt16>
 
     init(configuration: CoordinatorConfiguration, registry: MemberRegistry, logger: Logger, topics: Topics, startedAt: Timestamp,
          healthInterval: Duration) throws {
@@ -47,6 +50,7 @@ struct CoordinatorState {
         self.logger = logger
         self.topics = topics
         self.startedAt = startedAt
+        promoStores = Set(configuration.stores.filter { $0.departments.contains { $0.promo != nil } }.map(\.id))
         var stores: [UInt16: [DepartmentLayout]] = [:]
         for store in configuration.stores {
             stores[store.id] = store.departments.map { DepartmentLayout(id: $0.id, rules: $0.presence) }
@@ -59,7 +63,6 @@ struct CoordinatorState {
         engine.restore(visits)
         registryVersion = try registry.dataVersion()
         lastHealth = startedAt
-        lastVisitSave = startedAt
         lastRegistryPoll = startedAt
         dirtyStores = Set(configuration.storeIDs)
         logger.info("registry loaded", metadata: ["members": "\(profiles.count)", "openVisits": "\(visits.filter { $0.leftAt == nil }.count)"])
@@ -141,10 +144,11 @@ struct CoordinatorState {
                 logger.error("could not delete ended visits", metadata: ["error": "\(error)"])
             }
         }
-        let present = engine.presentMembersByStore()
+        let snapshotStores = storesDueForSnapshot(at: now)
+        let present = engine.presentMembersByStore(in: promoStores.union(snapshotStores))
         firePromos(present, at: now)
-        publishSnapshots(present, at: now)
-        if now - lastVisitSave >= CoordinatorService.visitSaveInterval { saveVisits(at: now) }
+        publishSnapshots(of: snapshotStores, present: present, at: now)
+        saveVisitSlice()
         if now - lastHealth >= healthInterval {
             lastHealth = now
             publishHealth(at: now)
@@ -226,7 +230,7 @@ struct CoordinatorState {
 
     private mutating func firePromos(_ present: [UInt16: [PresenceEngine.Visit]], at now: Timestamp) {
         let (day, minute) = LocalCalendar.dayAndMinute(of: now)
-        for store in configuration.stores {
+        for store in configuration.stores where promoStores.contains(store.id) {
             for visit in present[store.id] ?? [] {
                 guard let department = store.department(visit.department), let rule = department.promo,
                       let profile = profiles[visit.member]
@@ -255,21 +259,41 @@ struct CoordinatorState {
 
     // MARK: Snapshots, health, persistence
 
-    private mutating func publishSnapshots(_ present: [UInt16: [PresenceEngine.Visit]], at now: Timestamp) {
-        var guests: [UInt16: [UInt16: Int]]?
-        for store in configuration.stores {
-            let last = lastSnapshot[store.id]
-            let due = last.map { now - $0 >= CoordinatorService.snapshotRefreshInterval } ?? true
-            let dirty = dirtyStores.contains(store.id) && (last.map { now - $0 >= CoordinatorService.snapshotMinimumInterval } ?? true)
-            guard due || dirty else { continue }
+    /// The stores whose snapshot goes out at this tick: changed ones at most every `snapshotMinimumInterval`, the
+    /// others every `snapshotRefreshInterval`; the longest waiting first, no more than a fair share per tick.
+    private func storesDueForSnapshot(at now: Timestamp) -> Set<UInt16> {
+        var due: [(store: UInt16, last: Timestamp?)] = []
+        for store in configuration.storeIDs {
+            let last = lastSnapshot[store]
+            guard let last else {
+                due.append((store, nil))
+                continue
+            }
+            let age = now - last
+            if age >= CoordinatorService.snapshotRefreshInterval
+                || dirtyStores.contains(store) && age >= CoordinatorService.snapshotMinimumInterval {
+                due.append((store, last))
+            }
+        }
+        let share = (configuration.storeIDs.count * Int(CoordinatorService.tickInterval.wholeMilliseconds)
+            + Int(CoordinatorService.snapshotMinimumInterval.wholeMilliseconds) - 1)
+            / Int(CoordinatorService.snapshotMinimumInterval.wholeMilliseconds)
+        guard due.count > share else { return Set(due.map(\.store)) }
+        due.sort { ($0.last?.milliseconds ?? .min, $0.store) < ($1.last?.milliseconds ?? .min, $1.store) }
+        return Set(due.prefix(share).map(\.store))
+    }
+
+    private mutating func publishSnapshots(of stores: Set<UInt16>, present: [UInt16: [PresenceEngine.Visit]], at now: Timestamp) {
+        guard !stores.isEmpty else { return }
+        let guests = engine.guestCountsByStore(at: now)
+        for store in configuration.stores where stores.contains(store.id) {
             dirtyStores.remove(store.id)
             lastSnapshot[store.id] = now
-            if guests == nil { guests = engine.guestCountsByStore(at: now) }
             let nodes = engine.nodeStates(store: store.id).map {
                 PresenceSnapshot.NodeState(department: $0.node.department, node: $0.node.node, state: $0.state)
             }
-            pendingSnapshots.append(SnapshotSource(store: store, present: present[store.id] ?? [], guests: guests?[store.id] ?? [:],
-                                                   nodes: nodes, profiles: profiles, at: now))
+            let members = (present[store.id] ?? []).compactMap { visit in profiles[visit.member].map { (visit, $0) } }
+            pendingSnapshots.append(SnapshotSource(store: store, present: members, guests: guests[store.id] ?? [:], nodes: nodes, at: now))
         }
     }
 
@@ -287,10 +311,27 @@ struct CoordinatorState {
     }
 
     /// Saves every visit the engine holds (open and recently left), with their latest last-seen times.
-    mutating func saveVisits(at now: Timestamp = WallClock.now()) {
-        lastVisitSave = now
+    mutating func saveVisits() {
         do {
             try registry.saveVisits(of: engine.visits)
+        } catch {
+            logger.error("could not save visits", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Saves the visits of the next slice of members, so that every visit is saved at least every
+    /// `visitSaveInterval` without one long write holding up the messages.
+    private mutating func saveVisitSlice() {
+        let ticks = max(1, Int(CoordinatorService.visitSaveInterval.wholeMilliseconds / CoordinatorService.tickInterval.wholeMilliseconds))
+        let slots = engine.memberSlots
+        guard slots > 0 else { return }
+        if visitSaveCursor >= slots { visitSaveCursor = 0 }
+        let end = min(slots, visitSaveCursor + (slots + ticks - 1) / ticks)
+        let visits = engine.visits(inSlots: visitSaveCursor..<end)
+        visitSaveCursor = end
+        guard !visits.isEmpty else { return }
+        do {
+            try registry.saveVisits(of: visits)
         } catch {
             logger.error("could not save visits", metadata: ["error": "\(error)"])
         }
@@ -312,13 +353,13 @@ struct CoordinatorState {
 }
 
 /// What one store's presence snapshot is made from, taken from the state under its lock, so that the snapshot can
-/// be made and encoded outside it. The profiles are the state's own dictionary (shared, not copied).
+/// be made and encoded outside it. It holds copies of the present members' profiles, not the state's dictionary of
+/// all profiles: sharing that would make the next visit count copy the whole dictionary.
 struct SnapshotSource: Sendable {
     let store: CoordinatorConfiguration.Store
-    let present: [PresenceEngine.Visit]
+    let present: [(visit: PresenceEngine.Visit, profile: MemberProfile)]
     let guests: [UInt16: Int]
     let nodes: [PresenceSnapshot.NodeState]
-    let profiles: [String: MemberProfile]
     let at: Timestamp
 
     /// The snapshot: present members newest arrival first, occupancy of every department (named), node states.
@@ -327,8 +368,7 @@ struct SnapshotSource: Sendable {
         for department in store.departments { occupancy[department.id] = .init(members: 0, guests: 0, name: department.name) }
         var members: [PresenceSnapshot.PresentMember] = []
         members.reserveCapacity(present.count)
-        for visit in present {
-            guard let profile = profiles[visit.member] else { continue }
+        for (visit, profile) in present {
             let departmentName = store.department(visit.department)?.name ?? "Department \(visit.department)"
             members.append(.init(member: profile, department: visit.department, departmentName: departmentName,
                                  proximity: visit.proximity, arrivedAt: visit.arrivedAt, inDepartmentSince: visit.inDepartmentSince,

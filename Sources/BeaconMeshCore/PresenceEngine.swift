@@ -215,6 +215,14 @@ public struct PresenceEngine: Sendable {
     /// Every visit the engine holds, for persistence.
     public var visits: [Visit] { memberNumbers.values.compactMap { members[Int($0)].visit } }
 
+    /// How many member slots the engine has: `visits(inSlots:)` takes ranges of `0..<memberSlots`.
+    public var memberSlots: Int { members.count }
+
+    /// The visits of the members in a range of slots, for saving the visits a slice at a time.
+    public func visits(inSlots slots: Range<Int>) -> [Visit] {
+        slots.clamped(to: members.indices).compactMap { members[$0].visit }
+    }
+
     /// How many people (members with a reading or a visit, and guests) the engine tracks, for health.
     public var trackedCount: Int {
         memberNumbers.values.reduce(0) { count, number in
@@ -517,11 +525,12 @@ public struct PresenceEngine: Sendable {
         }.sorted { ($0.arrivedAt, $0.member) > ($1.arrivedAt, $1.member) }
     }
 
-    /// Members in each store now (one pass over everyone), newest arrival first within a store.
-    public func presentMembersByStore() -> [UInt16: [Visit]] {
+    /// Members in each store now (one pass over everyone), newest arrival first within a store; only the stores in
+    /// `stores` when given.
+    public func presentMembersByStore(in stores: Set<UInt16>? = nil) -> [UInt16: [Visit]] {
         var byStore: [UInt16: [Visit]] = [:]
         for number in members.indices where members[number].visit?.leftAt == nil {
-            guard let visit = members[number].visit else { continue }
+            guard let visit = members[number].visit, stores?.contains(visit.store) ?? true else { continue }
             byStore[visit.store, default: []].append(visit)
         }
         for store in byStore.keys { byStore[store]?.sort { ($0.arrivedAt, $0.member) > ($1.arrivedAt, $1.member) } }
