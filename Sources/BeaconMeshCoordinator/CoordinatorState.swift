@@ -145,7 +145,8 @@ struct CoordinatorState {
             }
         }
         let snapshotStores = storesDueForSnapshot(at: now)
-        let present = engine.presentMembersByStore(in: promoStores.union(snapshotStores))
+        let wanted = promoStores.union(snapshotStores)
+        let present = wanted.isEmpty ? [:] : engine.presentMembersByStore(in: wanted)
         firePromos(present, at: now)
         publishSnapshots(of: snapshotStores, present: present, at: now)
         saveVisitSlice()

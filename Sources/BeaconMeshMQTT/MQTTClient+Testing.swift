@@ -17,3 +17,16 @@ extension MQTTClient {
         }
     }
 }
+
+extension MQTTClient {
+    /// Whether the connection's socket has Nagle's algorithm off (`TCP_NODELAY`); `nil` while there is no socket
+    /// (tests only: reachable with `@testable import`).
+    var socketSendsWithoutDelayForTesting: Bool? {
+        let socket = mosquitto_socket(handle.pointer)
+        guard socket >= 0 else { return nil }
+        var value: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &value, &length) == 0 else { return nil }
+        return value != 0
+    }
+}

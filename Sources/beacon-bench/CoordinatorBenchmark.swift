@@ -67,6 +67,7 @@ struct CoordinatorBenchmark: ParsableCommand {
         max_queued_messages 0
         max_inflight_messages 0
         max_packet_size 4194304
+        set_tcp_nodelay true
         log_dest none
         """.write(toFile: work + "/mosquitto.conf", atomically: true, encoding: .utf8)
         let broker = try BenchProcess(BenchProcess.which("mosquitto"), ["-c", work + "/mosquitto.conf"])

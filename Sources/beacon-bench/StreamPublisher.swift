@@ -24,6 +24,8 @@ final class StreamPublisher {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { close(socket); throw ValidationError("cannot reach the broker on port \(port)") }
+        var noDelay = Int32(1)
+        setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
         var variable: [UInt8] = [0, 4] + Array("MQTT".utf8) + [4, 0x02, 0, 60]
         variable += StreamPublisher.string(clientID)
         try write([0x10] + StreamPublisher.remainingLength(variable.count) + variable)

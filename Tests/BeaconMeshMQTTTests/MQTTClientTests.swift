@@ -45,6 +45,15 @@ struct MQTTClientTests {
         await subscriber.disconnect()
     }
 
+    @Test("the connection sends small packets at once (TCP_NODELAY: no 40 ms wait for a delayed ACK)")
+    func noDelay() async throws {
+        let broker = try await MosquittoBroker.start()
+        let client = try makeClient(broker.url)
+        try await startAndConnect(client)
+        #expect(client.socketSendsWithoutDelayForTesting == true)
+        await client.disconnect()
+    }
+
     @Test("a retained message reaches a later subscriber, flagged retained")
     func retainedMessage() async throws {
         let broker = try await MosquittoBroker.start()
