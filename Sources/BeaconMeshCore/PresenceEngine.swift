@@ -51,7 +51,8 @@ public struct PresenceEngine: Sendable {
         public var department: UInt16
         public var inDepartmentSince: Timestamp
         public var lastSeen: Timestamp
-        /// When `left` was announced; `nil` while the member is in the store.
+        /// When the member counted as gone: `exitAfter` after their last reading (announced then, or by the restart
+        /// that found them gone); `nil` while the member is in the store.
         public var leftAt: Timestamp?
         public var proximity: Proximity
 
@@ -402,13 +403,15 @@ public struct PresenceEngine: Sendable {
         let id = memberIDs[Int(number)]
         let nowTime = Timestamp(milliseconds: now)
 
-        if var visit = person.visit, visit.leftAt == nil {
+        if var visit = person.visit, visit.leftAt == nil,
+           !endedWhileUnheard(&person, visit: &visit, member: id, at: now, into: &outputs) {
             // In the store: leave, switch, or stay.
             let (best, current, lastHeard) = bestReadings(of: person, store: visit.store, department: visit.department, at: now)
             if let lastHeard, lastHeard > visit.lastSeen.milliseconds { visit.lastSeen = Timestamp(milliseconds: lastHeard) }
             let rules = self.rules(store: visit.store, department: visit.department)
             if now - visit.lastSeen.milliseconds >= rules.exitAfter.wholeMilliseconds && best == nil {
-                visit.leftAt = nowTime
+                // Gone since `exitAfter` after the last reading (a restart may announce it later than that).
+                visit.leftAt = Timestamp(milliseconds: min(now, visit.lastSeen.milliseconds + rules.exitAfter.wholeMilliseconds))
                 person.visit = visit
                 person.readings.removeAll()
                 person.challengerDepartment = nil
@@ -478,6 +481,25 @@ public struct PresenceEngine: Sendable {
         }
         person.challengerDepartment = nil
         outputs.append(.presenceChanged(store: best.store))
+    }
+
+    /// Ends a visit whose member went unheard for `exitAfter` and has been heard again since — which only a restart
+    /// allows (ticks end visits in time): the visit ended `exitAfter` after its last reading, and what was heard
+    /// since may begin the next one (a new visit, or the same one resumed within `visitGap` of that end).
+    /// Returns whether it ended the visit.
+    private func endedWhileUnheard(_ person: inout Person, visit: inout Visit, member: String, at now: Int64,
+                                   into outputs: inout [Output]) -> Bool {
+        let gone = visit.lastSeen.milliseconds + rules(store: visit.store, department: visit.department).exitAfter.wholeMilliseconds
+        guard gone <= now, let lastHeard = person.readings.map(\.lastSeen).max(), lastHeard >= gone else { return false }
+        visit.leftAt = Timestamp(milliseconds: gone)
+        person.visit = visit
+        person.readings.removeAll { $0.lastSeen < gone }
+        person.challengerDepartment = nil
+        person.firstHeard = now
+        outputs.append(.left(member: member, store: visit.store, department: visit.department, dwell: visit.lastSeen - visit.arrivedAt,
+                             at: Timestamp(milliseconds: now)))
+        outputs.append(.presenceChanged(store: visit.store))
+        return true
     }
 
     /// The earliest time after `now` at which time alone could change what `evaluate` decides for `person`: a fresh

@@ -262,6 +262,41 @@ struct PresenceEngineTests {
         #expect(restarted.engine.presentMembers(store: 1).map(\.member) == ["ana"])
     }
 
+    @Test("after a long downtime, a member heard again is greeted for a new visit, whether a tick or a reading comes first",
+          arguments: [true, false])
+    func longDowntime(tickFirst: Bool) {
+        var script = StoreScript()
+        script.hold(.seconds(3), [10: -55])
+        let saved = script.engine.visits
+        var restarted = StoreScript()
+        restarted.engine.restore(saved)
+        // Down for two hours: far beyond exitAfter (10 s) and visitGap (60 s).
+        restarted.now = script.now + .seconds(7200)
+        if tickFirst { restarted.outputs += restarted.engine.tick(at: restarted.now) }
+        restarted.batch([10: -55])
+        restarted.hold(.seconds(3), [10: -55])
+        #expect(restarted.story == ["left 10", "arrived 10"])
+        let visit = restarted.engine.visit(of: "ana")
+        #expect(visit?.arrivedAt ?? script.now >= script.now + .seconds(7200), "a new visit, not the old one continued")
+        if case .left(_, _, _, let dwell, _)? = restarted.outputs.first(where: { if case .left = $0 { true } else { false } }) {
+            #expect(dwell <= .seconds(3), "the old visit's dwell ends at its last reading")
+        }
+    }
+
+    @Test("after a short downtime, a member heard again within visitGap of leaving continues the visit")
+    func shortDowntime() {
+        var script = StoreScript()
+        script.hold(.seconds(3), [10: -55])
+        let saved = script.engine.visits
+        var restarted = StoreScript()
+        restarted.engine.restore(saved)
+        // Down for 30 s: gone 10 s after the last reading, back 20 s later — within visitGap (60 s).
+        restarted.now = script.now + .seconds(30)
+        restarted.batch([10: -55])
+        restarted.hold(.seconds(3), [10: -55])
+        #expect(restarted.story == ["left 10", "resumed 10"])
+    }
+
     @Test("a member removed from the directory disappears at once")
     func forgetMember() {
         var script = StoreScript()
