@@ -86,6 +86,53 @@ struct CoordinatorEndToEndTests {
         await run.stop()
     }
 
+    @Test("Clothing → Housewares → exit gives exactly arrived(10), moved(10→20), left, in order; ±3 dB jitter between two departments gives no move")
+    func walkAndJitter() async throws {
+        let run = try await CoordinatorRun.start()
+        var seq = 0
+        /// One batch from each of Clothing's and Housewares' nodes, then a pause: 4 readings a second per node.
+        func step(minor: Int, clothing: Double, housewares: Double) async throws {
+            seq += 1
+            let now = Mesh.nowMilliseconds
+            for (department, rssi) in [(10, clothing), (20, housewares)] {
+                try await MosquittoClients.publish(
+                    port: run.broker.port, topic: "beaconmesh/v1/stores/1/departments/\(department)/nodes/a/sightings",
+                    string: Mesh.batch(store: 1, department: department, seq: seq, minor: minor, rssi: rssi, at: now), qos: 1)
+            }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        func story(of member: String) -> [String] {
+            run.events.lines.compactMap(Mesh.payload(of:)).filter { ($0["member"] as? [String: Any])?["id"] as? String == member }.compactMap { event in
+                switch event["type"] as? String {
+                case "arrived": "arrived \(event["department"] as? Int ?? -1)"
+                case "moved": "moved \(event["from"] as? Int ?? -1)→\(event["to"] as? Int ?? -1)"
+                case "left": "left \(event["department"] as? Int ?? -1)"
+                default: nil
+                }
+            }
+        }
+
+        // Ana (minor 1) in Clothing, then Housewares (a 20 dB swing), then gone.
+        for _ in 0..<8 { try await step(minor: 1, clothing: -55, housewares: -75) }
+        for _ in 0..<12 { try await step(minor: 1, clothing: -75, housewares: -55) }
+        _ = await run.waitForEvent("left", timeout: .seconds(10))
+        #expect(story(of: "ana") == ["arrived 10", "moved 10→20", "left 20"], "\(run.events.lines)")
+
+        // Zoë (minor 4) on the boundary: equal means, each node ±3 dB at random, for 6 s.
+        var random: UInt64 = 0x2545_F491_4F6C_DD1D
+        func jitter() -> Double {
+            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Double(random >> 33) / Double(1 << 31) * 6 - 3
+        }
+        for _ in 0..<24 { try await step(minor: 4, clothing: -60 + jitter(), housewares: -60 + jitter()) }
+        _ = await run.waitForEvent("left", timeout: .seconds(10))
+        try await Task.sleep(for: .seconds(3))
+        let zoe = story(of: "zoe")
+        #expect(zoe.count == 2 && zoe.first?.hasPrefix("arrived") == true && zoe.last?.hasPrefix("left") == true, "\(zoe)")
+        #expect(!zoe.contains { $0.hasPrefix("moved") })
+        await run.stop()
+    }
+
     @Test("garbage on every subscribed topic is dropped, counted and logged once; the coordinator keeps working")
     func garbageIsDropped() async throws {
         let run = try await CoordinatorRun.start()
