@@ -76,8 +76,8 @@ struct CoordinatorBenchmark: ParsableCommand {
 
         // Members: the backlog's beacons are members 1…5000 (they arrive and then move about); the latency
         // phase greets members 100001… one by one.
-        let uuid = "0cf052c2-97ca-407c-84f8-b62aac4e9020"
-        let storeUUID = BeaconUUID(uuid)!
+        let uuid = BenchBeacons.uuidText
+        let storeUUID = BenchBeacons.uuid
         var csv = "id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt\n"
         for index in 1...5_000 { csv += "m\(index),Member \(index),Tea,ibeacon:\(uuid):\(Self.store(ofMember: index)):\(index),,0,,\n" }
         for index in 0..<arrivals { csv += "n\(index),Newcomer \(index),,ibeacon:\(uuid):1000:\(index),,0,,\n" }

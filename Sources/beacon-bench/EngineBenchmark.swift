@@ -20,7 +20,7 @@ struct EngineBenchmark: ParsableCommand {
     var rounds: Int = 60
 
     func run() throws {
-        let uuid = BeaconUUID("0cf052c2-97ca-407c-84f8-b62aac4e9020")!
+        let uuid = BenchBeacons.uuid
         var layout: [UInt16: [DepartmentLayout]] = [:]
         for store in 0..<stores {
             layout[UInt16(store)] = (0..<departments).map { DepartmentLayout(id: UInt16($0), rules: PresenceRules()) }

@@ -41,7 +41,7 @@ struct ScannerBenchmark: ParsableCommand {
         var pipeline = ScannerPipeline(aggregator: SightingAggregator(node: node, boot: "bench", configuration: configuration))
 
         // Pre-built H4 events: one legacy LE Advertising Report per beacon, RSSI varied.
-        let uuid = BeaconUUID("0cf052c2-97ca-407c-84f8-b62aac4e9020")!
+        let uuid = BenchBeacons.uuid
         var events: [[UInt8]] = []
         for index in 0..<beacons {
             let data = IBeaconAdvertisingData(uuid: uuid, major: UInt16(index / 1000 + 1), minor: UInt16(index % 1000), measuredPower: -59).bytes

@@ -15,7 +15,7 @@ struct WireBenchmark: ParsableCommand {
     var sightingsPerBatch: Int = 5
 
     func run() throws {
-        let uuid = BeaconUUID("0cf052c2-97ca-407c-84f8-b62aac4e9020")!
+        let uuid = BenchBeacons.uuid
         let now = Timestamp(milliseconds: 1_800_000_000_000)
         let node = NodeAddress(store: 12, department: 3, node: "a")!
         let sightings = (0..<sightingsPerBatch).map { offset in

@@ -58,6 +58,14 @@ private struct StoreScript {
         }
     }
 
+    /// A new engine holding only this one's saved visits, its clock `downtime` later: the coordinator restarted.
+    func restarted(after downtime: Duration) -> StoreScript {
+        var restarted = StoreScript()
+        restarted.engine.restore(engine.visits)
+        restarted.now = now + downtime
+        return restarted
+    }
+
     /// The member-facing outputs only, as short words: `arrived 10`, `moved 10→20`, `left 20`.
     var story: [String] {
         outputs.compactMap {
@@ -253,10 +261,7 @@ struct PresenceEngineTests {
     func restoreAfterRestart() {
         var script = StoreScript()
         script.hold(.seconds(3), [10: -55])
-        let saved = script.engine.visits
-        var restarted = StoreScript()
-        restarted.engine.restore(saved)
-        restarted.now = script.now + .seconds(2)
+        var restarted = script.restarted(after: .seconds(2))
         restarted.hold(.seconds(3), [10: -55])
         #expect(restarted.story.isEmpty)
         #expect(restarted.engine.presentMembers(store: 1).map(\.member) == ["ana"])
@@ -267,11 +272,8 @@ struct PresenceEngineTests {
     func longDowntime(tickFirst: Bool) {
         var script = StoreScript()
         script.hold(.seconds(3), [10: -55])
-        let saved = script.engine.visits
-        var restarted = StoreScript()
-        restarted.engine.restore(saved)
         // Down for two hours: far beyond exitAfter (10 s) and visitGap (60 s).
-        restarted.now = script.now + .seconds(7200)
+        var restarted = script.restarted(after: .seconds(7200))
         if tickFirst { restarted.outputs += restarted.engine.tick(at: restarted.now) }
         restarted.batch([10: -55])
         restarted.hold(.seconds(3), [10: -55])
@@ -287,11 +289,8 @@ struct PresenceEngineTests {
     func shortDowntime() {
         var script = StoreScript()
         script.hold(.seconds(3), [10: -55])
-        let saved = script.engine.visits
-        var restarted = StoreScript()
-        restarted.engine.restore(saved)
         // Down for 30 s: gone 10 s after the last reading, back 20 s later — within visitGap (60 s).
-        restarted.now = script.now + .seconds(30)
+        var restarted = script.restarted(after: .seconds(30))
         restarted.batch([10: -55])
         restarted.hold(.seconds(3), [10: -55])
         #expect(restarted.story == ["left 10", "resumed 10"])
