@@ -9,12 +9,16 @@ import Synchronization
 /// The back-office brain: consumes every sighting and node status of its stores, runs the presence engine, and
 /// publishes events, promos, offers and the retained presence snapshots.
 ///
-/// All state lives in one loop (`run`) fed by broker messages and a 250 ms tick, so nothing here needs a lock.
+/// The state is worked on by two tasks under one lock: one handles broker messages, the other ticks every 50 ms.
 /// Visits and promo history are kept in the registry, so a restart greets nobody twice.
+///
+/// It talks to the broker over two connections (`Connections`): the session connection receives and acknowledges
+/// the sighting stream, the publishing connection sends what the coordinator says, each tuned for its direction.
 public final class CoordinatorService: Service {
     private let configuration: CoordinatorConfiguration
     private let registry: MemberRegistry
-    private let client: MQTTClient
+    private let session: MQTTClient
+    private let publisher: MQTTClient
     private let logger: Logger
     private let topics: Topics
     private let healthInterval: Duration
@@ -32,28 +36,44 @@ public final class CoordinatorService: Service {
     /// The registry is checked this often for changes made by the `members` command.
     static let registryPollInterval: Duration = .seconds(2)
 
-    /// A coordinator that publishes its health every `healthInterval` (the contract's default: 30 s).
-    public init(configuration: CoordinatorConfiguration, registry: MemberRegistry, client: MQTTClient, logger: Logger,
-                healthInterval: Duration = .seconds(30)) {
+    /// A coordinator that publishes its health every `healthInterval` (the contract's default: 30 s), with clients
+    /// made from `mqttConfigurations(for:)`.
+    public init(configuration: CoordinatorConfiguration, registry: MemberRegistry, session: MQTTClient, publisher: MQTTClient,
+                logger: Logger, healthInterval: Duration = .seconds(30)) {
         self.healthInterval = healthInterval
         self.configuration = configuration
         self.registry = registry
-        self.client = client
+        self.session = session
+        self.publisher = publisher
         self.logger = logger
         self.topics = Topics(root: configuration.topicRoot)
     }
 
-    /// The client configuration the coordinator uses: its id as a fixed client id, a persistent session, and a
-    /// retained `offline` status as last will.
-    public static func mqttConfiguration(for configuration: CoordinatorConfiguration) throws(BrokerConnection.Failure) -> MQTTConfiguration {
+    /// The coordinator's two broker connections.
+    public struct Connections: Sendable {
+        /// Subscribes to the stores' sightings and node status and carries the coordinator's status: the config's id
+        /// as a fixed client id, a persistent session (the broker queues sightings while the coordinator is down) and
+        /// a retained `offline` status as last will. Its only frequent packets are acknowledgements, so Nagle's
+        /// algorithm stays on and lets them share TCP segments (measured: a third more batches per second drained).
+        public var session: MQTTConfiguration
+        /// Publishes events, offers, snapshots and health, each at once (`TCP_NODELAY`), under the client id
+        /// `{id}-publisher` with a clean session.
+        public var publisher: MQTTConfiguration
+    }
+
+    /// The configurations of the coordinator's two connections (credentials read now).
+    public static func mqttConfigurations(for configuration: CoordinatorConfiguration) throws(BrokerConnection.Failure) -> Connections {
         let topics = Topics(root: configuration.topicRoot)
         let will = MQTTLastWill(
             topic: topics.coordinatorStatus(id: configuration.id),
             payload: WireCodec.encode(CoordinatorStatus(state: .offline, stores: configuration.storeIDs, startedAt: WallClock.now())),
             qos: .atLeastOnce, retain: true)
         let broker = configuration.broker
-        return try BrokerConnection(url: broker.url, username: broker.username, passwordFile: broker.passwordFile, caFile: broker.cafile)
-            .mqttConfiguration(clientID: configuration.id, cleanSession: false, lastWill: will)
+        let connection = BrokerConnection(url: broker.url, username: broker.username, passwordFile: broker.passwordFile, caFile: broker.cafile)
+        var session = try connection.mqttConfiguration(clientID: configuration.id, cleanSession: false, lastWill: will)
+        session.sendsWithoutDelay = false
+        let publisher = try connection.mqttConfiguration(clientID: configuration.id + "-publisher", cleanSession: true, lastWill: nil)
+        return Connections(session: session, publisher: publisher)
     }
 
     /// Hands publications to the client (which queues them; it never blocks on the network).
@@ -72,14 +92,17 @@ public final class CoordinatorService: Service {
         let startedAt = WallClock.now()
         var state = try CoordinatorState(configuration: configuration, registry: registry, logger: logger, topics: topics,
                                          startedAt: startedAt, healthInterval: healthInterval)
-        try client.start()
+        try publisher.start()
+        try session.start()
         for store in configuration.storeIDs {
-            try client.subscribe(topics.allSightings(store: store), qos: .atLeastOnce)
-            try client.subscribe(topics.allNodeStatus(store: store), qos: .atLeastOnce)
+            try session.subscribe(topics.allSightings(store: store), qos: .atLeastOnce)
+            try session.subscribe(topics.allNodeStatus(store: store), qos: .atLeastOnce)
         }
+        // On the connection that holds the last will: should the broker still hold our previous session, taking it
+        // over publishes its will first, and this comes after.
         let online = CoordinatorStatus(state: .online, stores: configuration.storeIDs, startedAt: startedAt)
-        try client.publish(topic: topics.coordinatorStatus(id: configuration.id), payload: WireCodec.encode(online),
-                           qos: .atLeastOnce, retain: true)
+        try session.publish(topic: topics.coordinatorStatus(id: configuration.id), payload: WireCodec.encode(online),
+                            qos: .atLeastOnce, retain: true)
         logger.info("coordinator running", metadata: [
             "id": "\(configuration.id)", "broker": "\(configuration.broker.url)",
             "stores": "\(configuration.storeIDs.map(String.init).joined(separator: ","))",
@@ -89,8 +112,8 @@ public final class CoordinatorService: Service {
         // beside it. Both work on the one state under its lock, and publish while holding it, so events leave in
         // the order they happened.
         let shared = SharedState(state)
-        let messages = client.messages
-        let client = self.client
+        let messages = session.messages
+        let client = self.publisher
         let logger = self.logger
         let topics = self.topics
         await cancelWhenGracefulShutdown {
@@ -129,8 +152,9 @@ public final class CoordinatorService: Service {
         }
         state = shared.state.withLock { $0 }
         state.saveVisits()
+        await publisher.disconnect(timeout: .seconds(5))
         let offline = CoordinatorStatus(state: .offline, stores: configuration.storeIDs, startedAt: startedAt)
-        await client.disconnect(timeout: .seconds(5), finalMessage: MQTTMessage(
+        await session.disconnect(timeout: .seconds(5), finalMessage: MQTTMessage(
             topic: topics.coordinatorStatus(id: configuration.id), payload: WireCodec.encode(offline), qos: .atLeastOnce, retained: true))
         logger.info("coordinator stopped")
     }

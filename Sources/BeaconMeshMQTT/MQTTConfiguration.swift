@@ -47,6 +47,12 @@ public struct MQTTConfiguration: Sendable, CustomStringConvertible {
     /// (the broker keeps the rest queued) until the consumer catches up. Nothing is dropped. Default 10 000.
     public var incomingBufferLimit: Int
 
+    /// Whether every packet leaves at once (`TCP_NODELAY`). Default `true`: a packet written right after another
+    /// otherwise waits for the broker's delayed ACK (up to 40 ms on Linux). A connection that mostly receives can turn
+    /// it off, so that its acknowledgements (one per QoS 1 message) share TCP segments: under a heavy stream that
+    /// saves a loopback transmission per message (the coordinator's sighting connection).
+    public var sendsWithoutDelay: Bool
+
     /// A configuration with a default for every field but the broker.
     public init(
         broker: BrokerURL,
@@ -60,7 +66,8 @@ public struct MQTTConfiguration: Sendable, CustomStringConvertible {
         reconnectDelayMin: Duration = .seconds(1),
         reconnectDelayMax: Duration = .seconds(30),
         protocolVersion: MQTTProtocolVersion = .v3_1_1,
-        incomingBufferLimit: Int = 10_000
+        incomingBufferLimit: Int = 10_000,
+        sendsWithoutDelay: Bool = true
     ) {
         self.broker = broker
         self.clientID = clientID
@@ -74,6 +81,7 @@ public struct MQTTConfiguration: Sendable, CustomStringConvertible {
         self.reconnectDelayMax = reconnectDelayMax
         self.protocolVersion = protocolVersion
         self.incomingBufferLimit = incomingBufferLimit
+        self.sendsWithoutDelay = sendsWithoutDelay
     }
 
     /// Throws `MQTTError.invalidConfiguration` naming the first field that cannot work.

@@ -111,7 +111,7 @@ struct CoordinatorBenchmark: ParsableCommand {
         MQTTLibrary.initialize()
         var logger = Logger(label: "beacon-bench")
         logger.logLevel = .warning
-        let publisher = try MQTTClient(configuration: MQTTConfiguration(broker: BrokerURL("mqtt://127.0.0.1:\(port)"), clientID: "bench-publisher"), logger: logger)
+        let publisher = try MQTTClient(configuration: MQTTConfiguration(broker: BrokerURL("mqtt://127.0.0.1:\(port)"), clientID: "bench-backlog"), logger: logger)
         try publisher.start()
         guard await publisher.waitUntilConnected(timeout: .seconds(5)) else { throw ValidationError("cannot reach the benchmark broker") }
         var payloadBytes = 0

@@ -32,10 +32,10 @@ struct RunCommand: AsyncParsableCommand {
         let logger = Logger(label: "beacon-coordinator")
         let hostName = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "coordinator"
         let configuration: CoordinatorConfiguration
-        let mqtt: MQTTConfiguration
+        let connections: CoordinatorService.Connections
         do {
             configuration = try CoordinatorConfiguration.load(path: config, defaultID: hostName.lowercased())
-            mqtt = try CoordinatorService.mqttConfiguration(for: configuration)
+            connections = try CoordinatorService.mqttConfigurations(for: configuration)
         } catch let error as ConfigurationError {
             throw UsageError(error.description)
         } catch {
@@ -56,8 +56,9 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         MQTTLibrary.initialize()
-        let client = try MQTTClient(configuration: mqtt, logger: logger)
-        let service = CoordinatorService(configuration: configuration, registry: registry, client: client, logger: logger,
+        let service = CoordinatorService(configuration: configuration, registry: registry,
+                                         session: try MQTTClient(configuration: connections.session, logger: logger),
+                                         publisher: try MQTTClient(configuration: connections.publisher, logger: logger), logger: logger,
                                          healthInterval: DurationText.parse(healthInterval) ?? .seconds(30))
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

@@ -54,6 +54,15 @@ struct MQTTClientTests {
         await client.disconnect()
     }
 
+    @Test("a connection that mostly receives can keep Nagle's algorithm, so its acknowledgements share segments")
+    func nagleWhenAsked() async throws {
+        let broker = try await MosquittoBroker.start()
+        let client = try makeClient(broker.url) { $0.sendsWithoutDelay = false }
+        try await startAndConnect(client)
+        #expect(client.socketSendsWithoutDelayForTesting == false)
+        await client.disconnect()
+    }
+
     @Test("a retained message reaches a later subscriber, flagged retained")
     func retainedMessage() async throws {
         let broker = try await MosquittoBroker.start()
