@@ -92,6 +92,7 @@ public final class CoordinatorService: Service {
         let startedAt = WallClock.now()
         var state = try CoordinatorState(configuration: configuration, registry: registry, logger: logger, topics: topics,
                                          startedAt: startedAt, healthInterval: healthInterval)
+        let sessionEvents = session.connectionEvents()
         try publisher.start()
         try session.start()
         for store in configuration.storeIDs {
@@ -101,8 +102,8 @@ public final class CoordinatorService: Service {
         // On the connection that holds the last will: should the broker still hold our previous session, taking it
         // over publishes its will first, and this comes after.
         let online = CoordinatorStatus(state: .online, stores: configuration.storeIDs, startedAt: startedAt)
-        try session.publish(topic: topics.coordinatorStatus(id: configuration.id), payload: WireCodec.encode(online),
-                            qos: .atLeastOnce, retain: true)
+        let onlinePayload = WireCodec.encode(online)
+        try session.publish(topic: topics.coordinatorStatus(id: configuration.id), payload: onlinePayload, qos: .atLeastOnce, retain: true)
         logger.info("coordinator running", metadata: [
             "id": "\(configuration.id)", "broker": "\(configuration.broker.url)",
             "stores": "\(configuration.storeIDs.map(String.init).joined(separator: ","))",
@@ -114,10 +115,28 @@ public final class CoordinatorService: Service {
         let shared = SharedState(state)
         let messages = session.messages
         let client = self.publisher
+        let session = self.session
         let logger = self.logger
         let topics = self.topics
+        let statusTopic = topics.coordinatorStatus(id: configuration.id)
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
+                group.addTask {
+                    // A lost session connection made the broker publish our last will (`offline`): say `online`
+                    // again on every reconnection (the first connection has it from above).
+                    var connections = 0
+                    for await event in sessionEvents {
+                        guard case .connected = event else { continue }
+                        connections += 1
+                        guard connections > 1 else { continue }
+                        logger.notice("reconnected to the broker; status online again")
+                        do {
+                            try session.publish(topic: statusTopic, payload: onlinePayload, qos: .atLeastOnce, retain: true)
+                        } catch {
+                            logger.warning("could not publish", metadata: ["topic": "\(statusTopic)", "error": "\(error)"])
+                        }
+                    }
+                }
                 group.addTask {
                     for await message in messages {
                         shared.state.withLock { state in

@@ -279,6 +279,24 @@ struct CoordinatorEndToEndTests {
         await run.stop()
     }
 
+    @Test("after the broker saw the coordinator vanish (its will: offline), the reconnected coordinator says online again")
+    func onlineAgainAfterLostConnection() async throws {
+        let run = try await CoordinatorRun.start()
+        let status = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/coordinators/e2e/status", qos: 1)
+        #expect(await status.waitForLine(timeout: .seconds(5)) { $0.contains("\"online\"") } != nil)
+        // Frozen past 1.5 × its 10 s keep-alive, the coordinator is declared gone and its will goes out.
+        run.coordinator.send(SIGSTOP)
+        #expect(await status.waitForLine(timeout: .seconds(25)) { $0.contains("\"offline\"") } != nil, "\(status.lines)")
+        run.coordinator.send(SIGCONT)
+        let onlineAgain = await eventually(timeout: .seconds(15)) {
+            status.lines.filter { $0.contains("\"online\"") }.count >= 2 ? true : nil
+        }
+        #expect(onlineAgain == true, "\(status.lines)")
+        #expect(status.lines.last?.contains("\"online\"") == true, "\(status.lines)")
+        await status.stop()
+        await run.stop()
+    }
+
     @Test("a config with an unknown key exits 2 with one line naming the key and its line")
     func unknownConfigKey() async throws {
         let directory = try Mesh.temporaryDirectory()
