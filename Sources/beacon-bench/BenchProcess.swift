@@ -19,6 +19,17 @@ final class BenchProcess: Sendable {
 
     var isRunning: Bool { process.isRunning }
 
+    /// CPU seconds the process has used so far, all threads, user + system (`/proc/PID/stat`, 10 ms steps); `nil`
+    /// once it is gone.
+    var cpuSeconds: Double? {
+        guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
+              let end = text.lastIndex(of: ")") else { return nil }
+        // After the command name: state is field 3, utime and stime are fields 14 and 15.
+        let fields = text[text.index(after: end)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// SIGTERM, then SIGKILL if it is still there after two seconds.
     func stop() {
         guard process.isRunning else { return }

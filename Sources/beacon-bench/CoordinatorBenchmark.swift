@@ -153,9 +153,17 @@ struct CoordinatorBenchmark: ParsableCommand {
         coordinator = try BenchProcess(coordinatorPath, coordinatorArguments)
         var coordinatorDone: Double?
         var subscriberDone: Double?
+        // CPU used, sampled as the drain goes: the coordinator's over time (to take the same window as its rate),
+        // mosquitto_sub's last reading before it exits.
+        var coordinatorCPU: [(time: Double, seconds: Double)] = []
+        var subscriberCPU = 0.0
         while coordinatorDone == nil || subscriberDone == nil, Measure.seconds() < drainStart + 300 {
-            if subscriberDone == nil, !drainer.isRunning { subscriberDone = Measure.seconds() - drainStart }
+            if subscriberDone == nil {
+                if let seconds = drainer.cpuSeconds { subscriberCPU = seconds }
+                if !drainer.isRunning { subscriberDone = Measure.seconds() - drainStart }
+            }
             if coordinatorDone == nil, let reached = observations.timeBatchesReached(UInt64(batches)) { coordinatorDone = reached - drainStart }
+            if coordinatorDone == nil, let seconds = coordinator.cpuSeconds { coordinatorCPU.append((Measure.seconds(), seconds)) }
             try await Task.sleep(for: .milliseconds(5))
         }
         let coordinatorSeconds = coordinatorDone ?? .nan
@@ -163,6 +171,12 @@ struct CoordinatorBenchmark: ParsableCommand {
         // The sustained rate: from the first health report that counted work to the one that counted it all, so the
         // coordinator's start-up (loading the registry, merging the members CSV) is not part of it.
         let coordinatorRate = observations.sustainedRate(upTo: UInt64(batches)) ?? Double(batches) / coordinatorSeconds
+        let coordinatorCPUPerBatch = observations.workWindow(upTo: UInt64(batches)).flatMap { window -> Double? in
+            func cpu(at time: Double) -> Double? { coordinatorCPU.last { $0.time <= time }?.seconds }
+            guard let from = cpu(at: window.from.time), let to = cpu(at: window.to.time), window.to.batches > window.from.batches
+            else { return nil }
+            return (to - from) / Double(window.to.batches - window.from.batches)
+        }
         let subscriberRate = Double(batches) / subscriberSeconds
 
         // 4. Latency at half the coordinator's rate: the stream of known members goes on, and one batch in
@@ -229,6 +243,7 @@ struct CoordinatorBenchmark: ParsableCommand {
         print("  coordinator        \(Measure.grouped(coordinatorRate)) batches/s (\(Measure.grouped(coordinatorRate * Double(sightingsPerBatch))) sightings/s) draining the backlog in \((coordinatorSeconds * 100).rounded() / 100) s")
         print("  mosquitto_sub      \(Measure.grouped(subscriberRate)) batches/s draining the same backlog in \((subscriberSeconds * 100).rounded() / 100) s")
         print("  ratio              \(Int((coordinatorRate / subscriberRate * 100).rounded())) % of mosquitto_sub")
+        print("  CPU per batch      coordinator \(coordinatorCPUPerBatch.map { "\(Int(($0 * 1e6).rounded())) µs" } ?? "n/a"), mosquitto_sub \(Int((subscriberCPU / Double(batches) * 1e6).rounded())) µs (all threads, user + system)")
         print("  latency            publish → arrived event, stream at \(Measure.grouped(halfRate)) batches/s (\(Int(latencyLoad * 100)) % of the coordinator's rate): p50 \(percentile(0.5)), p99 \(percentile(0.99)) (\(latencies.count) of \(arrivals) newcomers)")
         try? FileManager.default.removeItem(atPath: work)
     }
@@ -258,11 +273,16 @@ final class Observations: Sendable {
 
     /// Batches per second between the first health report that counted any work and the first that counted `batches`.
     func sustainedRate(upTo batches: UInt64) -> Double? {
+        workWindow(upTo: batches).map { Double($0.to.batches - $0.from.batches) / ($0.to.time - $0.from.time) }
+    }
+
+    /// The first health report that counted any work and the first that counted `batches`.
+    func workWindow(upTo batches: UInt64) -> (from: (time: Double, batches: UInt64), to: (time: Double, batches: UInt64))? {
         state.withLock { state in
             guard let first = state.batchesSeen.first(where: { $0.batches > 0 }),
                   let last = state.batchesSeen.first(where: { $0.batches >= batches }), last.time > first.time
             else { return nil }
-            return Double(last.batches - first.batches) / (last.time - first.time)
+            return (first, last)
         }
     }
 
