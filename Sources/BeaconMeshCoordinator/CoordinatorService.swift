@@ -54,7 +54,8 @@ public final class CoordinatorService: Service {
         /// Subscribes to the stores' sightings and node status and carries the coordinator's status: the config's id
         /// as a fixed client id, a persistent session (the broker queues sightings while the coordinator is down) and
         /// a retained `offline` status as last will. Its only frequent packets are acknowledgements, so Nagle's
-        /// algorithm stays on and lets them share TCP segments (measured: a third more batches per second drained).
+        /// algorithm stays on and lets them share TCP segments (measured with `beacon-bench coordinator`: about 7 % less CPU
+        /// per sighting batch than with every acknowledgement sent on its own).
         public var session: MQTTConfiguration
         /// Publishes events, offers, snapshots and health, each at once (`TCP_NODELAY`), under the client id
         /// `{id}-publisher` with a clean session.
