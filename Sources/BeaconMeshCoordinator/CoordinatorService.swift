@@ -115,7 +115,7 @@ public final class CoordinatorService: Service {
         // the order they happened.
         let shared = SharedState(state)
         let messages = session.messages
-        let client = self.publisher
+        let publisher = self.publisher
         let session = self.session
         let logger = self.logger
         let topics = self.topics
@@ -142,7 +142,7 @@ public final class CoordinatorService: Service {
                     for await message in messages {
                         shared.state.withLock { state in
                             state.receive(message, at: WallClock.now())
-                            CoordinatorService.publish(state.takePublications(), with: client, logger: logger)
+                            CoordinatorService.publish(state.takePublications(), with: publisher, logger: logger)
                         }
                     }
                 }
@@ -152,7 +152,7 @@ public final class CoordinatorService: Service {
                         let started = ContinuousClock.now
                         let snapshots = shared.state.withLock { state in
                             state.tick(at: WallClock.now())
-                            CoordinatorService.publish(state.takePublications(), with: client, logger: logger)
+                            CoordinatorService.publish(state.takePublications(), with: publisher, logger: logger)
                             return state.takeSnapshots()
                         }
                         let took = ContinuousClock.now - started
@@ -165,7 +165,7 @@ public final class CoordinatorService: Service {
                         CoordinatorService.publish(snapshots.map {
                             Publication(topic: topics.presence(store: $0.store.id), payload: WireCodec.encode($0.snapshot()),
                                         qos: .atLeastOnce, retain: true)
-                        }, with: client, logger: logger)
+                        }, with: publisher, logger: logger)
                     }
                 }
             }
