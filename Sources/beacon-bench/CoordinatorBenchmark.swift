@@ -32,6 +32,9 @@ struct CoordinatorBenchmark: ParsableCommand {
     @Option(help: "The latency stream's rate, as a fraction of the coordinator's measured rate.")
     var latencyLoad: Double = 0.5
 
+    @Option(help: "The latency stream's rate in batches/s, instead of a fraction of the measured rate (for runs that compare builds at one load).")
+    var latencyRate: Double?
+
     func run() throws {
         let semaphore = DispatchSemaphore(value: 0)
         let outcome = Mutex<Result<String, any Error>?>(nil)
@@ -183,7 +186,7 @@ struct CoordinatorBenchmark: ParsableCommand {
         //    `probeEvery` brings a newcomer whose `arrived` event is timed. The payloads are made beforehand, stamped with the
         //    times they will be published at, so that the benchmark's own JSON encoding does not compete with the
         //    coordinator for the CPU.
-        let halfRate = max(coordinatorRate * latencyLoad, 1)
+        let halfRate = max(latencyRate ?? coordinatorRate * latencyLoad, 1)
         let interval = 1 / halfRate
         let lead = 2.0
         let streamStart = Measure.seconds() + lead
@@ -244,7 +247,7 @@ struct CoordinatorBenchmark: ParsableCommand {
         print("  mosquitto_sub      \(Measure.grouped(subscriberRate)) batches/s draining the same backlog in \((subscriberSeconds * 100).rounded() / 100) s")
         print("  ratio              \(Int((coordinatorRate / subscriberRate * 100).rounded())) % of mosquitto_sub")
         print("  CPU per batch      coordinator \(coordinatorCPUPerBatch.map { "\(Int(($0 * 1e6).rounded())) µs" } ?? "n/a"), mosquitto_sub \(Int((subscriberCPU / Double(batches) * 1e6).rounded())) µs (all threads, user + system)")
-        print("  latency            publish → arrived event, stream at \(Measure.grouped(halfRate)) batches/s (\(Int(latencyLoad * 100)) % of the coordinator's rate): p50 \(percentile(0.5)), p99 \(percentile(0.99)) (\(latencies.count) of \(arrivals) newcomers)")
+        print("  latency            publish → arrived event, stream at \(Measure.grouped(halfRate)) batches/s (\(Int((halfRate / coordinatorRate * 100).rounded())) % of the coordinator's rate): p50 \(percentile(0.5)), p99 \(percentile(0.99)) (\(latencies.count) of \(arrivals) newcomers)")
         try? FileManager.default.removeItem(atPath: work)
     }
 }
