@@ -45,21 +45,14 @@ struct MQTTClientTests {
         await subscriber.disconnect()
     }
 
-    @Test("the connection sends small packets at once (TCP_NODELAY: no 40 ms wait for a delayed ACK)")
-    func noDelay() async throws {
+    /// By default small packets leave at once (TCP_NODELAY: no 40 ms wait for a delayed ACK); a connection that mostly
+    /// receives can keep Nagle's algorithm, so that its acknowledgements share segments.
+    @Test("the socket has TCP_NODELAY exactly when the configuration asks for it", arguments: [true, false])
+    func noDelay(sendsWithoutDelay: Bool) async throws {
         let broker = try await MosquittoBroker.start()
-        let client = try makeClient(broker.url)
+        let client = try makeClient(broker.url) { $0.sendsWithoutDelay = sendsWithoutDelay }
         try await startAndConnect(client)
-        #expect(client.socketSendsWithoutDelayForTesting == true)
-        await client.disconnect()
-    }
-
-    @Test("a connection that mostly receives can keep Nagle's algorithm, so its acknowledgements share segments")
-    func nagleWhenAsked() async throws {
-        let broker = try await MosquittoBroker.start()
-        let client = try makeClient(broker.url) { $0.sendsWithoutDelay = false }
-        try await startAndConnect(client)
-        #expect(client.socketSendsWithoutDelayForTesting == false)
+        #expect(client.socketSendsWithoutDelayForTesting == sendsWithoutDelay)
         await client.disconnect()
     }
 
