@@ -10,7 +10,10 @@ import Synchronization
 /// publishes events, promos, offers and the retained presence snapshots.
 ///
 /// The state is worked on by two tasks under one lock: one handles broker messages, the other ticks every 50 ms.
-/// Visits and promo history are kept in the registry, so a restart greets nobody twice.
+/// Visits and promo history are kept in the registry, so a restart greets nobody twice; they are written by a
+/// `RegistryWriter` on its own thread, so the database never holds up a sighting on its way to an event, and a
+/// locked or full database delays the writes without losing them. Changes made by the `members` command are read
+/// by a third task, outside the lock.
 ///
 /// It talks to the broker over two connections (`Connections`): the session connection receives and acknowledges
 /// the sighting stream, the publishing connection sends what the coordinator says, each tuned for its direction.
@@ -93,6 +96,8 @@ public final class CoordinatorService: Service {
         let startedAt = WallClock.now()
         var state = try CoordinatorState(configuration: configuration, registry: registry, logger: logger, topics: topics,
                                          startedAt: startedAt, healthInterval: healthInterval)
+        let initialRegistryVersion = try registry.dataVersion()
+        let writer = RegistryWriter(registry: registry, logger: logger, clock: { WallClock.now() })
         let sessionEvents = session.connectionEvents()
         try publisher.start()
         try session.start()
@@ -120,6 +125,7 @@ public final class CoordinatorService: Service {
         let logger = self.logger
         let topics = self.topics
         let statusTopic = topics.coordinatorStatus(id: configuration.id)
+        let registry = self.registry
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 group.addTask {
@@ -140,9 +146,40 @@ public final class CoordinatorService: Service {
                 }
                 group.addTask {
                     for await message in messages {
-                        shared.state.withLock { state in
+                        let changes = shared.state.withLock { state in
                             state.receive(message, at: WallClock.now())
                             CoordinatorService.publish(state.takePublications(), with: publisher, logger: logger)
+                            return state.takeRegistryChanges()
+                        }
+                        writer.enqueue(changes)
+                    }
+                }
+                group.addTask {
+                    // The `members` command changes the registry while we run: read its changes outside the lock (the
+                    // database may be slow or locked), then hand them to the state.
+                    var registryVersion = initialRegistryVersion
+                    var lastFailure: String?
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: CoordinatorService.registryPollInterval)
+                        do {
+                            let version = try registry.dataVersion()
+                            guard version != registryVersion else { continue }
+                            let contents = try registry.contents()
+                            registryVersion = version
+                            let changes = shared.state.withLock { state in
+                                state.registryChanged(contents, at: WallClock.now())
+                                CoordinatorService.publish(state.takePublications(), with: publisher, logger: logger)
+                                return state.takeRegistryChanges()
+                            }
+                            writer.enqueue(changes)
+                            lastFailure = nil
+                        } catch {
+                            let cause = RegistryWriter.describe(error)
+                            guard cause != lastFailure else { continue }
+                            lastFailure = cause
+                            logger.error("could not read the registry's changes; retrying", metadata: [
+                                "database": "\(registry.path)", "cause": "\(cause)",
+                            ])
                         }
                     }
                 }
@@ -150,11 +187,13 @@ public final class CoordinatorService: Service {
                     while !Task.isCancelled {
                         try? await Task.sleep(for: CoordinatorService.tickInterval)
                         let started = ContinuousClock.now
-                        let snapshots = shared.state.withLock { state in
-                            state.tick(at: WallClock.now())
+                        let database = writer.status
+                        let (snapshots, changes) = shared.state.withLock { state in
+                            state.tick(at: WallClock.now(), database: database)
                             CoordinatorService.publish(state.takePublications(), with: publisher, logger: logger)
-                            return state.takeSnapshots()
+                            return (state.takeSnapshots(), state.takeRegistryChanges())
                         }
+                        writer.enqueue(changes)
                         let took = ContinuousClock.now - started
                         if took > .milliseconds(10) {
                             // Messages wait while a tick holds the state: a slow one shows as event latency.
@@ -172,6 +211,8 @@ public final class CoordinatorService: Service {
         }
         state = shared.state.withLock { $0 }
         state.saveVisits()
+        writer.enqueue(state.takeRegistryChanges())
+        await writer.close(timeout: .seconds(5))
         await publisher.disconnect(timeout: .seconds(5))
         let offline = CoordinatorStatus(state: .offline, stores: configuration.storeIDs, startedAt: startedAt)
         await session.disconnect(timeout: .seconds(5), finalMessage: MQTTMessage(

@@ -13,10 +13,10 @@ struct Publication: Sendable {
 }
 
 /// The coordinator's working state: the presence engine plus what it needs to turn engine outputs into the
-/// contract's events, offers and snapshots. Driven by `CoordinatorService` from a single loop.
+/// contract's events, offers and snapshots. Driven by `CoordinatorService`, which performs what it hands out:
+/// publications, snapshots and registry changes (written by the `RegistryWriter`, never on this path).
 struct CoordinatorState {
     let configuration: CoordinatorConfiguration
-    let registry: MemberRegistry
     let logger: Logger
     let topics: Topics
     let startedAt: Timestamp
@@ -28,6 +28,10 @@ struct CoordinatorState {
     private var drops = DropCounter()
     private var eventsPublished: UInt64 = 0
     private var pending: [Publication] = []
+    /// What must reach the registry database; handed to the writer by the caller.
+    private var registryChanges = RegistryChanges()
+    /// How the registry writer is doing, as the caller last said (for health).
+    private var database = RegistryWriter.Status(queued: 0)
     /// Snapshots due: made, encoded and published by the caller outside the lock (a big store's snapshot takes a while).
     private var pendingSnapshots: [SnapshotSource] = []
     private var dirtyStores: Set<UInt16> = []
@@ -35,18 +39,16 @@ struct CoordinatorState {
     private var lastHealth: Timestamp
     /// The next member slot whose visit the periodic save writes.
     private var visitSaveCursor = 0
-    private var lastRegistryPoll: Timestamp
-    private var registryVersion: Int64
     private var eventCounter: UInt64 = 0
     private let eventPrefix = RandomID.make(hexDigits: 8)
     /// The stores with a promo in any department: promos are checked for them at every tick.
     private let promoStores: Set<UInt16>
 
+    /// A state that starts from what `registry` holds now (members, promo history, visits open at the last stop).
     init(configuration: CoordinatorConfiguration, registry: MemberRegistry, logger: Logger, topics: Topics, startedAt: Timestamp,
          healthInterval: Duration) throws {
         self.healthInterval = healthInterval
         self.configuration = configuration
-        self.registry = registry
         self.logger = logger
         self.topics = topics
         self.startedAt = startedAt
@@ -56,14 +58,13 @@ struct CoordinatorState {
             stores[store.id] = store.departments.map { DepartmentLayout(id: $0.id, rules: $0.presence) }
         }
         engine = PresenceEngine(rules: configuration.presence, stores: stores)
-        _ = engine.setDirectory(try registry.beaconOwners())
-        profiles = try registry.profiles()
-        promoFires = try registry.promoFires()
+        let contents = try registry.contents()
+        _ = engine.setDirectory(contents.beaconOwners)
+        profiles = contents.profiles
+        promoFires = contents.promoFires
         let visits = try registry.loadVisits()
         engine.restore(visits)
-        registryVersion = try registry.dataVersion()
         lastHealth = startedAt
-        lastRegistryPoll = startedAt
         dirtyStores = Set(configuration.storeIDs)
         logger.info("registry loaded", metadata: ["members": "\(profiles.count)", "openVisits": "\(visits.filter { $0.leftAt == nil }.count)"])
     }
@@ -73,6 +74,12 @@ struct CoordinatorState {
     mutating func takeSnapshots() -> [SnapshotSource] {
         defer { pendingSnapshots.removeAll(keepingCapacity: true) }
         return pendingSnapshots
+    }
+
+    /// Hands over what must be written to the registry database (to `RegistryWriter.enqueue`).
+    mutating func takeRegistryChanges() -> RegistryChanges {
+        defer { registryChanges = RegistryChanges() }
+        return registryChanges
     }
 
     /// Hands over what should be published now.
@@ -129,21 +136,12 @@ struct CoordinatorState {
         }
     }
 
-    /// Advances time: engine tick, promos, snapshots, health, visit saving, registry changes.
-    mutating func tick(at now: Timestamp) {
-        if now - lastRegistryPoll >= CoordinatorService.registryPollInterval {
-            lastRegistryPoll = now
-            reloadRegistryIfChanged(at: now)
-        }
+    /// Advances time: engine tick, promos, snapshots, health, visit saving. `database` is how the registry writer
+    /// is doing now (health reports it).
+    mutating func tick(at now: Timestamp, database: RegistryWriter.Status = .init(queued: 0)) {
+        self.database = database
         apply(engine.tick(at: now), at: now)
-        let expired = engine.expireVisits(at: now)
-        if !expired.isEmpty {
-            do {
-                try registry.deleteVisits(of: expired)
-            } catch {
-                logger.error("could not delete ended visits", metadata: ["error": "\(error)"])
-            }
-        }
+        for member in engine.expireVisits(at: now) { registryChanges.endVisit(of: member) }
         let snapshotStores = storesDueForSnapshot(at: now)
         let wanted = promoStores.union(snapshotStores)
         let present = wanted.isEmpty ? [:] : engine.presentMembersByStore(in: wanted)
@@ -185,30 +183,22 @@ struct CoordinatorState {
                 dirtyStores.insert(store)
             }
         }
-        if !visitsChanged.isEmpty {
-            do {
-                try registry.saveVisits(of: visitsChanged.compactMap { engine.visit(of: $0) })
-            } catch {
-                logger.error("could not save visits", metadata: ["error": "\(error)"])
-            }
+        for member in visitsChanged {
+            if let visit = engine.visit(of: member) { registryChanges.save(visit) }
         }
     }
 
-    /// Counts the visit (saving the open visit with it) and returns the member as the event shows them.
+    /// Counts the visit in memory (the count and the open visit go to the registry writer together) and returns the
+    /// member as the event shows them.
     private mutating func countVisit(member: String, at time: Timestamp) -> (MemberProfile, VisitNumber)? {
-        do {
-            guard let visit = try registry.countVisit(member: member, at: time, visit: engine.visit(of: member)),
-                  var profile = profiles[member]
-            else { return nil }
-            profile.visits = visit.number
-            profile.lastVisitAt = time
-            profiles[member] = profile
-            return (profile, visit)
-        } catch {
-            logger.error("could not count a visit", metadata: ["member": "\(member)", "error": "\(error)"])
-            guard let profile = profiles[member] else { return nil }
-            return (profile, VisitNumber(number: profile.visits, previousAt: profile.lastVisitAt))
-        }
+        guard var profile = profiles[member] else { return nil }
+        let visit = VisitNumber(number: profile.visits + 1, previousAt: profile.lastVisitAt)
+        profile.visits = visit.number
+        profile.lastVisitAt = time
+        profiles[member] = profile
+        registryChanges.countVisit(of: member, visits: visit.number, at: time)
+        if let open = engine.visit(of: member) { registryChanges.save(open) }
+        return (profile, visit)
     }
 
     private func departmentName(_ store: UInt16, _ department: UInt16) -> String {
@@ -244,11 +234,7 @@ struct CoordinatorState {
                       rule.audience.includes(member: visit.member, visits: profile.visits)
                 else { continue }
                 promoFires[visit.member, default: [:]][rule.promo.id] = now
-                do {
-                    try registry.recordPromoFire(member: visit.member, promo: rule.promo.id, store: store.id, at: now)
-                } catch {
-                    logger.error("could not record a promo", metadata: ["member": "\(visit.member)", "error": "\(error)"])
-                }
+                registryChanges.promoFired(rule.promo.id, member: visit.member, store: store.id, at: now)
                 publish(event: .promo(member: profile, department: department.id, departmentName: department.name, promo: rule.promo),
                         store: store.id, at: now)
                 let offer = Offer(id: nextID(), member: visit.member, store: store.id, department: department.id, promo: rule.promo, at: now)
@@ -306,18 +292,17 @@ struct CoordinatorState {
         let health = CoordinatorHealth(
             uptimeSeconds: (now - startedAt).wholeMilliseconds / 1000, batches: counters.batches, sightings: counters.sightings,
             events: eventsPublished, dropped: dropped, gaps: counters.gaps, duplicates: counters.duplicates,
-            tracked: engine.trackedCount, rssBytes: ProcessMemory.residentBytes())
+            tracked: engine.trackedCount, rssBytes: ProcessMemory.residentBytes(),
+            nodes: engine.nodeClocks.map { .init(address: $0.node, state: $0.state, clockSkew: $0.clockSkew) },
+            database: .init(failing: database.failure != nil, queued: database.queued, error: database.failure,
+                            since: database.failingSince))
         pending.append(Publication(topic: topics.coordinatorHealth(id: configuration.id), payload: WireCodec.encode(health),
                                    qos: .atMostOnce, retain: false))
     }
 
     /// Saves every visit the engine holds (open and recently left), with their latest last-seen times.
     mutating func saveVisits() {
-        do {
-            try registry.saveVisits(of: engine.visits)
-        } catch {
-            logger.error("could not save visits", metadata: ["error": "\(error)"])
-        }
+        for visit in engine.visits { registryChanges.save(visit) }
     }
 
     /// Saves the visits of the next slice of members, so that every visit is saved at least every
@@ -330,26 +315,28 @@ struct CoordinatorState {
         let end = min(slots, visitSaveCursor + (slots + ticks - 1) / ticks)
         let visits = engine.visits(inSlots: visitSaveCursor..<end)
         visitSaveCursor = end
-        guard !visits.isEmpty else { return }
-        do {
-            try registry.saveVisits(of: visits)
-        } catch {
-            logger.error("could not save visits", metadata: ["error": "\(error)"])
-        }
+        for visit in visits { registryChanges.save(visit) }
     }
 
-    private mutating func reloadRegistryIfChanged(at now: Timestamp) {
-        do {
-            let version = try registry.dataVersion()
-            guard version != registryVersion else { return }
-            registryVersion = version
-            profiles = try registry.profiles()
-            promoFires = try registry.promoFires()
-            apply(engine.setDirectory(try registry.beaconOwners()), at: now)
-            logger.info("registry changed", metadata: ["members": "\(profiles.count)"])
-        } catch {
-            logger.error("could not reload the registry", metadata: ["error": "\(error)"])
+    /// Takes the registry as the `members` command left it (read by the caller outside the lock). Visit counts
+    /// made here and still waiting for the writer are kept: the larger count and the later visit win.
+    mutating func registryChanged(_ contents: MemberRegistry.Contents, at now: Timestamp) {
+        var merged = contents.profiles
+        for (id, profile) in merged {
+            guard let known = profiles[id], known.visits > profile.visits else { continue }
+            merged[id]?.visits = known.visits
+            merged[id]?.lastVisitAt = known.lastVisitAt
         }
+        profiles = merged
+        var fires = contents.promoFires
+        for (member, promos) in promoFires where merged[member] != nil {
+            for (promo, time) in promos where (fires[member]?[promo]).map({ $0 < time }) ?? true {
+                fires[member, default: [:]][promo] = time
+            }
+        }
+        promoFires = fires
+        apply(engine.setDirectory(contents.beaconOwners), at: now)
+        logger.info("registry changed", metadata: ["members": "\(profiles.count)"])
     }
 }
 

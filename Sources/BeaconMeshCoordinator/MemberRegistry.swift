@@ -221,19 +221,42 @@ public final class MemberRegistry: Sendable {
         Dictionary(uniqueKeysWithValues: try allMembers().map { ($0.id, $0.profile) })
     }
 
+    /// What the coordinator works from: profiles, who owns which beacon, promo history — read together.
+    public struct Contents: Sendable {
+        public var profiles: [String: MemberProfile]
+        public var beaconOwners: [BeaconKey: String]
+        public var promoFires: [String: [String: Timestamp]]
+    }
+
+    /// Profiles, beacon owners and promo history.
+    public func contents() throws -> Contents {
+        Contents(profiles: try profiles(), beaconOwners: try beaconOwners(), promoFires: try promoFires())
+    }
+
     // MARK: Loyalty
 
-    /// Counts a new visit of `member` at `time` and saves the open visit in the same transaction (so a restart can
-    /// neither lose the count nor greet twice); returns the visit's number and previous time.
-    public func countVisit(member: String, at time: Timestamp, visit: PresenceEngine.Visit?) throws -> VisitNumber? {
+    /// Writes `changes` in one transaction: visits saved or deleted, visit counts (the larger count wins, and the
+    /// last visit time goes with it), promo firings. Rows of members that no longer exist are skipped.
+    public func apply(_ changes: RegistryChanges) throws {
+        guard !changes.isEmpty else { return }
         try database.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT visits, lastVisitAt FROM member WHERE id = ?", arguments: [member])
-            else { return nil }
-            let visits = (row["visits"] as Int) + 1
-            let previous = (row["lastVisitAt"] as Int64?).map(Timestamp.init(milliseconds:))
-            try db.execute(sql: "UPDATE member SET visits = ?, lastVisitAt = ? WHERE id = ?", arguments: [visits, time.milliseconds, member])
-            if let visit { try MemberRegistry.save(visit, in: db) }
-            return VisitNumber(number: visits, previousAt: previous)
+            for (member, visit) in changes.visits {
+                if let visit {
+                    try MemberRegistry.save(visit, in: db)
+                } else {
+                    try db.execute(sql: "DELETE FROM visit WHERE member = ?", arguments: [member])
+                }
+            }
+            let count = try db.cachedStatement(sql: "UPDATE member SET visits = ?, lastVisitAt = ? WHERE id = ? AND visits < ?")
+            for (member, counted) in changes.counts {
+                try count.execute(arguments: [counted.visits, counted.at.milliseconds, member, counted.visits])
+            }
+            for (fire, time) in changes.promoFires {
+                try db.execute(sql: """
+                    INSERT OR REPLACE INTO promoFire (member, promo, store, firedAt)
+                    SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM member WHERE id = ?)
+                    """, arguments: [fire.member, fire.promo, fire.store, time.milliseconds, fire.member])
+            }
         }
     }
 
@@ -294,12 +317,9 @@ public final class MemberRegistry: Sendable {
 
     /// Records that `promo` fired for `member` at `time` (replacing the previous firing).
     public func recordPromoFire(member: String, promo: String, store: UInt16, at time: Timestamp) throws {
-        try database.write { db in
-            try db.execute(sql: """
-                INSERT OR REPLACE INTO promoFire (member, promo, store, firedAt)
-                SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM member WHERE id = ?)
-                """, arguments: [member, promo, store, time.milliseconds, member])
-        }
+        var changes = RegistryChanges()
+        changes.promoFired(promo, member: member, store: store, at: time)
+        try apply(changes)
     }
 
     // MARK: Change detection

@@ -22,11 +22,50 @@ public struct CoordinatorHealth: Hashable, Sendable {
     public var duplicates: UInt64
     public var tracked: Int
     public var rssBytes: Int
+    /// Every node heard, with its link state and its clock against the coordinator's.
+    public var nodes: [Node]
+    /// How the registry database is doing: writes wait in a queue while it cannot be written.
+    public var database: Database
+
+    /// One node as the coordinator sees it.
+    public struct Node: Hashable, Sendable {
+        public var address: NodeAddress
+        public var state: LinkState
+        /// How far the node's clock is ahead of the coordinator's, in milliseconds (negative: behind), as estimated
+        /// from its batches' `sentAt` and their arrival.
+        public var clockSkew: Int64
+
+        public init(address: NodeAddress, state: LinkState, clockSkew: Int64) {
+            self.address = address
+            self.state = state
+            self.clockSkew = clockSkew
+        }
+    }
+
+    /// The registry database's state: `ok`, or `failing` with the cause, since when, and the writes waiting.
+    public struct Database: Hashable, Sendable {
+        public var failing: Bool
+        /// Writes waiting to be made (visits, counts, promo history), in order.
+        public var queued: Int
+        /// What is wrong, in words, while failing.
+        public var error: String?
+        /// Since when it has been failing.
+        public var since: Timestamp?
+
+        public init(failing: Bool = false, queued: Int = 0, error: String? = nil, since: Timestamp? = nil) {
+            self.failing = failing
+            self.queued = queued
+            self.error = error
+            self.since = since
+        }
+    }
 
     public init(
         uptimeSeconds: Int64, batches: UInt64, sightings: UInt64, events: UInt64, dropped: [String: UInt64],
-        gaps: UInt64, duplicates: UInt64, tracked: Int, rssBytes: Int
+        gaps: UInt64, duplicates: UInt64, tracked: Int, rssBytes: Int, nodes: [Node] = [], database: Database = Database()
     ) {
+        self.nodes = nodes
+        self.database = database
         self.uptimeSeconds = uptimeSeconds
         self.batches = batches
         self.sightings = sightings

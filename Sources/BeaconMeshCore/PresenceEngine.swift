@@ -89,7 +89,7 @@ public struct PresenceEngine: Sendable {
         var department: UInt16
         var rssi: Double
         var proximity: Proximity
-        /// Milliseconds since the epoch.
+        /// Milliseconds since the epoch, on our clock (the node's time turned into ours by its `SenderClock`).
         var lastSeen: Int64
     }
 
@@ -115,6 +115,8 @@ public struct PresenceEngine: Sendable {
         var lastSeq: UInt64
         /// The node's department's `staleAfter`, in milliseconds.
         var staleAfter: Int64
+        /// The node's clock against ours: its readings' times are turned into ours with it.
+        var clock = SenderClock()
     }
 
     /// Time constant of the per-node smoothing of batch readings.
@@ -265,16 +267,19 @@ public struct PresenceEngine: Sendable {
             track.boot = batch.boot
         }
         track.lastSeq = batch.seq
+        let nowMilliseconds = now.milliseconds
+        // How old a reading is comes from our clock: the node's times only space its own readings.
+        track.clock.observe(sentAt: batch.sentAt.milliseconds, receivedAt: nowMilliseconds)
         nodes[Int(node)] = track
         counters.batches += 1
         counters.sightings += UInt64(batch.sightings.count)
         batchNumber += 1
 
-        let nowMilliseconds = now.milliseconds
         var touched: [Int32] = []
         for sighting in batch.sightings {
             let reading = Reading(node: node, store: address.store, department: address.department, rssi: sighting.rssi,
-                                  proximity: sighting.proximity, lastSeen: min(sighting.lastSeen.milliseconds, nowMilliseconds))
+                                  proximity: sighting.proximity,
+                                  lastSeen: track.clock.local(sighting.lastSeen.milliseconds, now: nowMilliseconds))
             if let position = owners.position(of: sighting.beacon) {
                 let member = owners.values[position]
                 members[Int(member)].absorb(reading, now: nowMilliseconds)
@@ -579,6 +584,12 @@ public struct PresenceEngine: Sendable {
             }
         }
         return counts
+    }
+
+    /// Every node the engine has heard of, with its state and how far its clock is ahead of ours (milliseconds,
+    /// negative when behind), ordered by address.
+    public var nodeClocks: [(node: NodeAddress, state: LinkState, clockSkew: Int64)] {
+        nodes.map { ($0.address, $0.state, $0.clock.skew) }.sorted { $0.node < $1.node }
     }
 
     /// The nodes of `store` the engine has heard of, with their state.

@@ -68,6 +68,18 @@ extension WireCodec {
             ("dropped", .object(health.dropped.sorted { $0.key < $1.key }.map { ($0.key, .integer($0.value)) })),
             ("gaps", .integer(health.gaps)), ("duplicates", .integer(health.duplicates)), ("tracked", .integer(health.tracked)),
             ("rssBytes", .integer(health.rssBytes)),
+            ("nodes", .array(health.nodes.map { node in
+                .object([
+                    ("store", .integer(node.address.store)), ("department", .integer(node.address.department)),
+                    ("node", .string(node.address.node)), ("state", .string(node.state.rawValue)),
+                    ("clockSkewMs", .integer(node.clockSkew)),
+                ])
+            })),
+            ("database", .object([
+                ("state", .string(health.database.failing ? "failing" : "ok")), ("queued", .integer(health.database.queued)),
+                ("error", health.database.error.map { .string($0) } ?? .null),
+                ("since", .timestamp(health.database.since)),
+            ])),
         ]))
     }
 
@@ -86,6 +98,25 @@ extension WireCodec {
             sightings: UInt64(clamping: try body.int("sightings")), events: UInt64(clamping: try body.int("events")),
             dropped: dropped, gaps: UInt64(clamping: try body.int("gaps")),
             duplicates: UInt64(clamping: try body.int("duplicates")), tracked: Int(try body.int("tracked")),
-            rssBytes: Int(try body.int("rssBytes")))
+            rssBytes: Int(try body.int("rssBytes")), nodes: try decodeHealthNodes(body), database: try decodeHealthDatabase(body))
+    }
+
+    private static func decodeHealthNodes(_ body: JSONReader) throws(WireError) -> [CoordinatorHealth.Node] {
+        var nodes: [CoordinatorHealth.Node] = []
+        for (index, element) in try body.optionalArray("nodes").enumerated() {
+            let entry = try JSONReader(element, path: "nodes[\(index)]")
+            guard let address = NodeAddress(store: try entry.uint16("store"), department: try entry.uint16("department"),
+                                             node: try entry.string("node"))
+            else { throw .absurdValue(field: "nodes[\(index)].node", value: try entry.string("node")) }
+            nodes.append(.init(address: address, state: try entry.linkState("state"), clockSkew: try entry.int("clockSkewMs")))
+        }
+        return nodes
+    }
+
+    private static func decodeHealthDatabase(_ body: JSONReader) throws(WireError) -> CoordinatorHealth.Database {
+        guard body.value["database"] != nil else { return .init() }
+        let database = try body.object("database")
+        return .init(failing: try database.string("state") == "failing", queued: Int(try database.int("queued")),
+                     error: try database.optionalString("error"), since: try database.optionalTimestamp("since"))
     }
 }

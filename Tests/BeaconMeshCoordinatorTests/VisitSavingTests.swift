@@ -46,8 +46,10 @@ struct VisitSavingTests {
                                         distance: 1, proximity: .near, lastSeen: now)
                 let batch = SightingBatch(node: node, boot: "b", seq: sequence, sentAt: now, sightings: [sighting])
                 state.receive(MQTTMessage(topic: Topics().sightings(node), payload: WireCodec.encode(batch), qos: .atLeastOnce), at: now)
+                try registry.apply(state.takeRegistryChanges())
             }
             state.tick(at: now)
+            try registry.apply(state.takeRegistryChanges())
             if step == 40 {
                 // Two seconds in: the arrival was saved when it happened.
                 let saved = try #require(try registry.loadVisits().first { $0.member == "m250" })
