@@ -244,6 +244,7 @@ public struct PresenceEngine: Sendable {
         let isNew = nodeNumbers[address] == nil
         let node = nodeNumber(for: address)
         var track = nodes[Int(node)]
+        let follows = track.boot == batch.boot && track.lastSeq > 0 && batch.seq == track.lastSeq + 1
         if track.boot == batch.boot {
             if track.state == .offline {
                 counters.fromOfflineNodes += 1
@@ -269,7 +270,7 @@ public struct PresenceEngine: Sendable {
         track.lastSeq = batch.seq
         let nowMilliseconds = now.milliseconds
         // How old a reading is comes from our clock: the node's times only space its own readings.
-        track.clock.observe(sentAt: batch.sentAt.milliseconds, receivedAt: nowMilliseconds)
+        track.clock.observe(sentAt: batch.sentAt.milliseconds, receivedAt: nowMilliseconds, followsPrevious: follows)
         nodes[Int(node)] = track
         counters.batches += 1
         counters.sightings += UInt64(batch.sightings.count)

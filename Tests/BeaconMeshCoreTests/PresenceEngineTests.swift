@@ -2,7 +2,7 @@ import Testing
 @testable import BeaconMeshCore
 
 /// A store with three department nodes and a scripted member, driven by a manual clock.
-private struct StoreScript {
+struct StoreScript {
     static let uuid = BeaconUUID("0cf052c2-97ca-407c-84f8-b62aac4e9020")!
     static let phone = BeaconKey.iBeacon(uuid: uuid, major: 1, minor: 1)
     static let fob = BeaconKey.iBeacon(uuid: uuid, major: 1, minor: 2)
@@ -13,6 +13,8 @@ private struct StoreScript {
     var outputs: [PresenceEngine.Output] = []
     var sequence: [UInt16: UInt64] = [:]
     var random = SplitMix64(seed: 42)
+    /// How far each department node's clock is from ours (its `sentAt` and `lastSeen` carry it).
+    var nodeClock: [UInt16: Duration] = [:]
 
     init(rules: PresenceRules = StoreScript.fastRules, overrides: [UInt16: PresenceRules] = [:]) {
         let layouts = [10, 20, 30].map { DepartmentLayout(id: UInt16($0), rules: overrides[UInt16($0)] ?? rules) }
@@ -37,10 +39,11 @@ private struct StoreScript {
         for department in Set(rssi.keys).union(lost).sorted() {
             sequence[department, default: 0] += 1
             let sightings = rssi[department].map {
-                [Sighting(beacon: beacon, rssi: $0, count: 4, txPower: -59, distance: 2, proximity: .near, lastSeen: now)]
+                [Sighting(beacon: beacon, rssi: $0, count: 4, txPower: -59, distance: 2, proximity: .near,
+                          lastSeen: now + (nodeClock[department] ?? .zero))]
             } ?? []
             let batch = SightingBatch(node: StoreScript.node(department), boot: "boot\(department)",
-                                      seq: sequence[department]!, sentAt: now, sightings: sightings,
+                                      seq: sequence[department]!, sentAt: now + (nodeClock[department] ?? .zero), sightings: sightings,
                                       lost: lost.contains(department) ? [beacon] : [])
             outputs += engine.ingest(batch, at: now).outputs
         }
