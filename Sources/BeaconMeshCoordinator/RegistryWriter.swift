@@ -162,7 +162,7 @@ public final class RegistryWriter: Sendable {
         case .SQLITE_FULL:
             return "the disk or the database is full (SQLITE_FULL): free space on its file system"
         case .SQLITE_IOERR:
-            return "the disk failed a read or write (SQLITE_IOERR: \(error.message ?? "no detail"))"
+            return "the database file cannot be written (SQLITE_IOERR, \(error.message ?? "disk I/O error")): check the disk, and the file's permissions and attributes"
         default:
             return "\(error.message ?? "\(error)") (\(error.resultCode))"
         }

@@ -3,31 +3,35 @@ import Foundation
 import Testing
 
 /// A running coordinator against a real broker, fed with hand-written sighting batches through `mosquitto_pub`.
-private struct CoordinatorRun {
+struct CoordinatorRun {
     let broker: MosquittoBroker
     let directory: String
     let config: String
     var coordinator: TestProcess
     let events: Subscription
 
-    static func start(extraConfig: String = "") async throws -> CoordinatorRun {
+    /// A broker and a coordinator (run with `arguments` after its config) in a new folder, or in `directory`.
+    static func start(extraConfig: String = "", arguments: [String] = [], directory: String? = nil) async throws -> CoordinatorRun {
         let broker = try await MosquittoBroker.start()
-        let directory = try Mesh.temporaryDirectory()
+        let directory = try directory ?? Mesh.temporaryDirectory()
         let config = try Mesh.writeCoordinatorConfig(in: directory, brokerURL: broker.url, extra: extraConfig)
         let events = try await MosquittoClients.subscribe(port: broker.port, filter: "beaconmesh/v1/stores/1/events", qos: 1)
-        let coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", config])
+        let coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", config] + arguments)
         let running = await coordinator.waitForLine(in: .stderr, timeout: .seconds(15)) { $0.contains("coordinator running") }
         try #require(running != nil, "\(coordinator.transcript)")
         try await Task.sleep(for: .milliseconds(300))
         return CoordinatorRun(broker: broker, directory: directory, config: config, coordinator: coordinator, events: events)
     }
 
-    /// Sends `count` batches, one every `every`, from node `a` of `department` with one sighting of `minor`.
-    func send(department: Int, minor: Int, boot: String = "b00t", from firstSeq: Int, count: Int, every: Duration = .milliseconds(250)) async throws {
+    /// Sends `count` batches, one every `every`, from node `a` of `department` with one sighting of `minor`, from a
+    /// node whose clock is `clockAhead` milliseconds ahead of ours.
+    func send(department: Int, minor: Int, boot: String = "b00t", from firstSeq: Int, count: Int, every: Duration = .milliseconds(250),
+              clockAhead: Int64 = 0) async throws {
         for seq in firstSeq..<(firstSeq + count) {
             try await MosquittoClients.publish(
                 port: broker.port, topic: "beaconmesh/v1/stores/1/departments/\(department)/nodes/a/sightings",
-                string: Mesh.batch(store: 1, department: department, boot: boot, seq: seq, minor: minor, at: Mesh.nowMilliseconds), qos: 1)
+                string: Mesh.batch(store: 1, department: department, boot: boot, seq: seq, minor: minor,
+                                   at: Mesh.nowMilliseconds + clockAhead), qos: 1)
             try await Task.sleep(for: every)
         }
     }
