@@ -11,8 +11,9 @@ struct CoordinatorRun {
     let events: Subscription
 
     /// A broker and a coordinator (run with `arguments` after its config) in a new folder, or in `directory`.
-    static func start(extraConfig: String = "", arguments: [String] = [], directory: String? = nil) async throws -> CoordinatorRun {
-        let broker = try await MosquittoBroker.start()
+    static func start(extraConfig: String = "", arguments: [String] = [], directory: String? = nil,
+                      brokerConfiguration: [String] = []) async throws -> CoordinatorRun {
+        let broker = try await MosquittoBroker.start(extraConfiguration: brokerConfiguration)
         let directory = try directory ?? Mesh.temporaryDirectory()
         let config = try Mesh.writeCoordinatorConfig(in: directory, brokerURL: broker.url, extra: extraConfig)
         let events = try await MosquittoClients.subscribe(port: broker.port, filter: "beaconmesh/v1/stores/1/events", qos: 1)

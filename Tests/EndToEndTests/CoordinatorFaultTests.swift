@@ -155,3 +155,86 @@ struct CoordinatorFaultTests {
         })
     }
 }
+
+/// Hostile input at volume and consumers that do not keep up.
+@Suite("beacon-coordinator under hostile input", .serialized)
+struct CoordinatorHostileInputTests {
+    /// 100,000 lines of garbage for the sightings and status topics, each line one message: random bytes, cut-off
+    /// and wrongly typed batches, unknown versions, bodies that disagree with their topic, JSON nested too deep.
+    private static func garbage(count: Int, seed: UInt64) -> [String] {
+        var state = seed
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 33
+        }
+        let batch = Mesh.batch(store: 1, department: 10, seq: 1, minor: 1, at: Mesh.nowMilliseconds)
+        return (0..<count).map { index in
+            switch index % 7 {
+            case 0: return String((0..<(8 + Int(next() % 120))).map { _ in Character(UnicodeScalar(UInt8(33 + next() % 94))) })
+            case 1: return String(batch.prefix(1 + Int(next() % UInt64(batch.count - 1))))
+            case 2: return #"{"v":1,"store":"one","department":10,"node":"a","boot":"x","seq":-1,"sentAt":"now","sightings":{}}"#
+            case 3: return #"{"v":\#(2 + next() % 1000),"state":"online"}"#
+            case 4: return Mesh.batch(store: 1, department: 20, node: "b", seq: Int(next() % 1000) + 1, minor: 1, at: 0)
+            case 5: return String(repeating: "[", count: 300) + String(repeating: "]", count: 300)
+            default: return #"{"v":1,"store":1,"department":10,"node":"a","boot":"x","seq":1,"sentAt":1,"sightings":[{"beacon":"ibeacon:nope","rssi":"loud"}]}"#
+            }
+        }
+    }
+
+    @Test("100,000 random, malformed and oversized messages: the coordinator stays up, bounded, counts each by reason, and still greets")
+    func hostileInputAtVolume() async throws {
+        let run = try await CoordinatorRun.start(arguments: ["--health-interval", "1s"], brokerConfiguration: ["max_queued_messages 0"])
+        let health = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/coordinators/e2e/health")
+        let sightings = "beaconmesh/v1/stores/1/departments/10/nodes/a/sightings"
+        let status = "beaconmesh/v1/stores/1/departments/10/nodes/a/status"
+        // One `mosquitto_pub -l` per topic, each reading files of 20,000 lines one after the other (a single
+        // `mosquitto_pub -l` stops reading long inputs early).
+        let files = [(sightings, 80_000, UInt64(1)), (status, 20_000, UInt64(2))].map { topic, count, seed in
+            let lines = CoordinatorHostileInputTests.garbage(count: count, seed: seed)
+            let paths = stride(from: 0, to: count, by: 20_000).map { start in
+                let path = run.directory + "/garbage-\(seed)-\(start).txt"
+                FileManager.default.createFile(atPath: path, contents: Data(lines[start..<min(count, start + 20_000)]
+                    .joined(separator: "\n").utf8 + [0x0A]))
+                return path
+            }
+            return (topic, paths)
+        }
+        let publishers = try files.map { topic, paths in
+            try TestProcess(executable: "/bin/sh", arguments: [
+                "-c", "set -e; pub=$0; port=$1; topic=$2; shift 3; for file in \"$@\"; do \"$pub\" -h 127.0.0.1 -p \"$port\" -q 1 -t \"$topic\" -l < \"$file\"; done",
+                try MosquittoClients.executable("mosquitto_pub"), "\(run.broker.port)", topic, "--",
+            ] + paths)
+        }
+        for _ in 0..<20 {
+            try await MosquittoClients.publish(port: run.broker.port, topic: sightings,
+                                               payload: [UInt8](repeating: 0x5B, count: 300 * 1024), qos: 1)
+        }
+        for publisher in publishers {
+            #expect(await publisher.waitForExit(timeout: .seconds(120)) == .exited(0), "\(publisher.transcript)")
+        }
+        // Everything counted, by reason (the status topic's garbage included).
+        let counted = await eventually(timeout: .seconds(60), interval: .milliseconds(200)) { () -> [String: Int]? in
+            guard let dropped = Mesh.payload(of: health.lines.last ?? "")?["dropped"] as? [String: Int],
+                  dropped.values.reduce(0, +) == 100_020
+            else { return nil }
+            return dropped
+        }
+        #expect(counted != nil, "\(health.lines.last ?? "no health")\n\(run.coordinator.stderrLines.suffix(30).joined(separator: "\n"))\n\(run.broker.log.suffix(3000))")
+        for reason in ["invalid-json", "wrong-type", "unknown-version", "topic-mismatch", "too-large"] {
+            #expect((counted?[reason] ?? 0) > 0, "\(reason): \(String(describing: counted))")
+        }
+        #expect(run.coordinator.isRunning, "\(run.coordinator.transcript)")
+
+        // Legitimate traffic still goes through, at once.
+        try await run.send(department: 10, minor: 1, boot: "real", from: 1, count: 8)
+        #expect(await run.waitForEvent("arrived", timeout: .seconds(5)) != nil, "\(run.coordinator.transcript)")
+        let peak = try String(contentsOfFile: "/proc/\(run.coordinator.processID)/status", encoding: .utf8)
+            .split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+            .flatMap { $0.split(separator: " ").dropFirst().first.flatMap { Int($0) } }
+        #expect(peak.map { $0 < 150 * 1024 } == true, "peak RSS \(String(describing: peak)) kB")
+        let logged = run.coordinator.stderrLines.filter { $0.contains("dropped a message") }
+        #expect(logged.count <= 10, "each reason logged once, not per message: \(logged.count) lines")
+        await health.stop()
+        await run.stop()
+    }
+}
