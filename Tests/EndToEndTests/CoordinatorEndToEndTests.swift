@@ -12,8 +12,8 @@ struct CoordinatorRun {
 
     /// A broker and a coordinator (run with `arguments` after its config) in a new folder, or in `directory`.
     static func start(extraConfig: String = "", arguments: [String] = [], directory: String? = nil,
-                      brokerConfiguration: [String] = []) async throws -> CoordinatorRun {
-        let broker = try await MosquittoBroker.start(extraConfiguration: brokerConfiguration)
+                      brokerConfiguration: [String] = [], persistentBroker: Bool = false) async throws -> CoordinatorRun {
+        let broker = try await MosquittoBroker.start(persistence: persistentBroker, extraConfiguration: brokerConfiguration)
         let directory = try directory ?? Mesh.temporaryDirectory()
         let config = try Mesh.writeCoordinatorConfig(in: directory, brokerURL: broker.url, extra: extraConfig)
         let events = try await MosquittoClients.subscribe(port: broker.port, filter: "beaconmesh/v1/stores/1/events", qos: 1)

@@ -238,3 +238,91 @@ struct CoordinatorHostileInputTests {
         await run.stop()
     }
 }
+
+@Suite("broker restarts under traffic", .serialized)
+struct BrokerRestartTests {
+    @Test("a broker restart under steady traffic from three scanners: every seq reaches the coordinator, no event twice")
+    func brokerRestartUnderTraffic() async throws {
+        let run = try await CoordinatorRun.start(arguments: ["--health-interval", "1s"], persistentBroker: true)
+        let health = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/coordinators/e2e/health")
+        let scanners = try [10, 20, 30].map { department in
+            try Mesh.program("beacon-scanner", [
+                "--store", "1", "--department", "\(department)", "--broker", run.broker.url, "--source", "sim",
+                "--sim-route", "10,20,30", "--sim-outside", "0s", "--flush", "250ms",
+            ])
+        }
+        #expect(await run.waitForEvent("arrived", timeout: .seconds(15)) != nil, "\(scanners[0].transcript)")
+        try await Task.sleep(for: .seconds(2))
+        try await run.broker.restart()
+        try await Task.sleep(for: .seconds(8))
+        // The events subscription is not persistent: it saw what was published before and after the restart.
+        for scanner in scanners {
+            #expect(await scanner.stop(with: SIGTERM, timeout: .seconds(15)) == .exited(0), "\(scanner.transcript)")
+        }
+        let report = await eventually(timeout: .seconds(5)) { () -> [String: Any]? in
+            guard let report = Mesh.payload(of: health.lines.last ?? ""), (report["batches"] as? Int ?? 0) > 0 else { return nil }
+            return report
+        }
+        #expect(report?["gaps"] as? Int == 0, "no seq missing: \(String(describing: report))")
+        let events = run.events.lines.compactMap(Mesh.payload(of:))
+        let ids = events.compactMap { $0["id"] as? String }
+        #expect(Set(ids).count == ids.count, "an event published twice: \(run.events.lines)")
+        let arrivals = events.filter { $0["type"] as? String == "arrived" }.compactMap { ($0["member"] as? [String: Any])?["id"] as? String }
+        #expect(Set(arrivals).count == arrivals.count, "a member greeted twice in one visit: \(arrivals)")
+        await health.stop()
+        await run.stop()
+    }
+}
+
+@Suite("consumers that do not keep up", .serialized)
+struct StuckConsumerTests {
+    /// A monitor that subscribes to everything at QoS 1 and then never reads its socket again.
+    private static let stuckSubscriber = """
+        import socket, sys, time
+        s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        cid = b"stuck-monitor"
+        body = b"\\x00\\x04MQTT\\x04\\x02\\x00\\x3c" + len(cid).to_bytes(2, "big") + cid
+        s.sendall(bytes([0x10, len(body)]) + body)
+        s.recv(4)
+        topic = b"beaconmesh/v1/#"
+        body = b"\\x00\\x01" + len(topic).to_bytes(2, "big") + topic + b"\\x01"
+        s.sendall(bytes([0x82, len(body)]) + body)
+        s.recv(5)
+        print("subscribed", flush=True)
+        time.sleep(300)
+        """
+
+    @Test("a monitor that never reads (and one frozen with SIGSTOP) does not slow the coordinator")
+    func stuckMonitor() async throws {
+        let run = try await CoordinatorRun.start(arguments: ["--health-interval", "1s"])
+        let stuck = try TestProcess(executable: "/usr/bin/env", arguments: [
+            "python3", "-c", StuckConsumerTests.stuckSubscriber, "\(run.broker.port)",
+        ])
+        #expect(await stuck.waitForLine(in: .stdout, timeout: .seconds(10)) { $0 == "subscribed" } != nil, "\(stuck.transcript)")
+        let frozen = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/#", qos: 1)
+        frozen.process.send(SIGSTOP)
+        // 15,000 batches of guests from a node at the door: a few MB the stuck consumers will never read.
+        let lines = (1...15_000).map { seq in
+            Mesh.batch(store: 1, department: 40, boot: "load", seq: seq, minor: 100 + seq % 20, at: Mesh.nowMilliseconds)
+        }
+        let file = run.directory + "/load.txt"
+        FileManager.default.createFile(atPath: file, contents: Data((lines.joined(separator: "\n") + "\n").utf8))
+        let load = try TestProcess(executable: "/bin/sh", arguments: [
+            "-c", "exec \"$0\" -h 127.0.0.1 -p \"$1\" -q 1 -t beaconmesh/v1/stores/1/departments/40/nodes/a/sightings -l < \"$2\"",
+            try MosquittoClients.executable("mosquitto_pub"), "\(run.broker.port)", file,
+        ])
+        #expect(await load.waitForExit(timeout: .seconds(60)) == .exited(0), "\(load.transcript)")
+
+        let started = ContinuousClock.now
+        try await run.send(department: 10, minor: 1, from: 1, count: 8)
+        let arrived = await run.waitForEvent("arrived", timeout: .seconds(5))
+        #expect(arrived != nil, "\(run.coordinator.transcript)")
+        #expect(ContinuousClock.now - started < .seconds(4), "greeted \(ContinuousClock.now - started) after the first sighting")
+        #expect(!run.coordinator.stderrLines.contains { $0.contains("slow tick") }, "\(run.coordinator.transcript)")
+        frozen.process.send(SIGCONT)
+        await frozen.stop()
+        await stuck.stop(with: SIGKILL)
+        await run.stop()
+    }
+}
