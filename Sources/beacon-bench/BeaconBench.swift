@@ -8,7 +8,7 @@ struct BeaconBench: ParsableCommand {
         commandName: "beacon-bench",
         abstract: "Measure BeaconMesh: scanner hot path, presence engine, sighting batch decoding, coordinator service through a real broker.",
         discussion: "Build in release mode: swift run -c release beacon-bench <benchmark>",
-        subcommands: [ScannerBenchmark.self, EngineBenchmark.self, WireBenchmark.self, CoordinatorBenchmark.self])
+        subcommands: [ScannerBenchmark.self, EngineBenchmark.self, WireBenchmark.self, CoordinatorBenchmark.self, SoakBenchmark.self])
 
     static func main() {
         CommandLineProgram.mainSynchronously(BeaconBench.self, name: "beacon-bench")

@@ -19,6 +19,8 @@ final class BenchProcess: Sendable {
 
     var isRunning: Bool { process.isRunning }
 
+    var processIdentifier: Int32 { process.processIdentifier }
+
     /// CPU seconds the process has used so far, all threads, user + system (`/proc/PID/stat`, 10 ms steps); `nil`
     /// once it is gone.
     var cpuSeconds: Double? {
