@@ -87,7 +87,10 @@ public struct PresenceEngine: Sendable {
         var node: Int32
         var store: UInt16
         var department: UInt16
+        /// Smoothed over the node's successive batches.
         var rssi: Double
+        /// As the latest batch said it (for the decisive switch, which must not wait for the smoothing).
+        var latest: Double
         var proximity: Proximity
         /// Milliseconds since the epoch, on our clock (the node's time turned into ours by its `SenderClock`).
         var lastSeen: Int64
@@ -100,6 +103,10 @@ public struct PresenceEngine: Sendable {
         var visit: Visit?
         var challengerDepartment: UInt16?
         var challengerSince: Int64 = 0
+        /// A department whose latest readings have led the current one's by three times the margin, without a
+        /// break, since `decisiveSince`.
+        var decisiveDepartment: UInt16?
+        var decisiveSince: Int64 = 0
         /// The batch that last touched this person, so a batch evaluates each person once.
         var lastBatch: UInt64 = 0
         /// Milliseconds since the epoch at which time alone (a reading going stale, an exit, a switch dwell, an
@@ -279,6 +286,7 @@ public struct PresenceEngine: Sendable {
         var touched: [Int32] = []
         for sighting in batch.sightings {
             let reading = Reading(node: node, store: address.store, department: address.department, rssi: sighting.rssi,
+                                  latest: sighting.rssi,
                                   proximity: sighting.proximity,
                                   lastSeen: track.clock.local(sighting.lastSeen.milliseconds, now: nowMilliseconds))
             if let position = owners.position(of: sighting.beacon) {
@@ -421,6 +429,7 @@ public struct PresenceEngine: Sendable {
                 person.visit = visit
                 person.readings.removeAll()
                 person.challengerDepartment = nil
+                person.decisiveDepartment = nil
                 person.firstHeard = nil
                 outputs.append(.left(member: id, store: visit.store, department: visit.department,
                                      dwell: visit.lastSeen - visit.arrivedAt, at: nowTime))
@@ -432,6 +441,18 @@ public struct PresenceEngine: Sendable {
                 return
             }
             if let current { visit.proximity = current.proximity }
+            if let decisive = decisiveChallenger(of: &person, current: current, store: visit.store, at: now) {
+                // The evidence outran the smoothing: take the latest readings as they are, so that the smoothed ones
+                // do not pull the member straight back.
+                for index in person.readings.indices where person.readings[index].store == visit.store {
+                    person.readings[index].rssi = person.readings[index].latest
+                }
+                switchDepartment(&visit, to: decisive, member: id, at: nowTime, into: &outputs)
+                person.challengerDepartment = nil
+                person.decisiveDepartment = nil
+                person.visit = visit
+                return
+            }
             if best.department == visit.department {
                 person.challengerDepartment = nil
             } else if current == nil {
@@ -486,6 +507,7 @@ public struct PresenceEngine: Sendable {
             outputs.append(.arrived(member: id, store: best.store, department: best.department, at: nowTime))
         }
         person.challengerDepartment = nil
+        person.decisiveDepartment = nil
         outputs.append(.presenceChanged(store: best.store))
     }
 
@@ -501,6 +523,7 @@ public struct PresenceEngine: Sendable {
         person.visit = visit
         person.readings.removeAll { $0.lastSeen < gone }
         person.challengerDepartment = nil
+        person.decisiveDepartment = nil
         person.firstHeard = now
         outputs.append(.left(member: member, store: visit.store, department: visit.department, dwell: visit.lastSeen - visit.arrivedAt,
                              at: Timestamp(milliseconds: now)))
@@ -518,6 +541,12 @@ public struct PresenceEngine: Sendable {
         }
         if let visit = person.visit, visit.leftAt == nil {
             next = min(next, visit.lastSeen.milliseconds + rules(store: visit.store, department: visit.department).exitAfter.wholeMilliseconds)
+            if let challenger = person.decisiveDepartment {
+                next = min(next, person.decisiveSince + rules(store: visit.store, department: challenger).switchDwell.wholeMilliseconds / 3)
+            } else if decisiveLead(of: person, over: visit.department, store: visit.store, at: now) != nil {
+                // A lead that began outside the in-store evaluation (at the arrival itself) is tracked from the next tick.
+                next = min(next, now + 1)
+            }
             if let challenger = person.challengerDepartment {
                 next = min(next, person.challengerSince + rules(store: visit.store, department: challenger).switchDwell.wholeMilliseconds)
             }
@@ -526,6 +555,40 @@ public struct PresenceEngine: Sendable {
             next = min(next, firstHeard + settle)
         }
         return next
+    }
+
+    /// The contract's decisive switch: another department's latest fresh reading has beaten the current
+    /// department's by three times `switchMargin` at every evaluation for a third of `switchDwell`. Returns that
+    /// department's reading once the third has passed; keeps track of the lead in `person` meanwhile.
+    private func decisiveChallenger(of person: inout Person, current: Reading?, store: UInt16, at now: Int64) -> Reading? {
+        guard let current, let challenger = decisiveLead(of: person, over: current.department, store: store, at: now) else {
+            person.decisiveDepartment = nil
+            return nil
+        }
+        if person.decisiveDepartment != challenger.department {
+            person.decisiveDepartment = challenger.department
+            person.decisiveSince = now
+        }
+        let third = rules(store: store, department: challenger.department).switchDwell.wholeMilliseconds / 3
+        return now - person.decisiveSince >= third ? challenger : nil
+    }
+
+    /// The strongest latest fresh reading of another department of `store` that beats `department`'s by three times
+    /// `switchMargin` now, if there is one (and `department` has a fresh reading).
+    private func decisiveLead(of person: Person, over department: UInt16, store: UInt16, at now: Int64) -> Reading? {
+        var challenger: Reading?
+        var currentLatest: Double?
+        for reading in person.readings where reading.store == store && now - reading.lastSeen < nodes[Int(reading.node)].staleAfter {
+            if reading.department == department {
+                currentLatest = max(currentLatest ?? reading.latest, reading.latest)
+            } else if challenger.map({ reading.latest > $0.latest }) ?? true {
+                challenger = reading
+            }
+        }
+        guard let challenger, let currentLatest,
+              challenger.latest >= currentLatest + 3 * rules(store: store, department: challenger.department).switchMargin
+        else { return nil }
+        return challenger
     }
 
     private func switchDepartment(_ visit: inout Visit, to best: Reading, member: String, at now: Timestamp,
@@ -622,6 +685,7 @@ extension PresenceEngine.Person {
             let elapsed = Double(reading.lastSeen - previous.lastSeen) / 1000
             let weight = elapsed >= 5 ? 1 : 1 - PresenceEngine.decay(elapsed / PresenceEngine.smoothing.inSeconds)
             readings[index].rssi = previous.rssi + weight * (reading.rssi - previous.rssi)
+            readings[index].latest = reading.rssi
             readings[index].proximity = reading.proximity
             readings[index].lastSeen = reading.lastSeen
         } else {

@@ -127,7 +127,7 @@ struct PresenceEngineTests {
         #expect(script.story.first?.hasPrefix("arrived") == true)
     }
 
-    @Test("a real move (25 dB swing) is reported within switchDwell + 1 s")
+    @Test("a decisive move (a 25 dB swing, more than three times switchMargin) is reported within 1.5 s")
     func quickRealMove() {
         var script = StoreScript(rules: PresenceRules())
         script.hold(.seconds(5), [10: -55, 20: -80], jitter: 3)
@@ -141,7 +141,23 @@ struct PresenceEngineTests {
         }
         let latency = movedAt.map { $0 - movedFrom }
         #expect(latency != nil)
-        #expect(latency.map { $0 <= .seconds(4) } == true, "moved after \(String(describing: latency))")
+        #expect(latency.map { $0 <= .milliseconds(1_500) } == true, "moved after \(String(describing: latency))")
+    }
+
+    @Test("a clear but not decisive move (8 dB, twice switchMargin) still waits the whole switchDwell")
+    func clearMoveWaitsDwell() {
+        var script = StoreScript(rules: PresenceRules())
+        script.hold(.seconds(5), [10: -60, 20: -68])
+        let movedFrom = script.now
+        var movedAt: Timestamp?
+        for _ in 0..<(8 * 10) where movedAt == nil {
+            script.now = script.now + .milliseconds(125)
+            script.batch([10: -68, 20: -60])
+            script.outputs += script.engine.tick(at: script.now)
+            if script.story.contains("moved 10→20") { movedAt = script.now }
+        }
+        let latency = movedAt.map { $0 - movedFrom }
+        #expect(latency.map { $0 >= .seconds(3) && $0 <= .seconds(5) } == true, "moved after \(String(describing: latency))")
     }
 
     @Test("a node that goes offline stops counting at once")
