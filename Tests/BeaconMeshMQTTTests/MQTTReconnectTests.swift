@@ -1,4 +1,4 @@
-import BeaconMeshMQTT
+@testable import BeaconMeshMQTT
 import BeaconMeshTesting
 import Foundation
 import Testing
@@ -55,5 +55,33 @@ struct MQTTReconnectTests {
 
         await client.disconnect()
         await good.stop()
+    }
+
+    @Test("an idle client stays connected past 1.5 × its keep-alive: the network loop sends the pings")
+    func idleClientKeepsItsConnection() async throws {
+        let broker = try await MosquittoBroker.start()
+        let client = try makeClient(broker.url)  // keep-alive 5 s: the broker gives up after 7.5 s of silence
+        let events = client.connectionEvents()
+        try await startAndConnect(client)
+        let watcher = Task {
+            var changes: [MQTTConnectionEvent] = []
+            for await event in events { changes.append(event) }
+            return changes
+        }
+        try await Task.sleep(for: .seconds(9))
+        #expect(client.isConnected)
+        await client.disconnect()
+        let changes = await watcher.value
+        #expect(changes.filter { if case .disconnected(.connectionLost) = $0 { true } else { false } }.isEmpty,
+                "the connection was lost while idle: \(changes)")
+        #expect(!broker.log.contains("exceeded timeout"), "the broker timed the idle client out:\n\(broker.log)")
+        await broker.stop()
+    }
+
+    @Test("reconnect waits grow as min × attempt², up to the maximum")
+    func backoff() {
+        let waits = (1...5).map { MQTTConnectionLoop.backoff(attempt: $0, minimum: .seconds(1), maximum: .seconds(10)) }
+        #expect(waits == [.seconds(1), .seconds(4), .seconds(9), .seconds(10), .seconds(10)])
+        #expect(MQTTConnectionLoop.backoff(attempt: 1_000_000, minimum: .seconds(2), maximum: .seconds(30)) == .seconds(30))
     }
 }

@@ -8,6 +8,14 @@ import Testing
 struct ScannerFreezeTests {
     static let statusTopic = "beaconmesh/v1/stores/1/departments/10/nodes/a/status"
     static let presenceTopic = "beaconmesh/v1/stores/1/presence"
+    static let healthTopic = "beaconmesh/v1/coordinators/e2e/health"
+
+    /// The latest coordinator health in `lines`: batches applied and batches dropped from offline nodes.
+    static func latestHealth(_ lines: [String]) -> (batches: Int, offlineNode: Int)? {
+        guard let line = lines.last(where: { Mesh.topic(of: $0) == healthTopic }), let health = Mesh.payload(of: line) else { return nil }
+        let dropped = health["dropped"] as? [String: Any] ?? [:]
+        return (health["batches"] as? Int ?? 0, dropped["offline-node"] as? Int ?? 0)
+    }
 
     /// Whether a presence snapshot line shows Ana in Clothing (10) and node a of Clothing online.
     static func showsAnaWithNodeOnline(_ line: String) -> Bool {
@@ -30,8 +38,8 @@ struct ScannerFreezeTests {
         try SyntheticCapture.write(to: capture, adverts: 1_800, beacons: 2, interval: .milliseconds(50))
 
         let watch = try await MosquittoClients.subscribe(
-            port: broker.port, filters: ["beaconmesh/v1/stores/1/events", Self.presenceTopic, Self.statusTopic], qos: 1)
-        let coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", config])
+            port: broker.port, filters: ["beaconmesh/v1/stores/1/events", Self.presenceTopic, Self.statusTopic, Self.healthTopic], qos: 1)
+        let coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", config, "--health-interval", "1s"])
         let running = await coordinator.waitForLine(in: .stderr, timeout: .seconds(15)) { $0.contains("coordinator running") }
         try #require(running != nil, "\(coordinator.transcript)")
         let scanner = try Mesh.program("beacon-scanner", [
@@ -79,6 +87,19 @@ struct ScannerFreezeTests {
             watch.lines.dropFirst(mark).contains(where: Self.showsAnaWithNodeOnline)
         }
         #expect(counted, "the coordinator did not count the resumed scanner's batches (Ana is not back in Clothing)")
+
+        // The coordinator's health: batches applied again, and no more dropped as from an offline node.
+        try await Task.sleep(for: .seconds(1.5))
+        let before = Self.latestHealth(watch.lines)
+        try await Task.sleep(for: .seconds(3))
+        let after = Self.latestHealth(watch.lines)
+        print("coordinator health after the resume: \(String(describing: before)) then \(String(describing: after))")
+        if let before, let after {
+            #expect(after.batches > before.batches, "no batches applied after the resume: \(before) → \(after)")
+            #expect(after.offlineNode == before.offlineNode, "batches still dropped as from an offline node: \(before) → \(after)")
+        } else {
+            Issue.record("no coordinator health seen on \(Self.healthTopic)")
+        }
 
         // A newcomer sees the retained status: online.
         let fresh = try await MosquittoClients.subscribe(port: broker.port, filter: Self.statusTopic, qos: 1)
