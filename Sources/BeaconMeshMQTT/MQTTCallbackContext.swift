@@ -11,7 +11,7 @@ import Musl
 /// What libmosquitto's callbacks reach through the `void *` user data: the shared state, the logger, the message stream.
 ///
 /// `MQTTClient.init` hands one retained reference to C (`Unmanaged.passRetained`) and `MQTTClient` takes it back exactly
-/// once, after `mosquitto_destroy`, when no callback can run any more. The callbacks run on libmosquitto's loop thread;
+/// once, after `mosquitto_destroy`, when no callback can run any more. The callbacks run on the network thread;
 /// they only copy data, update the state under the lock and yield into continuations. `Sendable`: every stored property
 /// is `Sendable` (`Mutex` guards the mutable part).
 final class MQTTCallbackContext: Sendable {
@@ -61,7 +61,7 @@ final class MQTTCallbackContext: Sendable {
         }
     }
 
-    // MARK: Callbacks (libmosquitto's loop thread)
+    // MARK: Callbacks (the network thread, MQTTConnectionLoop)
 
     /// CONNACK arrived: `code` 0 means accepted; publish the announcement, re-subscribe everything we remember, then
     /// tell observers. libmosquitto resends the QoS 1 messages queued while disconnected only after this returns, so

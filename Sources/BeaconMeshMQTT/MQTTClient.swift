@@ -318,7 +318,7 @@ public final class MQTTClient: Sendable {
     // MARK: Shutting down
 
     /// Shuts down cleanly within about `timeout`: publishes `finalMessage` (if any), waits until QoS 1 messages are
-    /// acknowledged, sends DISCONNECT (so the broker does not publish the last will), stops the loop thread and frees
+    /// acknowledged, sends DISCONNECT (so the broker does not publish the last will), stops the network thread and frees
     /// everything. Safe to call if never started or never connected, and more than once (later calls return at once).
     ///
     /// `finalMessage.retained` is used as the retain flag. Messages still unacknowledged at the deadline are logged
@@ -394,7 +394,7 @@ public final class MQTTClient: Sendable {
 /// The `struct mosquitto *` of one client.
 ///
 /// `@unchecked Sendable` because libmosquitto (built with thread support, as Debian's is) guards each instance with its
-/// own mutexes: publish, subscribe and disconnect may be called from any thread while the loop thread runs.
+/// own mutexes: publish, subscribe and disconnect may be called from any thread while the network thread runs.
 /// `MQTTClient` calls `mosquitto_destroy` exactly once, after the network thread has been joined.
 struct MosquittoHandle: @unchecked Sendable {
     let pointer: OpaquePointer
