@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Record `i` is an LE Advertising Report from beacon `i % beacons` (iBeacon `uuid`, major `major`, minor = the
 /// beacon's number), `interval` after record `i - 1`. The format is written here by hand (BeaconMeshBLE, which has a
-/// writer, links the GPL libbluetooth and is the scanner's alone); `BTSnoopReader` tests keep the two in agreement.
+/// writer, links the GPL libbluetooth and is the scanner's alone); `SyntheticCaptureTests` in the BLE tests check it
+/// byte for byte against `BTSnoopWriter` and read it back with `BTSnoopReader`.
 public enum SyntheticCapture {
     /// Writes `adverts` records to `path`, streaming (constant memory), and returns the file size in bytes.
     @discardableResult
