@@ -11,18 +11,26 @@ bin=$(swift build --show-bin-path)
 mkdir -p .mesh
 broker=mqtt://127.0.0.1:1884
 
-pids=()
+pids=()        # the clients: coordinator and scanners
+broker_pid=""  # the broker this script started, if any
+# Clients first, and wait for them: scanners flush their queued batches and say `offline`, the coordinator saves its
+# visits, all through the broker. Only then the broker.
 stop() {
   trap - EXIT INT TERM
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  if [ -n "$broker_pid" ]; then
+    kill -TERM "$broker_pid" 2>/dev/null || true
+    wait "$broker_pid" 2>/dev/null || true
+  fi
 }
 trap stop EXIT INT TERM
 
 if (exec 3<>/dev/tcp/127.0.0.1/1884) 2>/dev/null; then
   echo "A broker already listens on 127.0.0.1:1884; using it." >&2
 else
-  mosquitto -c mosquitto.conf 2>.mesh/mosquitto.log & pids+=($!)
+  # In a session of its own, so that Ctrl-C on the terminal does not reach it at the same time as the clients.
+  setsid mosquitto -c mosquitto.conf 2>.mesh/mosquitto.log & broker_pid=$!
   for _ in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/1884) 2>/dev/null && break; sleep 0.1; done
 fi
 

@@ -13,7 +13,9 @@ public struct OutboundQueue<Message: Sendable>: Sendable {
 
     public let capacity: Int
     public let maximumInFlight: Int
-    private var waiting: [Message] = []
+    /// `waiting[waitingStart...]` wait; the slots before `waitingStart` are emptied (`nil`) as messages leave, so a
+    /// message sent or dropped is released at once, not when the array is next compacted.
+    private var waiting: [Message?] = []
     private var waitingStart = 0
     private var inFlight: [InFlight] = []
     /// Messages dropped because the queue was full.
@@ -37,6 +39,7 @@ public struct OutboundQueue<Message: Sendable>: Sendable {
     /// Adds a message at the end; drops the oldest waiting one when full.
     public mutating func enqueue(_ message: Message) {
         if count >= capacity, waitingCount > 0 {
+            waiting[waitingStart] = nil
             waitingStart += 1
             dropped += 1
         } else if count >= capacity {
@@ -50,13 +53,14 @@ public struct OutboundQueue<Message: Sendable>: Sendable {
     /// The next message to hand to the client, if the in-flight window has room; call `sent` with its id.
     public func nextToSend() -> Message? {
         guard inFlight.count < maximumInFlight, waitingStart < waiting.count else { return nil }
-        return waiting[waitingStart]
+        return waiting[waitingStart]!
     }
 
     /// Records that the message returned by `nextToSend` was handed to the client under `id`.
     public mutating func sent(id: Int32) {
-        guard waitingStart < waiting.count else { return }
-        inFlight.append(InFlight(id: id, message: waiting[waitingStart]))
+        guard waitingStart < waiting.count, let message = waiting[waitingStart] else { return }
+        inFlight.append(InFlight(id: id, message: message))
+        waiting[waitingStart] = nil
         waitingStart += 1
         compactIfNeeded()
     }
@@ -71,7 +75,10 @@ public struct OutboundQueue<Message: Sendable>: Sendable {
     }
 
     private mutating func compactIfNeeded() {
-        if waitingStart > 1024 && waitingStart * 2 > waiting.count {
+        if waitingStart == waiting.count {
+            waiting.removeAll(keepingCapacity: waiting.count <= 1024)
+            waitingStart = 0
+        } else if waitingStart > 1024 && waitingStart * 2 > waiting.count {
             waiting.removeFirst(waitingStart)
             waitingStart = 0
         }

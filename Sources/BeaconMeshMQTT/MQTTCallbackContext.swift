@@ -11,18 +11,21 @@ import Musl
 /// What libmosquitto's callbacks reach through the `void *` user data: the shared state, the logger, the message stream.
 ///
 /// `MQTTClient.init` hands one retained reference to C (`Unmanaged.passRetained`) and `MQTTClient` takes it back exactly
-/// once, after `mosquitto_destroy`, when no callback can run any more. The callbacks run on libmosquitto's loop thread;
+/// once, after `mosquitto_destroy`, when no callback can run any more. The callbacks run on the network thread;
 /// they only copy data, update the state under the lock and yield into continuations. `Sendable`: every stored property
 /// is `Sendable` (`Mutex` guards the mutable part).
 final class MQTTCallbackContext: Sendable {
     let logger: Logger
     let state: Mutex<MQTTClientState>
     let inbox: MQTTInbox
+    /// Published first thing on every accepted connection (`MQTTConfiguration.announcement`).
+    let announcement: MQTTMessage?
 
-    init(logger: Logger, inbox: MQTTInbox) {
+    init(logger: Logger, inbox: MQTTInbox, announcement: MQTTMessage? = nil) {
         self.logger = logger
         self.state = Mutex(MQTTClientState())
         self.inbox = inbox
+        self.announcement = announcement
     }
 
     /// Recovers the context from libmosquitto's user data pointer without touching its retain count.
@@ -58,9 +61,11 @@ final class MQTTCallbackContext: Sendable {
         }
     }
 
-    // MARK: Callbacks (libmosquitto's loop thread)
+    // MARK: Callbacks (the network thread, MQTTConnectionLoop)
 
-    /// CONNACK arrived: `code` 0 means accepted; re-subscribe everything we remember, then tell observers.
+    /// CONNACK arrived: `code` 0 means accepted; publish the announcement, re-subscribe everything we remember, then
+    /// tell observers. libmosquitto resends the QoS 1 messages queued while disconnected only after this returns, so
+    /// the announcement (an `online` status answering the last will) goes out ahead of them.
     private func didConnect(_ mosq: OpaquePointer, code: Int32, flags: Int32) {
         guard code == 0 else {
             let reason = String(cString: mosquitto_connack_string(code))
@@ -75,6 +80,7 @@ final class MQTTCallbackContext: Sendable {
             return state.subscriptions
         }
         logger.info("connected to broker", metadata: ["mqtt.sessionPresent": "\(sessionPresent)"])
+        if let announcement { announce(announcement, on: mosq) }
         for subscription in subscriptions {
             var mid: Int32 = 0
             let code = mosquitto_subscribe(mosq, &mid, subscription.filter, subscription.qos.rawValue)
@@ -86,6 +92,21 @@ final class MQTTCallbackContext: Sendable {
             }
         }
         notifyConnection(.connected(sessionPresent: sessionPresent))
+    }
+
+    /// Publishes the announcement on the connection just accepted; a failure is logged (the next connection tries again).
+    private func announce(_ message: MQTTMessage, on mosq: OpaquePointer) {
+        var mid: Int32 = 0
+        let code = message.payload.withUnsafeBytes { bytes in
+            mosquitto_publish(mosq, &mid, message.topic, Int32(clamping: bytes.count), bytes.baseAddress,
+                              message.qos.rawValue, message.retained)
+        }
+        if code == MOSQ_ERR_SUCCESS.rawValue {
+            recordPublished(MQTTMessageID(rawValue: mid), qos: message.qos)
+        } else {
+            let error = MQTTError.library(code: code, errno: errno, call: "mosquitto_publish to \(message.topic)")
+            logger.error("could not publish the announcement after connecting", metadata: ["mqtt.error": "\(error)"])
+        }
     }
 
     /// The connection ended: `code` 0 means we asked for it, anything else is a libmosquitto error code.

@@ -19,12 +19,10 @@ import Musl
 ///   Such messages live in this process only: they are lost if the process ends first.
 /// - QoS 0 `publish` while disconnected throws `MQTTError.notConnected`: the message is gone.
 ///
-/// Reconnecting: libmosquitto's loop thread reconnects with backoff when the broker is down, refuses or goes away,
-/// including the very first attempt. A first attempt that fails inside `mosquitto_connect_async` itself (unknown
-/// host, a local TLS handshake that fails) would leave that thread idle forever; this client retries those itself.
-///
-/// Known limit (libmosquitto's loop, read from its source, not measured): a TLS or protocol error *during a later
-/// reconnect* ends the loop thread, and the client then stays disconnected (`isConnected == false`) until restarted.
+/// Reconnecting: the client's own network thread (`MQTTConnectionLoop`) reconnects with backoff
+/// (`reconnectDelayMin` × attempt², at most `reconnectDelayMax`) after any failure — the broker down, refusing or gone,
+/// a keep-alive timeout, a TLS or protocol error — from the first attempt on, until `disconnect`. After each accepted
+/// connection it re-subscribes, publishes `configuration.announcement` (if any) and resends queued QoS 1 messages.
 public final class MQTTClient: Sendable {
     /// The configuration the client was made with.
     public let configuration: MQTTConfiguration
@@ -35,8 +33,8 @@ public final class MQTTClient: Sendable {
     let handle: MosquittoHandle
     private let context: MQTTCallbackContext
     private let logger: Logger
-    /// `true` once `disconnect` has begun; held while retrying the first connection so that cannot race it.
-    private let connectGate = Mutex(false)
+    /// The network thread: I/O, keep-alive, callbacks and reconnecting.
+    private let loop: MQTTConnectionLoop
 
     /// Makes a client (no network traffic yet); throws `MQTTError` for a configuration that cannot work.
     ///
@@ -54,7 +52,7 @@ public final class MQTTClient: Sendable {
             logger[metadataKey: "mqtt.clientID"] = "\(clientID)"
         }
         let inbox = MQTTInbox(capacity: configuration.incomingBufferLimit)
-        let context = MQTTCallbackContext(logger: logger, inbox: inbox)
+        let context = MQTTCallbackContext(logger: logger, inbox: inbox, announcement: configuration.announcement)
 
         // The C side owns one reference from here on; it is released exactly once, after mosquitto_destroy.
         let userdata = Unmanaged.passRetained(context).toOpaque()
@@ -80,6 +78,9 @@ public final class MQTTClient: Sendable {
         self.handle = MosquittoHandle(pointer: pointer)
         self.context = context
         self.logger = logger
+        self.loop = MQTTConnectionLoop(
+            handle: handle, context: context, logger: logger,
+            reconnectDelayMin: configuration.reconnectDelayMin, reconnectDelayMax: configuration.reconnectDelayMax)
     }
 
     /// Protocol, reconnect policy, TLS, credentials and last will: everything libmosquitto needs before connecting.
@@ -96,11 +97,9 @@ public final class MQTTClient: Sendable {
         try mosquittoCall("mosquitto_int_option(TCP_NODELAY)") {
             mosquitto_int_option(mosq, MOSQ_OPT_TCP_NODELAY, configuration.sendsWithoutDelay ? 1 : 0)
         }
-        try mosquittoCall("mosquitto_reconnect_delay_set") {
-            mosquitto_reconnect_delay_set(
-                mosq, UInt32(configuration.reconnectDelayMin.wholeSecondsRoundedUp),
-                UInt32(configuration.reconnectDelayMax.wholeSecondsRoundedUp), true)
-        }
+        // Our own network thread runs the loop (MQTTConnectionLoop): publishing from other threads only queues
+        // packets and wakes it, instead of writing to the socket from the caller's thread.
+        try mosquittoCall("mosquitto_threaded_set") { mosquitto_threaded_set(mosq, true) }
         if configuration.broker.usesTLS {
             if let caFile = configuration.caFile {
                 try mosquittoCall("mosquitto_tls_set(CA file \(caFile))") {
@@ -145,9 +144,7 @@ public final class MQTTClient: Sendable {
         }
         guard shouldStart else { return }
 
-        // The loop thread first: it then writes CONNECT itself, so a refused connection surfaces in the thread,
-        // whose reconnect-with-backoff handles it. The thread idles until connect_async gives it a connection.
-        try mosquittoCall("mosquitto_loop_start") { mosquitto_loop_start(handle.pointer) }
+        // A connection attempt now; whatever happens to it (and to every later one) the network thread follows up.
         let broker = configuration.broker
         let code = mosquitto_connect_async(
             handle.pointer, broker.host, Int32(broker.port), Int32(configuration.keepAlive.wholeSecondsRoundedUp))
@@ -155,54 +152,19 @@ public final class MQTTClient: Sendable {
         if code != MOSQ_ERR_SUCCESS.rawValue {
             let error = MQTTError.library(code: code, errno: savedErrno, call: "mosquitto_connect_async to \(broker)")
             guard Self.isWorthRetrying(code) else {
-                _ = mosquitto_disconnect(handle.pointer)  // lets the idle loop thread finish
-                _ = mosquitto_loop_stop(handle.pointer, false)
                 context.state.withLock { $0.lifecycle = .created }
                 throw error
             }
             logger.warning("broker not reachable yet; retrying in the background", metadata: ["mqtt.error": "\(error)"])
-            retryFirstConnection()
+        }
+        do {
+            try loop.start()
+        } catch {
+            _ = mosquitto_disconnect(handle.pointer)
+            context.state.withLock { $0.lifecycle = .created }
+            throw error
         }
         logger.debug("MQTT client started")
-    }
-
-    /// Retries a failed first connection attempt with the configured backoff until one gets through.
-    ///
-    /// Measured on libmosquitto 2.0.11: when `mosquitto_connect_async` fails at once (unknown host, a TLS handshake
-    /// that completes and fails inside the call; before `loop_start` also a refused connection), the loop thread waits
-    /// for the client to leave its "new" state and never retries by itself. Once one `mosquitto_reconnect_async`
-    /// succeeds, the loop thread's own reconnect-with-backoff takes over for good.
-    private func retryFirstConnection() {
-        let minimum = configuration.reconnectDelayMin
-        let maximum = configuration.reconnectDelayMax
-        Task.detached { [weak self] in
-            var attempt = 1
-            while true {
-                try? await Task.sleep(for: min(minimum * (attempt * attempt), maximum))
-                guard let self, !self.attemptFirstConnection() else { return }
-                attempt += 1
-            }
-        }
-    }
-
-    /// One more try at the first connection; `true` when no further try is needed (under way, hopeless, or closing).
-    private func attemptFirstConnection() -> Bool {
-        connectGate.withLock { closing in
-            if closing { return true }
-            let code = mosquitto_reconnect_async(handle.pointer)
-            let savedErrno = errno
-            if code == MOSQ_ERR_SUCCESS.rawValue {
-                logger.info("broker reachable; connecting")
-                return true
-            }
-            let error = MQTTError.library(code: code, errno: savedErrno, call: "mosquitto_reconnect_async to \(configuration.broker)")
-            guard Self.isWorthRetrying(code) else {
-                logger.error("giving up connecting to the broker", metadata: ["mqtt.error": "\(error)"])
-                return true
-            }
-            logger.debug("broker still not reachable; retrying", metadata: ["mqtt.error": "\(error)"])
-            return false
-        }
     }
 
     /// Return codes of a connection attempt that are worth retrying: the broker or network may recover.
@@ -356,7 +318,7 @@ public final class MQTTClient: Sendable {
     // MARK: Shutting down
 
     /// Shuts down cleanly within about `timeout`: publishes `finalMessage` (if any), waits until QoS 1 messages are
-    /// acknowledged, sends DISCONNECT (so the broker does not publish the last will), stops the loop thread and frees
+    /// acknowledged, sends DISCONNECT (so the broker does not publish the last will), stops the network thread and frees
     /// everything. Safe to call if never started or never connected, and more than once (later calls return at once).
     ///
     /// `finalMessage.retained` is used as the retain flag. Messages still unacknowledged at the deadline are logged
@@ -392,23 +354,20 @@ public final class MQTTClient: Sendable {
             logger.warning("disconnecting with unacknowledged messages; they are lost",
                            metadata: ["mqtt.unacknowledged": "\(unacknowledgedCount)"])
         }
-        let code = connectGate.withLock { closing in
-            closing = true
-            return mosquitto_disconnect(handle.pointer)
-        }
+        let code = loop.close { mosquitto_disconnect(handle.pointer) }
         if code == MOSQ_ERR_SUCCESS.rawValue {
-            // Let the loop thread write DISCONNECT and close the socket before it is stopped.
+            // Let the network thread write DISCONNECT and close the socket before it is stopped.
             let grace = min(max(.zero, deadline - clock.now), .seconds(1))
             _ = await context.waitUntil(timeout: grace) { !$0.isConnected }
         }
         // A network thread waiting for room in the inbox must give up before it can be joined.
         context.inbox.close()
-        mosquitto_loop_stop(handle.pointer, false)
+        loop.stop()
         tearDown()
     }
 
     /// Destroys the libmosquitto instance, then gives back the context reference C held, then ends all streams.
-    /// Only after the loop thread has stopped (or never ran).
+    /// Only after the network thread has stopped (or never ran).
     private func tearDown() {
         mosquitto_destroy(handle.pointer)
         Unmanaged.passUnretained(context).release()
@@ -422,9 +381,9 @@ public final class MQTTClient: Sendable {
             return
         case .started, .closing:
             // Dropped without disconnect(): say goodbye (no last will), stop the thread, then free.
-            connectGate.withLock { $0 = true }
-            _ = mosquitto_disconnect(handle.pointer)
-            _ = mosquitto_loop_stop(handle.pointer, false)
+            _ = loop.close { mosquitto_disconnect(handle.pointer) }
+            context.inbox.close()
+            loop.stop()
         case .created:
             break
         }
@@ -435,8 +394,8 @@ public final class MQTTClient: Sendable {
 /// The `struct mosquitto *` of one client.
 ///
 /// `@unchecked Sendable` because libmosquitto (built with thread support, as Debian's is) guards each instance with its
-/// own mutexes: publish, subscribe and disconnect may be called from any thread while the loop thread runs.
-/// `MQTTClient` calls `mosquitto_destroy` exactly once, after the loop thread has been joined.
+/// own mutexes: publish, subscribe and disconnect may be called from any thread while the network thread runs.
+/// `MQTTClient` calls `mosquitto_destroy` exactly once, after the network thread has been joined.
 struct MosquittoHandle: @unchecked Sendable {
     let pointer: OpaquePointer
 }

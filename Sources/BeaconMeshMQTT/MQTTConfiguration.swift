@@ -33,11 +33,16 @@ public struct MQTTConfiguration: Sendable, CustomStringConvertible {
     /// The message the broker publishes for us if we vanish without a clean disconnect. Default `nil` (none).
     public var lastWill: MQTTLastWill?
 
+    /// The message published first thing on every accepted connection — the first and each reconnection — ahead
+    /// of the QoS 1 messages queued while disconnected: typically a retained `online` status that answers the last
+    /// will the broker published when the previous connection was lost. Default `nil` (none).
+    public var announcement: MQTTMessage?
+
     /// First wait before reconnecting after a failed or lost connection. Whole seconds, at least 1. Default 1 s.
     public var reconnectDelayMin: Duration
 
     /// Longest wait between reconnect attempts; the wait grows from `reconnectDelayMin` towards this
-    /// (libmosquitto's backoff: min × (attempt)²). Whole seconds, at least `reconnectDelayMin`. Default 30 s.
+    /// (min × attempt², as libmosquitto's own backoff). Whole seconds, at least `reconnectDelayMin`. Default 30 s.
     public var reconnectDelayMax: Duration
 
     /// The MQTT protocol version spoken. Default 3.1.1.
@@ -63,6 +68,7 @@ public struct MQTTConfiguration: Sendable, CustomStringConvertible {
         caFile: String? = nil,
         keepAlive: Duration = .seconds(30),
         lastWill: MQTTLastWill? = nil,
+        announcement: MQTTMessage? = nil,
         reconnectDelayMin: Duration = .seconds(1),
         reconnectDelayMax: Duration = .seconds(30),
         protocolVersion: MQTTProtocolVersion = .v3_1_1,
@@ -77,6 +83,7 @@ public struct MQTTConfiguration: Sendable, CustomStringConvertible {
         self.caFile = caFile
         self.keepAlive = keepAlive
         self.lastWill = lastWill
+        self.announcement = announcement
         self.reconnectDelayMin = reconnectDelayMin
         self.reconnectDelayMax = reconnectDelayMax
         self.protocolVersion = protocolVersion
@@ -115,6 +122,9 @@ public struct MQTTConfiguration: Sendable, CustomStringConvertible {
         if let lastWill {
             try MQTTTopicFilter.validatePublishTopic(lastWill.topic, what: "last will topic")
         }
+        if let announcement {
+            try MQTTTopicFilter.validatePublishTopic(announcement.topic, what: "announcement topic")
+        }
     }
 
     /// All fields, with the password masked.
@@ -126,6 +136,7 @@ public struct MQTTConfiguration: Sendable, CustomStringConvertible {
         if password != nil { fields.append("password: ***") }
         if let caFile { fields.append("caFile: \(caFile)") }
         if let lastWill { fields.append("lastWill: \(lastWill.topic)") }
+        if let announcement { fields.append("announcement: \(announcement.topic)") }
         return "MQTTConfiguration(" + fields.joined(separator: ", ") + ")"
     }
 }

@@ -17,36 +17,59 @@ public final class ScannerService: Service {
     private let logger: Logger
     private let topics: Topics
     private let boot: String
+    private let startedAt: Timestamp
 
     /// How often flush windows, the queue and health are looked after.
     static let tickInterval: Duration = .milliseconds(50)
     /// How long a shutdown waits for the broker to take the queued batches (reconnecting if it is away).
     static let drainTimeout: Duration = .seconds(15)
+    /// How many chunks of replayed packets may wait for the scanner loop; the capture reader waits beyond that.
+    static let replayChunksAhead = 4
+    /// A replay waits while this many batches are not yet acknowledged (sent or waiting: a slow or absent broker),
+    /// instead of piling them up or dropping them. Batches of a busy capture run to hundreds of kB each, so the
+    /// figure is small; 16 in flight keep a local broker busy.
+    static let replayQueueHighWater = 16
 
-    public init(configuration: ScannerConfiguration, client: MQTTClient, boot: String, logger: Logger) {
+    /// A scanner of `boot`; `startedAt` is the start time its statuses report (the same as in `mqttConfiguration`).
+    public init(configuration: ScannerConfiguration, client: MQTTClient, boot: String, startedAt: Timestamp = WallClock.now(),
+                logger: Logger) {
         self.configuration = configuration
         self.client = client
         self.logger = logger
         self.topics = Topics(root: configuration.topicRoot)
         self.boot = boot
+        self.startedAt = startedAt
     }
 
-    /// The client configuration a scanner uses: a client id of its own and a retained `offline` last will.
+    /// The node status this scanner publishes (`online` while running, `offline` as last will and at shutdown).
+    static func status(_ state: LinkState, of configuration: ScannerConfiguration, boot: String, startedAt: Timestamp) -> NodeStatus {
+        NodeStatus(state: state, version: configuration.version, boot: boot, source: configuration.source.description,
+                   startedAt: startedAt)
+    }
+
+    /// The client configuration a scanner uses: a client id of its own, a retained `offline` last will, and its
+    /// retained `online` status as the announcement, so that every reconnection after a lost connection (when the
+    /// broker has published the will) says `online` again, ahead of the batches queued meanwhile.
     public static func mqttConfiguration(
         for configuration: ScannerConfiguration, boot: String, startedAt: Timestamp
     ) throws(BrokerConnection.Failure) -> MQTTConfiguration {
         let topics = Topics(root: configuration.topicRoot)
-        let offline = NodeStatus(state: .offline, version: configuration.version, boot: boot,
-                                 source: configuration.source.description, startedAt: startedAt)
+        let offline = status(.offline, of: configuration, boot: boot, startedAt: startedAt)
+        let online = status(.online, of: configuration, boot: boot, startedAt: startedAt)
         let will = MQTTLastWill(topic: topics.nodeStatus(configuration.node), payload: WireCodec.encode(offline),
                                 qos: .atLeastOnce, retain: true)
         let node = configuration.node
-        return try configuration.broker.mqttConfiguration(
+        var mqtt = try configuration.broker.mqttConfiguration(
             clientID: "beaconmesh-scanner-\(node.store)-\(node.department)-\(node.node)", cleanSession: true, lastWill: will)
+        mqtt.announcement = MQTTMessage(topic: topics.nodeStatus(configuration.node), payload: WireCodec.encode(online),
+                                        qos: .atLeastOnce, retained: true)
+        return mqtt
     }
 
     enum Input: Sendable {
         case packets([CaptureReplay.Packet])
+        /// Packets from a capture replay, each chunk holding one of the replay's `HandoffCredits`.
+        case replayedPackets([CaptureReplay.Packet])
         case sourceFinished
         case sourceFailed(String)
         case tick
@@ -59,7 +82,7 @@ public final class ScannerService: Service {
     }
 
     public func run() async throws {
-        let startedAt = WallClock.now()
+        let startedAt = self.startedAt
         let aggregator = SightingAggregator(node: configuration.node, boot: boot, configuration: configuration.aggregation)
         var state = ScannerState(
             pipeline: ScannerPipeline(aggregator: aggregator),
@@ -67,15 +90,22 @@ public final class ScannerService: Service {
             startedAt: startedAt)
 
         try client.start()
-        let online = NodeStatus(state: .online, version: configuration.version, boot: boot,
-                                source: configuration.source.description, startedAt: startedAt)
-        try client.publish(topic: topics.nodeStatus(configuration.node), payload: WireCodec.encode(online), qos: .atLeastOnce, retain: true)
+        if client.configuration.announcement == nil {
+            // A client made without the scanner's announcement: say `online` once, at least.
+            let online = Self.status(.online, of: configuration, boot: boot, startedAt: startedAt)
+            try client.publish(topic: topics.nodeStatus(configuration.node), payload: WireCodec.encode(online), qos: .atLeastOnce, retain: true)
+        }
         logger.info("scanner running", metadata: [
             "node": "\(configuration.node)", "source": "\(configuration.source)", "boot": "\(boot)",
             "broker": "\(configuration.broker.url)",
         ])
 
+        // Unbounded, because every producer is bounded by something else: a capture replay by its credits (it waits
+        // for the loop), the radio and the simulation by the pace of the air, ticks by time, acknowledgements by the
+        // in-flight window.
         let (inputs, continuation) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .unbounded)
+        let credits = HandoffCredits(limit: Self.replayChunksAhead)
+        var heldCredits = 0
         let acknowledgements = client.acknowledgements()
         let ackTask = Task {
             for await id in acknowledgements { continuation.yield(.acknowledged(id)) }
@@ -92,7 +122,7 @@ public final class ScannerService: Service {
         } catch {
             throw Failure(description: error.description)
         }
-        let source = startSource(into: continuation, start: startedAt, recorder: recorder)
+        let source = startSource(into: continuation, start: startedAt, recorder: recorder, credits: credits)
         // The radio records through its own scanner (commands too); replays and simulations are recorded here.
         let recordsHere: BTSnoopRecorder? = {
             if case .adapter = configuration.source { return nil }
@@ -103,8 +133,18 @@ public final class ScannerService: Service {
         var finishedEarly = false
         await withGracefulShutdownHandler {
             for await input in inputs {
+                var packets: [CaptureReplay.Packet] = []
                 switch input {
-                case .packets(let packets):
+                case .packets(let chunk):
+                    packets = chunk
+                case .replayedPackets(let chunk):
+                    packets = chunk
+                    heldCredits += 1
+                default:
+                    break
+                }
+                switch input {
+                case .packets, .replayedPackets:
                     for packet in packets {
                         if let recordsHere {
                             packet.bytes.withUnsafeBytes {
@@ -128,11 +168,17 @@ public final class ScannerService: Service {
                     continuation.finish()
                 }
                 pump(&state)
+                // Backpressure: the replay gets its credits back only while the queue has room.
+                if heldCredits > 0 && state.queue.count < Self.replayQueueHighWater {
+                    credits.release(heldCredits)
+                    heldCredits = 0
+                }
             }
         } onGracefulShutdown: {
             continuation.finish()
         }
         source.cancel()
+        credits.close()
         await source.value
         ticker.cancel()
         if let recorder {
@@ -149,8 +195,7 @@ public final class ScannerService: Service {
         if let batch = state.pipeline.flush(at: state.lastPacketTime ?? WallClock.now()) { state.enqueue(batch) }
         if failure == nil { await drain(&state) }
         ackTask.cancel()
-        let offline = NodeStatus(state: .offline, version: configuration.version, boot: boot,
-                                 source: configuration.source.description, startedAt: startedAt)
+        let offline = Self.status(.offline, of: configuration, boot: boot, startedAt: startedAt)
         await client.disconnect(timeout: client.isConnected ? .seconds(5) : .milliseconds(200), finalMessage: MQTTMessage(
             topic: topics.nodeStatus(configuration.node), payload: WireCodec.encode(offline), qos: .atLeastOnce, retained: true))
         logger.info("scanner stopped", metadata: [
@@ -173,14 +218,20 @@ public final class ScannerService: Service {
     }
 
     private func startSource(
-        into continuation: AsyncStream<Input>.Continuation, start: Timestamp, recorder: BTSnoopRecorder?
+        into continuation: AsyncStream<Input>.Continuation, start: Timestamp, recorder: BTSnoopRecorder?,
+        credits: HandoffCredits
     ) -> Task<Void, Never> {
         switch configuration.source {
         case .capture(let path):
             let replay = CaptureReplay(path: path, speed: configuration.speed)
             return Task {
                 do {
-                    try await replay.run(start: start) { continuation.yield(.packets($0)) }
+                    // Reads ahead at most `replayChunksAhead` chunks: however big the capture, memory stays flat.
+                    try await replay.run(start: start) { chunk in
+                        guard await credits.acquire() else { return }
+                        continuation.yield(.replayedPackets(chunk))
+                    }
+                    if Task.isCancelled { return }
                     continuation.yield(.sourceFinished)
                 } catch is CancellationError {
                 } catch {

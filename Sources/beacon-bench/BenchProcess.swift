@@ -3,7 +3,8 @@ import Glibc
 #endif
 import Foundation
 
-/// A program the benchmark starts (broker, coordinator, mosquitto_sub) and stops.
+/// A program the benchmark starts (broker, coordinator, mosquitto_sub) and stops; registered with `BenchChildren`
+/// meanwhile, so that it is stopped too when the benchmark is killed.
 final class BenchProcess: Sendable {
     private let process: Process
 
@@ -13,8 +14,10 @@ final class BenchProcess: Sendable {
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
+        BenchChildren.prepare()
         try process.run()
         self.process = process
+        BenchChildren.add(process.processIdentifier)
     }
 
     var isRunning: Bool { process.isRunning }
@@ -34,6 +37,7 @@ final class BenchProcess: Sendable {
 
     /// SIGTERM, then SIGKILL if it is still there after two seconds.
     func stop() {
+        defer { BenchChildren.remove(process.processIdentifier) }
         guard process.isRunning else { return }
         process.terminate()
         let deadline = Date().addingTimeInterval(2)

@@ -144,15 +144,17 @@ struct BeaconScanner: AsyncParsableCommand {
         CommandLineProgram.bootstrapLogging(level: Logger.Level(rawValue: settings.logLevel) ?? .info)
         let logger = Logger(label: "beacon-scanner")
         let boot = RandomID.make(hexDigits: 8)
+        let startedAt = WallClock.now()
         let mqtt: MQTTConfiguration
         do {
-            mqtt = try ScannerService.mqttConfiguration(for: configuration, boot: boot, startedAt: WallClock.now())
+            mqtt = try ScannerService.mqttConfiguration(for: configuration, boot: boot, startedAt: startedAt)
         } catch {
             throw UsageError(error.description)
         }
         MQTTLibrary.initialize()
         let client = try MQTTClient(configuration: mqtt, logger: logger)
-        let service = ScannerService(configuration: configuration, client: client, boot: boot, logger: logger)
+        let service = ScannerService(configuration: configuration, client: client, boot: boot, startedAt: startedAt,
+                                     logger: logger)
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

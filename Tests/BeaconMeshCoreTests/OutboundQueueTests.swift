@@ -55,4 +55,33 @@ struct OutboundQueueTests {
         #expect(received == received.sorted())
         #expect(queue.count <= 100)
     }
+
+    /// A message whose lifetime a test can watch.
+    final class Payload: Sendable {
+        let number: Int
+        init(_ number: Int) { self.number = number }
+    }
+
+    @Test("a message is released as soon as it is acknowledged or dropped, not kept until the queue compacts")
+    func releasesMessagesAtOnce() {
+        var queue = OutboundQueue<Payload>(capacity: 2, maximumInFlight: 1)
+        weak var acknowledged: Payload?
+        weak var dropped: Payload?
+        do {
+            let first = Payload(1), second = Payload(2)
+            acknowledged = first
+            dropped = second
+            queue.enqueue(first)
+            queue.sent(id: 1)
+            queue.enqueue(second)  // waits: the in-flight window (1) is full
+            queue.enqueue(Payload(3))  // full: the oldest waiting one (2) is dropped
+        }
+        #expect(dropped == nil, "a dropped message is still held by the queue")
+        #expect(queue.dropped == 1)
+        let known = queue.acknowledge(id: 1)
+        #expect(known)
+        #expect(acknowledged == nil, "an acknowledged message is still held by the queue")
+        #expect(queue.nextToSend()?.number == 3)
+        #expect(queue.count == 1)
+    }
 }

@@ -171,6 +171,22 @@ struct PresenceEngineTests {
         #expect(script.story == ["arrived 10", "moved 10→20"])
     }
 
+    @Test("a node that says online again with the same boot (a reconnect after its will) counts again")
+    func nodeReconnectsWithSameBoot() {
+        var script = StoreScript()
+        script.hold(.seconds(4), [10: -55, 20: -75])
+        script.outputs += script.engine.nodeStatusChanged(StoreScript.node(10), state: .offline, boot: "boot10", at: script.now)
+        script.hold(.seconds(2), [10: -50, 20: -75])
+        #expect(script.story == ["arrived 10", "moved 10→20"])
+        let droppedWhileOffline = script.engine.counters.fromOfflineNodes
+        #expect(droppedWhileOffline > 0)
+
+        script.outputs += script.engine.nodeStatusChanged(StoreScript.node(10), state: .online, boot: "boot10", at: script.now)
+        script.hold(.seconds(4), [10: -50, 20: -75])
+        #expect(script.story == ["arrived 10", "moved 10→20", "moved 20→10"])
+        #expect(script.engine.counters.fromOfflineNodes == droppedWhileOffline, "batches of the same boot were dropped after online")
+    }
+
     @Test("an offline node's readings never keep a member present")
     func offlineNodeDoesNotKeepPresence() {
         var script = StoreScript()

@@ -1,0 +1,134 @@
+import CMosquitto
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The client's network loop on its own thread: it does the socket I/O, keep-alive and callbacks, and after any
+/// failure — refused, lost, a TLS or protocol error, a keep-alive timeout — reconnects with backoff until stopped.
+///
+/// Why not `mosquitto_loop_start`: libmosquitto's own loop thread (`mosquitto_loop_forever`) ends for good on a TLS
+/// or protocol error during a later reconnect (measured on 2.0.11: a broker that comes back with a certificate from
+/// another CA), and the client then stays disconnected. This loop calls `mosquitto_loop` (select on the socket and
+/// libmosquitto's wake-up pipe, read, write, keep-alive) while there is a socket, and `mosquitto_reconnect_async`
+/// after the backoff while there is none. The client is marked `threaded` so that publishing from other threads only
+/// queues packets and wakes this loop. Keep-alive, TLS, the last will, QoS 1 resending and the client's
+/// re-subscription in `on_connect` all stay libmosquitto's and the callback context's, as with its own thread.
+final class MQTTConnectionLoop: Sendable {
+    private let handle: MosquittoHandle
+    private let context: MQTTCallbackContext
+    private let logger: Logger
+    private let reconnectDelayMin: Duration
+    private let reconnectDelayMax: Duration
+    /// `true` once the client is closing: no more reconnects. Held around each reconnect so `close` cannot race one.
+    private let closing = Mutex(false)
+    /// `true` once the thread should end.
+    private let stopRequested = Atomic(false)
+    private let thread = Mutex<MQTTNetworkThread?>(nil)
+
+    /// How long one `mosquitto_loop` waits for traffic before looking at keep-alive and the stop flag again.
+    static let pollTimeoutMilliseconds: Int32 = 1000
+    /// How often a backoff wait looks at the stop flag.
+    static let sleepSlice: Duration = .milliseconds(20)
+
+    init(handle: MosquittoHandle, context: MQTTCallbackContext, logger: Logger, reconnectDelayMin: Duration, reconnectDelayMax: Duration) {
+        self.handle = handle
+        self.context = context
+        self.logger = logger
+        self.reconnectDelayMin = reconnectDelayMin
+        self.reconnectDelayMax = reconnectDelayMax
+    }
+
+    /// The wait before reconnect attempt `attempt` (1, 2, …): `min × attempt²`, at most `max` (libmosquitto's backoff).
+    static func backoff(attempt: Int, minimum: Duration, maximum: Duration) -> Duration {
+        let factor = min(max(attempt, 1), 1_000)
+        return min(minimum * (factor * factor), maximum)
+    }
+
+    /// Starts the thread. A connection attempt may already be under way (`mosquitto_connect_async`); without a
+    /// socket the loop begins with a backoff wait and a reconnect.
+    func start() throws(MQTTError) {
+        let started = try MQTTNetworkThread(name: "mqtt-network") { [self] in run() }
+        thread.withLock { $0 = started }
+    }
+
+    /// Stops reconnecting, then runs `body` (e.g. `mosquitto_disconnect`) while no reconnect can start; returns its result.
+    func close<T>(_ body: () -> T) -> T {
+        closing.withLock { closing in
+            closing = true
+            return body()
+        }
+    }
+
+    /// Ends the thread and waits for it (at most about one poll timeout). Call `close` first.
+    func stop() {
+        stopRequested.store(true, ordering: .releasing)
+        let running = thread.withLock { $0 }
+        running?.join()
+    }
+
+    // MARK: The thread
+
+    private func run() {
+        var attempt = 0  // failed or pending reconnect attempts since the last accepted connection
+        while !stopRequested.load(ordering: .acquiring) {
+            guard mosquitto_socket(handle.pointer) >= 0 else {
+                if closing.withLock({ $0 }) {
+                    sleep(Self.sleepSlice)
+                    continue
+                }
+                attempt += 1
+                let delay = Self.backoff(attempt: attempt, minimum: reconnectDelayMin, maximum: reconnectDelayMax)
+                guard sleep(delay) else { return }
+                reconnect(attempt: attempt)
+                continue
+            }
+            let code = mosquitto_loop(handle.pointer, Self.pollTimeoutMilliseconds, 1)
+            if attempt > 0 && context.state.withLock({ $0.isConnected }) { attempt = 0 }
+            if code != MOSQ_ERR_SUCCESS.rawValue && code != MOSQ_ERR_NO_CONN.rawValue && mosquitto_socket(handle.pointer) >= 0 {
+                // An error that left the socket open (select failing, say): do not spin on it.
+                logger.debug("network loop error; retrying", metadata: ["mqtt.error": "\(libraryErrorText(code))"])
+                sleep(.milliseconds(10))
+            }
+        }
+    }
+
+    /// One reconnect attempt; a failure is only logged — the next wait and attempt follow.
+    private func reconnect(attempt: Int) {
+        closing.withLock { closing in
+            if closing { return }
+            let code = mosquitto_reconnect_async(handle.pointer)
+            let savedErrno = errno
+            if code == MOSQ_ERR_SUCCESS.rawValue {
+                logger.debug("reconnecting", metadata: ["mqtt.attempt": "\(attempt)"])
+            } else {
+                let error = MQTTError.library(code: code, errno: savedErrno, call: "mosquitto_reconnect_async")
+                let level: Logger.Level = attempt == 1 ? .info : .debug
+                logger.log(level: level, "broker not reachable; retrying", metadata: [
+                    "mqtt.attempt": "\(attempt)", "mqtt.error": "\(error)",
+                    "mqtt.nextAttemptIn": "\(Self.backoff(attempt: attempt + 1, minimum: reconnectDelayMin, maximum: reconnectDelayMax))",
+                ])
+            }
+        }
+    }
+
+    /// Sleeps `duration` in short slices; `false` if a stop was requested meanwhile.
+    @discardableResult
+    private func sleep(_ duration: Duration) -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: duration)
+        while clock.now < deadline {
+            if stopRequested.load(ordering: .acquiring) { return false }
+            let left = min(deadline - clock.now, Self.sleepSlice)
+            let (seconds, attoseconds) = left.components
+            // An interrupted sleep just ends the slice early; the deadline decides.
+            var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+            _ = nanosleep(&request, nil)
+        }
+        return !stopRequested.load(ordering: .acquiring)
+    }
+}

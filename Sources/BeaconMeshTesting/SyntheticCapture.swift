@@ -1,0 +1,66 @@
+import BeaconMeshCore
+import Foundation
+
+/// Writes btsnoop captures (v1, datalink 1002 H4) of iBeacon advertising reports, of any size, for replay tests.
+///
+/// Record `i` is an LE Advertising Report from beacon `i % beacons` (iBeacon `uuid`, major `major`, minor = the
+/// beacon's number), `interval` after record `i - 1`. The format is written here by hand (BeaconMeshBLE, which has a
+/// writer, links the GPL libbluetooth and is the scanner's alone); `SyntheticCaptureTests` in the BLE tests check it
+/// byte for byte against `BTSnoopWriter` and read it back with `BTSnoopReader`.
+public enum SyntheticCapture {
+    /// Writes `adverts` records to `path`, streaming (constant memory), and returns the file size in bytes.
+    @discardableResult
+    public static func write(
+        to path: String, adverts: Int, beacons: Int = 10, uuid: String = "0cf052c2-97ca-407c-84f8-b62aac4e9020",
+        major: UInt16 = 1, interval: Duration = .microseconds(100),
+        startMicroseconds: Int64 = 1_763_769_600_000_000
+    ) throws -> Int {
+        guard let beaconUUID = BeaconUUID(uuid) else { throw TestSupportError("not a UUID: \(uuid)") }
+        let beaconCount = max(1, min(beacons, Int(UInt16.max)))
+        // One ready record per beacon; only the timestamp changes from one record to the next.
+        let templates: [[UInt8]] = (0..<beaconCount).map { number in
+            let frame = IBeaconAdvertisingData(uuid: beaconUUID, major: major, minor: UInt16(number), measuredPower: -59)
+            let packet = LEAdvertisingReportEvent.make(
+                address: BluetoothAddress(value: 0xC0_FFEE_00_0000 + UInt64(number)), rssi: -60, data: frame.bytes)
+            var record: [UInt8] = []
+            appendBigEndian(UInt32(packet.count), to: &record)  // original length
+            appendBigEndian(UInt32(packet.count), to: &record)  // included length
+            appendBigEndian(0x3, to: &record)  // received, command or event
+            appendBigEndian(0, to: &record)  // cumulative drops
+            appendBigEndian(0, to: &record)  // timestamp, high word (set per record)
+            appendBigEndian(0, to: &record)  // timestamp, low word
+            return record + packet
+        }
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+              let file = FileHandle(forWritingAtPath: path)
+        else { throw TestSupportError("cannot create \(path)") }
+        defer { try? file.close() }
+
+        var buffer: [UInt8] = Array("btsnoop\0".utf8)
+        appendBigEndian(1, to: &buffer)
+        appendBigEndian(1002, to: &buffer)
+        var size = 0
+        let step = interval.components.seconds * 1_000_000 + interval.components.attoseconds / 1_000_000_000_000
+        let epochOffset: Int64 = 0x00DC_DDB3_0F2F_8000  // btsnoop counts microseconds from year 0
+        buffer.reserveCapacity(1 << 20)
+        for index in 0..<adverts {
+            let start = buffer.count
+            buffer += templates[index % beaconCount]
+            let timestamp = UInt64(bitPattern: startMicroseconds + Int64(index) * step + epochOffset)
+            for byte in 0..<8 {
+                buffer[start + 16 + byte] = UInt8(truncatingIfNeeded: timestamp >> (8 * UInt64(7 - byte)))
+            }
+            if buffer.count >= 1 << 20 {
+                try file.write(contentsOf: buffer)
+                size += buffer.count
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+        try file.write(contentsOf: buffer)
+        return size + buffer.count
+    }
+
+    private static func appendBigEndian(_ value: UInt32, to bytes: inout [UInt8]) {
+        for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+    }
+}
