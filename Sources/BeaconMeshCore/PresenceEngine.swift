@@ -37,7 +37,8 @@ public struct PresenceEngine: Sendable {
         case duplicate
         /// Same boot, older than one already applied.
         case late
-        /// The node is offline in this boot (its last will came first); its readings do not count.
+        /// The node is offline in this boot (its last will came first) and the batch is not newer than the last one
+        /// applied; its readings do not count.
         case nodeOffline
         /// The store is not served here.
         case unknownStore
@@ -254,8 +255,15 @@ public struct PresenceEngine: Sendable {
         let follows = track.boot == batch.boot && track.lastSeq > 0 && batch.seq == track.lastSeq + 1
         if track.boot == batch.boot {
             if track.state == .offline {
-                counters.fromOfflineNodes += 1
-                return (.nodeOffline, [])
+                // Its last will said offline. A batch it numbered before that is dropped; a newer one proves a
+                // reconnection (its resent queue may reach the broker before its `online` status does).
+                guard batch.seq > track.lastSeq else {
+                    counters.fromOfflineNodes += 1
+                    return (.nodeOffline, [])
+                }
+                track.state = .online
+                outputs.append(.node(address, .online, at: now))
+                outputs.append(.presenceChanged(store: address.store))
             }
             if batch.seq == track.lastSeq {
                 counters.duplicates += 1
