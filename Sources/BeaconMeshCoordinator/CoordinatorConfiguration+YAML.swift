@@ -162,7 +162,7 @@ private struct YAMLReader {
     }
 
     func department(_ node: Node, at place: String, presence: PresenceRules) throws(ConfigurationError) -> CoordinatorConfiguration.Department {
-        let fields = try mapping(node, at: place, allowed: ["id", "name", "promo", "presence"])
+        let fields = try mapping(node, at: place, allowed: ["id", "name", "promo", "presence", "till"])
         guard let idNode = fields["id"] else { throw error(node, "\(place) needs an id") }
         let id = try uint16(idNode, at: "\(place).id")
         let name = try fields["name"].map { node throws(ConfigurationError) in try string(node, at: "\(place).name") } ?? "Department \(id)"
@@ -171,12 +171,19 @@ private struct YAMLReader {
         } ?? presence
         var department = CoordinatorConfiguration.Department(id: id, name: name, presence: rules)
         if let promo = fields["promo"] { department.promo = try promoRule(promo, at: "\(place).promo") }
+        if let till = fields["till"] {
+            switch try string(till, at: "\(place).till") {
+            case "true", "yes", "on": department.till = true
+            case "false", "no", "off": department.till = false
+            case let text: throw error(till, "\(place).till must be true or false (found '\(text)')")
+            }
+        }
         return department
     }
 
     func promoRule(_ node: Node, at place: String) throws(ConfigurationError) -> CoordinatorConfiguration.PromoRule {
         let fields = try mapping(node, at: place, allowed: ["id", "title", "message", "proximity", "dwell", "from", "until",
-                                                            "hours", "minVisits", "members"])
+                                                            "hours", "minVisits", "minCheckins", "members"])
         func required(_ key: String) throws(ConfigurationError) -> String {
             guard let value = fields[key] else { throw error(node, "\(place) needs a \(key)") }
             return try string(value, at: "\(place).\(key)")
@@ -212,6 +219,12 @@ private struct YAMLReader {
                 throw error(value, "\(place).minVisits must be a whole number of at least 1")
             }
             rule.audience.minVisits = visits
+        }
+        if let value = fields["minCheckins"] {
+            guard let checkins = Int(try string(value, at: "\(place).minCheckins")), checkins >= 1 else {
+                throw error(value, "\(place).minCheckins must be a whole number of at least 1")
+            }
+            rule.audience.minCheckins = checkins
         }
         if let value = fields["members"] {
             var ids: Set<String> = []

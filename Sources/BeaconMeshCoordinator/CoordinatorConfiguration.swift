@@ -63,8 +63,11 @@ public struct CoordinatorConfiguration: Sendable, Equatable {
         public var promo: PromoRule?
         /// This department's presence rules (the store-wide ones with its overrides applied).
         public var presence: PresenceRules
+        /// A till: check-ins are accepted here (`till: true`).
+        public var till: Bool
 
-        public init(id: UInt16, name: String, promo: PromoRule? = nil, presence: PresenceRules) {
+        public init(id: UInt16, name: String, promo: PromoRule? = nil, presence: PresenceRules, till: Bool = false) {
+            self.till = till
             self.id = id
             self.name = name
             self.promo = promo

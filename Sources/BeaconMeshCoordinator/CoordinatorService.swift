@@ -104,6 +104,8 @@ public final class CoordinatorService: Service {
         for store in configuration.storeIDs {
             try session.subscribe(topics.allSightings(store: store), qos: .atLeastOnce)
             try session.subscribe(topics.allNodeStatus(store: store), qos: .atLeastOnce)
+            try session.subscribe(topics.allRanging(store: store), qos: .atLeastOnce)
+            try session.subscribe(topics.checkins(store: store), qos: .atLeastOnce)
         }
         // On the connection that holds the last will: should the broker still hold our previous session, taking it
         // over publishes its will first, and this comes after.
@@ -126,6 +128,7 @@ public final class CoordinatorService: Service {
         let topics = self.topics
         let statusTopic = topics.coordinatorStatus(id: configuration.id)
         let registry = self.registry
+        let coordinatorID = configuration.id
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 group.addTask {
@@ -159,9 +162,18 @@ public final class CoordinatorService: Service {
                     // database may be slow or locked), then hand them to the state.
                     var registryVersion = initialRegistryVersion
                     var lastFailure: String?
+                    var outbox = RegistryEventOutbox(coordinatorID: coordinatorID)
+                    var first = true
                     while !Task.isCancelled {
-                        try? await Task.sleep(for: CoordinatorService.registryPollInterval)
+                        if !first { try? await Task.sleep(for: CoordinatorService.registryPollInterval) }
+                        first = false
                         do {
+                            // Registry events the `members` command (or the CSV at start) left in the outbox.
+                            let published = try outbox.publishPending(from: registry) { event in
+                                try publisher.publish(topic: topics.registryEvents, payload: WireCodec.encode(event), qos: .atLeastOnce,
+                                                      retain: false)
+                            }
+                            writer.enqueue(published)
                             let version = try registry.dataVersion()
                             guard version != registryVersion else { continue }
                             let contents = try registry.contents()

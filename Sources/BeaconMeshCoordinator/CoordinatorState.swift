@@ -25,6 +25,9 @@ struct CoordinatorState {
     private var engine: PresenceEngine
     private var profiles: [String: MemberProfile] = [:]
     private var promoFires: [String: [String: Timestamp]] = [:]
+    /// Check-in requests handled in the last `checkinMemory`, by id: each is counted once, however often delivered.
+    private var handledCheckins: [String: Timestamp] = [:]
+    private var lastCheckinPrune: Timestamp
     private var drops = DropCounter()
     private var eventsPublished: UInt64 = 0
     private var pending: [Publication] = []
@@ -59,7 +62,9 @@ struct CoordinatorState {
         }
         engine = PresenceEngine(rules: configuration.presence, stores: stores)
         let contents = try registry.contents()
-        _ = engine.setDirectory(contents.beaconOwners)
+        _ = engine.setDirectory(contents.beaconOwners, members: contents.profiles.keys)
+        lastCheckinPrune = startedAt
+        for id in try registry.checkinRequests(since: startedAt - CoordinatorState.checkinMemory) { handledCheckins[id] = startedAt }
         profiles = contents.profiles
         promoFires = contents.promoFires
         let visits = try registry.loadVisits()
@@ -116,6 +121,34 @@ struct CoordinatorState {
                 break
             }
             apply(outputs, at: now)
+        case .ranging(let store, let member)?:
+            let report: RangingReport
+            do {
+                report = try WireCodec.decodeRangingReport(message.payload)
+            } catch {
+                drops.drop(reason: error.reason, topic: message.topic, detail: error.description, at: now, logger: logger)
+                return
+            }
+            guard report.member == member else {
+                drops.drop(reason: "topic-mismatch", topic: message.topic,
+                           detail: "the body says member \(report.member), the topic \(member)", at: now, logger: logger)
+                return
+            }
+            let (verdict, outputs) = engine.ingest(report, store: store, at: now)
+            switch verdict {
+            case .applied, .duplicate, .late: break
+            case .unknownStore:
+                drops.drop(reason: "unknown-store", topic: message.topic, detail: "store \(store) is not served here", at: now, logger: logger)
+            case .unknownMember:
+                drops.drop(reason: "unknown-member", topic: message.topic, detail: "the registry has no member \(member)", at: now, logger: logger)
+            }
+            apply(outputs, at: now)
+        case .storeCheckins(let store)?:
+            do {
+                checkIn(try WireCodec.decodeCheckinRequest(message.payload), store: store, at: now)
+            } catch {
+                drops.drop(reason: error.reason, topic: message.topic, detail: error.description, at: now, logger: logger)
+            }
         case .nodeStatus(let node)?:
             if message.payload.isEmpty { return }
             let status: NodeStatus
@@ -142,6 +175,7 @@ struct CoordinatorState {
         self.database = database
         apply(engine.tick(at: now), at: now)
         for member in engine.expireVisits(at: now) { registryChanges.endVisit(of: member) }
+        pruneCheckins(at: now)
         let snapshotStores = storesDueForSnapshot(at: now)
         let wanted = promoStores.union(snapshotStores)
         let present = wanted.isEmpty ? [:] : engine.presentMembersByStore(in: wanted)
@@ -210,11 +244,56 @@ struct CoordinatorState {
         return "\(eventPrefix)-\(eventCounter)"
     }
 
-    private mutating func publish(event kind: StoreEvent.Kind, store: UInt16, at: Timestamp) {
+    /// Publishes an event on the store's events topic; returns its payload.
+    @discardableResult
+    private mutating func publish(event kind: StoreEvent.Kind, store: UInt16, at: Timestamp) -> [UInt8] {
         let event = StoreEvent(id: nextID(), store: store, at: at, kind: kind)
         eventsPublished += 1
-        pending.append(Publication(topic: topics.events(store: store), payload: WireCodec.encode(event), qos: .atLeastOnce, retain: false))
+        let payload = WireCodec.encode(event)
+        pending.append(Publication(topic: topics.events(store: store), payload: payload, qos: .atLeastOnce, retain: false))
         logger.info("event", metadata: ["type": "\(event.type)", "store": "\(store)", "member": "\(event.member?.id ?? "-")"])
+        return payload
+    }
+
+    // MARK: Check-ins
+
+    /// How long handled check-in request ids are remembered.
+    static let checkinMemory: Duration = .seconds(7 * 24 * 3600)
+    /// How recently a member must have been heard near the till.
+    static let checkinWindow: Duration = .seconds(5)
+
+    /// Decides a till's check-in request: counted once per id; accepted for a member heard `immediate` or `near` in
+    /// that till department within the last 5 s; the `checkin` event goes to the store and to the member's
+    /// `checkins` topic, a `checkin-refused` event to the store.
+    private mutating func checkIn(_ request: CheckinRequest, store storeID: UInt16, at now: Timestamp) {
+        guard handledCheckins[request.id] == nil else { return }
+        guard let store = configuration.store(storeID) else { return }
+        handledCheckins[request.id] = now
+        registryChanges.handledCheckinRequest(request.id, at: now)
+        func refuse(_ reason: CheckinRefusal) {
+            publish(event: .checkinRefused(request: request.id, member: request.member, department: request.department, reason: reason),
+                    store: storeID, at: now)
+        }
+        guard let department = store.department(request.department), department.till else { return refuse(.notATill) }
+        guard var profile = profiles[request.member] else { return refuse(.unknownMember) }
+        guard engine.heardNear(member: request.member, store: storeID, department: department.id, within: Self.checkinWindow, at: now)
+        else { return refuse(.notNearTill) }
+        profile.checkins += 1
+        profiles[request.member] = profile
+        registryChanges.countCheckin(of: profile.id, count: profile.checkins)
+        let event = publish(event: .checkin(member: profile, department: department.id, departmentName: department.name,
+                                            request: request.id, checkins: profile.checkins, verified: false),
+                            store: storeID, at: now)
+        pending.append(Publication(topic: topics.checkins(member: profile.id), payload: event, qos: .atLeastOnce, retain: false))
+    }
+
+    /// Forgets handled check-in requests older than `checkinMemory`, once an hour.
+    private mutating func pruneCheckins(at now: Timestamp) {
+        guard now - lastCheckinPrune >= .seconds(3600) else { return }
+        lastCheckinPrune = now
+        let before = now - Self.checkinMemory
+        handledCheckins = handledCheckins.filter { $0.value >= before }
+        registryChanges.forgetCheckinRequests(before: before)
     }
 
     // MARK: Promos
@@ -231,7 +310,7 @@ struct CoordinatorState {
                 let last = promoFires[visit.member]?[rule.promo.id]
                 guard eligibility.shouldFire(for: visit, lastFiredAt: last, at: now),
                       rule.window.check(day: day, minute: minute).open,
-                      rule.audience.includes(member: visit.member, visits: profile.visits)
+                      rule.audience.includes(member: visit.member, visits: profile.visits, checkins: profile.checkins)
                 else { continue }
                 promoFires[visit.member, default: [:]][rule.promo.id] = now
                 registryChanges.promoFired(rule.promo.id, member: visit.member, store: store.id, at: now)
@@ -335,7 +414,7 @@ struct CoordinatorState {
             }
         }
         promoFires = fires
-        apply(engine.setDirectory(contents.beaconOwners), at: now)
+        apply(engine.setDirectory(contents.beaconOwners, members: merged.keys), at: now)
         logger.info("registry changed", metadata: ["members": "\(profiles.count)"])
     }
 }

@@ -83,6 +83,21 @@ public final class MemberRegistry: Sendable {
                 table.primaryKey(["member", "promo"])
             }
         }
+        migrator.registerMigration("v3: check-ins, registry events") { db in
+            try db.alter(table: "member") { table in table.add(column: "checkins", .integer).notNull().defaults(to: 0) }
+            // Check-in requests already handled, so that a redelivery (or a restart) counts none twice.
+            try db.create(table: "checkinRequest") { table in
+                table.primaryKey("id", .text)
+                table.column("at", .integer).notNull().indexed()
+            }
+            // Registry events waiting for the coordinator to publish them (ids only, never personal data).
+            try db.create(table: "registryEvent") { table in
+                table.autoIncrementedPrimaryKey("seq")
+                table.column("type", .text).notNull()
+                table.column("member", .text).notNull()
+                table.column("at", .integer).notNull()
+            }
+        }
         return migrator
     }
 
@@ -107,6 +122,7 @@ public final class MemberRegistry: Sendable {
                 var merged = record
                 if let existing {
                     merged.profile.visits = max(existing.profile.visits, record.profile.visits)
+                    merged.profile.checkins = max(existing.profile.checkins, record.profile.checkins)
                     merged.profile.lastVisitAt = [existing.profile.lastVisitAt, record.profile.lastVisitAt].compactMap { $0 }.max()
                     merged.createdAt = existing.createdAt ?? record.createdAt
                     if MemberRegistry.same(existing, merged) {
@@ -114,8 +130,10 @@ public final class MemberRegistry: Sendable {
                         continue
                     }
                     summary.updated += 1
+                    try MemberRegistry.recordEvent(.updated, member: record.id, in: db)
                 } else {
                     summary.added += 1
+                    try MemberRegistry.recordEvent(.added, member: record.id, in: db)
                 }
                 try MemberRegistry.store(db, merged)
             }
@@ -130,11 +148,11 @@ public final class MemberRegistry: Sendable {
     private static func store(_ db: Database, _ record: MemberRecord) throws {
         let profile = record.profile
         try db.execute(sql: """
-            INSERT INTO member (id, name, favoriteDrink, photo, visits, lastVisitAt, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO member (id, name, favoriteDrink, photo, visits, lastVisitAt, createdAt, checkins) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(id) DO UPDATE SET name = excluded.name, favoriteDrink = excluded.favoriteDrink, photo = excluded.photo,
-              visits = excluded.visits, lastVisitAt = excluded.lastVisitAt, createdAt = excluded.createdAt
+              visits = excluded.visits, lastVisitAt = excluded.lastVisitAt, createdAt = excluded.createdAt, checkins = excluded.checkins
             """, arguments: [profile.id, profile.name, profile.favoriteDrink, profile.photo, profile.visits,
-                             profile.lastVisitAt?.milliseconds, record.createdAt?.milliseconds])
+                             profile.lastVisitAt?.milliseconds, record.createdAt?.milliseconds, profile.checkins])
         try db.execute(sql: "DELETE FROM memberField WHERE member = ?", arguments: [profile.id])
         for (name, value) in profile.customFields {
             try db.execute(sql: "INSERT INTO memberField (member, name, value) VALUES (?, ?, ?)", arguments: [profile.id, name, value])
@@ -156,7 +174,9 @@ public final class MemberRegistry: Sendable {
     public func remove(id: String) throws -> Bool {
         try database.write { db in
             try db.execute(sql: "DELETE FROM member WHERE id = ?", arguments: [id])
-            return db.changesCount > 0
+            guard db.changesCount > 0 else { return false }
+            try MemberRegistry.recordEvent(.removed, member: id, in: db)
+            return true
         }
     }
 
@@ -166,7 +186,9 @@ public final class MemberRegistry: Sendable {
     public func forget(id: String) throws -> Bool {
         let removed = try database.write { db in
             try db.execute(sql: "DELETE FROM member WHERE id = ?", arguments: [id])
-            return db.changesCount > 0
+            guard db.changesCount > 0 else { return false }
+            try MemberRegistry.recordEvent(.forgotten, member: id, in: db)
+            return true
         }
         guard removed else { return false }
         // Old copies of the pages live on in the write-ahead log until a checkpoint: rewrite the file, then empty
@@ -200,7 +222,7 @@ public final class MemberRegistry: Sendable {
         let profile = MemberProfile(
             id: row["id"], name: row["name"], favoriteDrink: row["favoriteDrink"], visits: row["visits"],
             lastVisitAt: (row["lastVisitAt"] as Int64?).map(Timestamp.init(milliseconds:)), photo: row["photo"],
-            customFields: custom)
+            customFields: custom, checkins: row["checkins"])
         return MemberRecord(profile: profile, beacons: beacons,
                             createdAt: (row["createdAt"] as Int64?).map(Timestamp.init(milliseconds:)))
     }
@@ -250,6 +272,19 @@ public final class MemberRegistry: Sendable {
             let count = try db.cachedStatement(sql: "UPDATE member SET visits = ?, lastVisitAt = ? WHERE id = ? AND visits < ?")
             for (member, counted) in changes.counts {
                 try count.execute(arguments: [counted.visits, counted.at.milliseconds, member, counted.visits])
+            }
+            let checkins = try db.cachedStatement(sql: "UPDATE member SET checkins = ? WHERE id = ? AND checkins < ?")
+            for (member, count) in changes.checkins {
+                try checkins.execute(arguments: [count, member, count])
+            }
+            for (request, time) in changes.checkinRequests {
+                try db.execute(sql: "INSERT OR IGNORE INTO checkinRequest (id, at) VALUES (?, ?)", arguments: [request, time.milliseconds])
+            }
+            if let before = changes.forgetCheckinRequestsBefore {
+                try db.execute(sql: "DELETE FROM checkinRequest WHERE at < ?", arguments: [before.milliseconds])
+            }
+            for seq in changes.publishedRegistryEvents {
+                try db.execute(sql: "DELETE FROM registryEvent WHERE seq = ?", arguments: [seq])
             }
             for (fire, time) in changes.promoFires {
                 try db.execute(sql: """
@@ -320,6 +355,30 @@ public final class MemberRegistry: Sendable {
         var changes = RegistryChanges()
         changes.promoFired(promo, member: member, store: store, at: time)
         try apply(changes)
+    }
+
+    // MARK: Check-ins and registry events
+
+    /// The ids of the check-in requests handled since `time`.
+    public func checkinRequests(since time: Timestamp) throws -> Set<String> {
+        try database.read { db in
+            Set(try String.fetchAll(db, sql: "SELECT id FROM checkinRequest WHERE at >= ?", arguments: [time.milliseconds]))
+        }
+    }
+
+    /// Registry events not yet published, oldest first, each with its sequence number in the outbox.
+    public func pendingRegistryEvents() throws -> [(seq: Int64, kind: RegistryEvent.Kind, member: String, at: Timestamp)] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT seq, type, member, at FROM registryEvent ORDER BY seq").compactMap { row in
+                guard let kind = RegistryEvent.Kind(rawValue: row["type"]) else { return nil }
+                return (row["seq"], kind, row["member"], Timestamp(milliseconds: row["at"]))
+            }
+        }
+    }
+
+    private static func recordEvent(_ kind: RegistryEvent.Kind, member: String, in db: Database) throws {
+        try db.execute(sql: "INSERT INTO registryEvent (type, member, at) VALUES (?, ?, ?)",
+                       arguments: [kind.rawValue, member, Int64(Date().timeIntervalSince1970 * 1000)])
     }
 
     // MARK: Change detection

@@ -2,10 +2,13 @@ import BeaconMeshCore
 import CSV
 import Foundation
 
-/// The contract's members CSV: `id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt` plus custom columns.
+/// The contract's members CSV: `id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt`, the optional
+/// `checkins`, plus custom columns.
 public enum MembersCSV {
     /// The contract's columns, in order.
     public static let columns = ["id", "name", "favoriteDrink", "beacons", "photo", "visits", "lastVisitAt", "createdAt"]
+    /// The contract's optional column: the member's check-in count (export writes it; import takes the larger).
+    public static let checkinsColumn = "checkins"
 
     /// A CSV that cannot be imported: the file, the line, what is wrong.
     public struct Failure: Error, Equatable, CustomStringConvertible {
@@ -108,30 +111,34 @@ public enum MembersCSV {
             }
         }
         var custom: [String: String] = [:]
-        for column in header where !columns.contains(column) {
+        let checkinsText = fields[checkinsColumn, default: ""].trimmingCharacters(in: .whitespaces)
+        guard let checkins = checkinsText.isEmpty ? 0 : Int(checkinsText), checkins >= 0 else {
+            throw fail("checkins must be a whole number, found '\(checkinsText)'")
+        }
+        for column in header where !columns.contains(column) && column != checkinsColumn {
             if let value = fields[column], !value.isEmpty { custom[column] = value }
         }
         let drink = fields["favoriteDrink", default: ""].trimmingCharacters(in: .whitespaces)
         let profile = MemberProfile(
             id: id, name: name, favoriteDrink: drink.isEmpty ? nil : drink, visits: visits,
-            lastVisitAt: try time("lastVisitAt"), photo: photo, customFields: custom)
+            lastVisitAt: try time("lastVisitAt"), photo: photo, customFields: custom, checkins: checkins)
         return MemberRecord(profile: profile, beacons: beacons, createdAt: try time("createdAt"))
     }
 
     /// Writes `records` as the contract's CSV; custom fields become extra columns after the contract's, by name.
     public static func write(_ records: [MemberRecord], to path: String) throws {
-        let custom = Set(records.flatMap { $0.profile.customFields.keys }).subtracting(columns).sorted()
+        let custom = Set(records.flatMap { $0.profile.customFields.keys }).subtracting(columns + [checkinsColumn]).sorted()
         guard let stream = OutputStream(toFileAtPath: path, append: false) else {
             throw Failure(file: path, message: "cannot write the file")
         }
         let writer = try CSVWriter(stream: stream)
-        try writer.write(row: columns + custom)
+        try writer.write(row: columns + [checkinsColumn] + custom)
         for record in records {
             let profile = record.profile
             try writer.write(row: [
                 profile.id, profile.name, profile.favoriteDrink ?? "", record.beacons.map(\.description).joined(separator: ";"),
                 profile.photo ?? "", String(profile.visits), profile.lastVisitAt.map { String($0.milliseconds) } ?? "",
-                record.createdAt.map { String($0.milliseconds) } ?? "",
+                record.createdAt.map { String($0.milliseconds) } ?? "", String(profile.checkins),
             ] + custom.map { profile.customFields[$0] ?? "" })
         }
         writer.stream.close()

@@ -6,6 +6,8 @@ public struct MemberProfile: Hashable, Sendable {
     /// Completed and current visits, counted at each arrival.
     public var visits: Int
     public var lastVisitAt: Timestamp?
+    /// Check-ins at a till, counted once per request.
+    public var checkins: Int
     /// A `data:` URL of a small thumbnail.
     public var photo: String?
     /// Extra CSV columns, kept and shown as they came.
@@ -13,8 +15,9 @@ public struct MemberProfile: Hashable, Sendable {
 
     public init(
         id: String, name: String, favoriteDrink: String? = nil, visits: Int = 0, lastVisitAt: Timestamp? = nil,
-        photo: String? = nil, customFields: [String: String] = [:]
+        photo: String? = nil, customFields: [String: String] = [:], checkins: Int = 0
     ) {
+        self.checkins = checkins
         self.id = id
         self.name = name
         self.favoriteDrink = favoriteDrink

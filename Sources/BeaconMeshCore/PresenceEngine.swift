@@ -80,6 +80,8 @@ public struct PresenceEngine: Sendable {
         public var late: UInt64 = 0
         public var gaps: UInt64 = 0
         public var fromOfflineNodes: UInt64 = 0
+        /// Ranging reports applied (their ranged beacons count as sightings).
+        public var rangingReports: UInt64 = 0
         public init() {}
     }
 
@@ -125,6 +127,21 @@ public struct PresenceEngine: Sendable {
         var staleAfter: Int64
         /// The node's clock against ours: its readings' times are turned into ours with it.
         var clock = SenderClock()
+        /// A department as members' phones range it (one track per store and department, shared by all phones).
+        var isPhone = false
+    }
+
+    /// A member's phone app in one store: its session, order and clock.
+    struct PhoneTrack: Sendable {
+        var session: String
+        var lastSeq: UInt64
+        var clock = SenderClock()
+    }
+
+    /// Which member's phone in which store.
+    struct PhoneKey: Hashable, Sendable {
+        var store: UInt16
+        var member: Int32
     }
 
     /// Time constant of the per-node smoothing of batch readings.
@@ -142,6 +159,9 @@ public struct PresenceEngine: Sendable {
     private var nodeNumbers: [NodeAddress: Int32] = [:]
     private var nodes: [NodeTrack] = []
     private var nodesByStore: [UInt16: [Int32]] = [:]
+    /// The phone-ranging node of each store and department (`store << 16 | department`).
+    private var phoneNodes: [UInt32: Int32] = [:]
+    private var phones: [PhoneKey: PhoneTrack] = [:]
     /// Ticks evaluate every person instead of only those whose `nextCheck` has come (tests compare the two).
     var evaluatesEveryoneOnTick = false
     private var batchNumber: UInt64 = 0
@@ -157,10 +177,12 @@ public struct PresenceEngine: Sendable {
 
     // MARK: Directory and restart
 
-    /// Replaces which beacon belongs to which member. Beacons of no member are guests.
-    /// A member who is no longer in the directory is forgotten at once; returns the stores whose snapshot changed.
-    public mutating func setDirectory(_ beaconOwners: [BeaconKey: String]) -> [Output] {
-        let known = Set(beaconOwners.values)
+    /// Replaces which beacon belongs to which member, and who is a member (`members`: also those with no beacon,
+    /// heard only through their phone's ranging reports). Beacons of no member are guests. A member who is no longer
+    /// in the directory is forgotten at once; returns the stores whose snapshot changed.
+    public mutating func setDirectory(_ beaconOwners: [BeaconKey: String], members allMembers: some Sequence<String> = [String]()) -> [Output] {
+        var known = Set(beaconOwners.values)
+        known.formUnion(allMembers)
         var changedStores: Set<UInt16> = []
         for (id, number) in memberNumbers where !known.contains(id) {
             if let visit = members[Int(number)].visit, visit.leftAt == nil { changedStores.insert(visit.store) }
@@ -168,7 +190,9 @@ public struct PresenceEngine: Sendable {
             memberNumbers[id] = nil
             memberIDs[Int(number)] = ""
             freeMemberNumbers.append(number)
+            phones = phones.filter { $0.key.member != number }
         }
+        for id in known { _ = memberNumber(for: id) }
         var table = BeaconTable<Int32>()
         for (beacon, id) in beaconOwners {
             table.insert(beacon, memberNumber(for: id))
@@ -327,6 +351,90 @@ public struct PresenceEngine: Sendable {
         if !batch.sightings.isEmpty || !batch.lost.isEmpty { outputs.append(.presenceChanged(store: address.store)) }
         for member in touched { evaluate(member: member, at: nowMilliseconds, into: &outputs) }
         return (.applied, outputs)
+    }
+
+    /// What became of a ranging report.
+    public enum RangingVerdict: Hashable, Sendable {
+        case applied
+        /// Same session, a sequence number already seen.
+        case duplicate
+        /// Same session, older than one already applied.
+        case late
+        case unknownStore
+        /// The registry knows no such member.
+        case unknownMember
+    }
+
+    /// Applies a ranging report of `member`'s phone in `store`, received at `now`: each ranged department beacon
+    /// is a reading of the member in that department, under the same rules as node sightings; a department the
+    /// phone no longer ranges stops counting at once (as a node's `lost`).
+    public mutating func ingest(_ report: RangingReport, store: UInt16, at now: Timestamp) -> (verdict: RangingVerdict, outputs: [Output]) {
+        guard departments[store] != nil else { return (.unknownStore, []) }
+        guard let member = memberNumbers[report.member] else { return (.unknownMember, []) }
+        let key = PhoneKey(store: store, member: member)
+        var phone = phones[key] ?? PhoneTrack(session: report.session, lastSeq: 0)
+        var follows = false
+        if phone.session == report.session {
+            if report.seq == phone.lastSeq {
+                counters.duplicates += 1
+                return (.duplicate, [])
+            }
+            if report.seq < phone.lastSeq {
+                counters.late += 1
+                return (.late, [])
+            }
+            if phone.lastSeq > 0, report.seq > phone.lastSeq + 1 { counters.gaps += report.seq - phone.lastSeq - 1 }
+            follows = phone.lastSeq > 0 && report.seq == phone.lastSeq + 1
+        } else {
+            phone.session = report.session
+        }
+        phone.lastSeq = report.seq
+        let nowMilliseconds = now.milliseconds
+        phone.clock.observe(sentAt: report.sentAt.milliseconds, receivedAt: nowMilliseconds, followsPrevious: follows)
+        phones[key] = phone
+        counters.rangingReports += 1
+        counters.sightings += UInt64(report.beacons.count)
+
+        let seen = phone.clock.local(report.sentAt.milliseconds, now: nowMilliseconds)
+        var ranged: [Int32] = []
+        for beacon in report.beacons where departments[store]?[beacon.department] != nil {
+            let node = phoneNode(store: store, department: beacon.department)
+            ranged.append(node)
+            members[Int(member)].absorb(Reading(node: node, store: store, department: beacon.department, rssi: beacon.signal,
+                                                latest: beacon.signal, proximity: beacon.proximity, lastSeen: seen),
+                                        now: nowMilliseconds)
+        }
+        members[Int(member)].readings.removeAll { reading in
+            reading.store == store && nodes[Int(reading.node)].isPhone && !ranged.contains(reading.node)
+        }
+        var outputs: [Output] = [.presenceChanged(store: store)]
+        batchNumber += 1
+        members[Int(member)].lastBatch = batchNumber
+        evaluate(member: member, at: nowMilliseconds, into: &outputs)
+        return (.applied, outputs)
+    }
+
+    private mutating func phoneNode(store: UInt16, department: UInt16) -> Int32 {
+        let key = UInt32(store) << 16 | UInt32(department)
+        if let number = phoneNodes[key] { return number }
+        let number = Int32(nodes.count)
+        var track = NodeTrack(address: NodeAddress(store: store, department: department, node: "phone")!, state: .online, boot: nil,
+                              lastSeq: 0, staleAfter: rules(store: store, department: department).staleAfter.wholeMilliseconds)
+        track.isPhone = true
+        nodes.append(track)
+        phoneNodes[key] = number
+        return number
+    }
+
+    /// Whether `member` was heard `immediate` or `near` in `department` of `store` within `window` before `now`
+    /// (by a node or their phone) — what a till check-in asks.
+    public func heardNear(member: String, store: UInt16, department: UInt16, within window: Duration, at now: Timestamp) -> Bool {
+        guard let number = memberNumbers[member] else { return false }
+        return members[Int(number)].readings.contains { reading in
+            reading.store == store && reading.department == department
+                && (reading.proximity == .immediate || reading.proximity == .near)
+                && now.milliseconds - reading.lastSeen <= window.wholeMilliseconds
+        }
     }
 
     /// Applies a node's status change (its retained status or last will).
@@ -661,7 +769,7 @@ public struct PresenceEngine: Sendable {
     /// Every node the engine has heard of, with its state and how far its clock is ahead of ours (milliseconds,
     /// negative when behind), ordered by address.
     public var nodeClocks: [(node: NodeAddress, state: LinkState, clockSkew: Int64)] {
-        nodes.map { ($0.address, $0.state, $0.clock.skew) }.sorted { $0.node < $1.node }
+        nodes.filter { !$0.isPhone }.map { ($0.address, $0.state, $0.clock.skew) }.sorted { $0.node < $1.node }
     }
 
     /// The nodes of `store` the engine has heard of, with their state.

@@ -93,19 +93,23 @@ public struct PromoWindow: Hashable, Sendable {
     }
 }
 
-/// Who a promo is for: members with at least `minVisits` visits (a reward on the 10th visit), and/or a list of ids.
+/// Who a promo is for: members with at least `minVisits` visits (a reward on the 10th visit), at least
+/// `minCheckins` check-ins at a till, and/or a list of ids.
 public struct PromoAudience: Hashable, Sendable {
     public var minVisits: Int?
+    public var minCheckins: Int?
     public var members: Set<String>?
 
-    public init(minVisits: Int? = nil, members: Set<String>? = nil) {
+    public init(minVisits: Int? = nil, minCheckins: Int? = nil, members: Set<String>? = nil) {
         self.minVisits = minVisits
+        self.minCheckins = minCheckins
         self.members = members
     }
 
-    /// Whether `member` (with `visits` visits, the current one included) is in the audience.
-    public func includes(member: String, visits: Int) -> Bool {
+    /// Whether `member` (with `visits` visits, the current one included, and `checkins` check-ins) is in the audience.
+    public func includes(member: String, visits: Int, checkins: Int = 0) -> Bool {
         if let minVisits, visits < minVisits { return false }
+        if let minCheckins, checkins < minCheckins { return false }
         if let members, !members.contains(member) { return false }
         return true
     }

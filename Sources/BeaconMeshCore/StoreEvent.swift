@@ -13,6 +13,11 @@ public struct StoreEvent: Hashable, Sendable {
         case left(member: MemberProfile, department: UInt16, dwellSeconds: Int)
         case promo(member: MemberProfile, department: UInt16, departmentName: String, promo: Promo)
         case node(department: UInt16, node: String, state: LinkState)
+        /// A till checked the member in; `checkins` is their count after this one, `verified` is `false` for a
+        /// check-in on proximity alone.
+        case checkin(member: MemberProfile, department: UInt16, departmentName: String, request: String, checkins: Int, verified: Bool)
+        /// A till's request was refused; `member` is the id asked for.
+        case checkinRefused(request: String, member: String, department: UInt16, reason: CheckinRefusal)
     }
 
     public init(id: String, store: UInt16, at: Timestamp, kind: Kind) {
@@ -30,6 +35,8 @@ public struct StoreEvent: Hashable, Sendable {
         case .left: return "left"
         case .promo: return "promo"
         case .node: return "node"
+        case .checkin: return "checkin"
+        case .checkinRefused: return "checkin-refused"
         }
     }
 
@@ -37,9 +44,9 @@ public struct StoreEvent: Hashable, Sendable {
     public var member: MemberProfile? {
         switch kind {
         case .arrived(let member, _, _, _, _), .moved(let member, _, _, _, _), .left(let member, _, _),
-             .promo(let member, _, _, _):
+             .promo(let member, _, _, _), .checkin(let member, _, _, _, _, _):
             return member
-        case .node:
+        case .node, .checkinRefused:
             return nil
         }
     }

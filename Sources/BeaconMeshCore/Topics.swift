@@ -16,6 +16,13 @@ public struct Topics: Sendable, Equatable {
     public func offers(member: String) -> String { "\(prefix)/members/\(member)/offers" }
     public func coordinatorStatus(id: String) -> String { "\(prefix)/coordinators/\(id)/status" }
     public func coordinatorHealth(id: String) -> String { "\(prefix)/coordinators/\(id)/health" }
+    public func ranging(store: UInt16, member: String) -> String { "\(prefix)/stores/\(store)/members/\(member)/ranging" }
+    public func checkins(store: UInt16) -> String { "\(prefix)/stores/\(store)/checkins" }
+    public func checkins(member: String) -> String { "\(prefix)/members/\(member)/checkins" }
+    public var registryEvents: String { "\(prefix)/registry/events" }
+
+    /// The filter for every member's ranging reports in one store.
+    public func allRanging(store: UInt16) -> String { "\(prefix)/stores/\(store)/members/+/ranging" }
 
     /// The filter for every node's sightings in one store.
     public func allSightings(store: UInt16) -> String { "\(prefix)/stores/\(store)/departments/+/nodes/+/sightings" }
@@ -38,6 +45,10 @@ public struct Topics: Sendable, Equatable {
         case offers(member: String)
         case coordinatorStatus(id: String)
         case coordinatorHealth(id: String)
+        case ranging(store: UInt16, member: String)
+        case storeCheckins(store: UInt16)
+        case memberCheckins(member: String)
+        case registryEvents
     }
 
     /// Recognises `topic`; `nil` when it is not one of the contract's topics under this prefix.
@@ -52,13 +63,21 @@ public struct Topics: Sendable, Equatable {
     private static func parse(_ levels: TopicLevels?) -> Kind? {
         guard let levels else { return nil }
         switch levels.count {
+        case 2 where levels.is(0, "registry") && levels.is(1, "events"):
+            return .registryEvents
         case 3 where levels.is(0, "stores"):
             guard let store = levels.number(1) else { return nil }
             if levels.is(2, "events") { return .events(store: store) }
             if levels.is(2, "presence") { return .presence(store: store) }
+            if levels.is(2, "checkins") { return .storeCheckins(store: store) }
             return nil
-        case 3 where levels.is(0, "members") && levels.is(2, "offers") && !levels.isEmpty(1):
-            return .offers(member: levels.text(1))
+        case 3 where levels.is(0, "members") && !levels.isEmpty(1):
+            if levels.is(2, "offers") { return .offers(member: levels.text(1)) }
+            if levels.is(2, "checkins") { return .memberCheckins(member: levels.text(1)) }
+            return nil
+        case 5 where levels.is(0, "stores") && levels.is(2, "members") && levels.is(4, "ranging") && !levels.isEmpty(3):
+            guard let store = levels.number(1) else { return nil }
+            return .ranging(store: store, member: levels.text(3))
         case 3 where levels.is(0, "coordinators") && !levels.isEmpty(1):
             if levels.is(2, "status") { return .coordinatorStatus(id: levels.text(1)) }
             if levels.is(2, "health") { return .coordinatorHealth(id: levels.text(1)) }

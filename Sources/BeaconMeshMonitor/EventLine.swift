@@ -21,6 +21,10 @@ public enum EventLine {
             return "\(time)  \(type)  \(name(member))  \(TerminalWidth.fit(departmentName, columns: 12))  \(promo.title) — \(promo.message)"
         case .node(let department, let node, let state):
             return "\(time)  \(type)  node \(node) of department \(department) is \(state.rawValue)"
+        case .checkin(let member, _, let departmentName, _, let checkins, _):
+            return "\(time)  \(type)  \(name(member))  \(TerminalWidth.fit(departmentName, columns: 12))  check-in \(checkins)"
+        case .checkinRefused(_, let member, let department, let reason):
+            return "\(time)  refused  \(TerminalWidth.fit(member, columns: 16))  department \(department): \(reason.rawValue)"
         }
     }
 

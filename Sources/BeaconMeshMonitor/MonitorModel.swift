@@ -129,6 +129,8 @@ public struct MonitorModel: Sendable {
                 current.nodes.append(.init(department: department, node: node, state: state))
             }
             snapshot = current
+        case .checkin, .checkinRefused:
+            break
         }
     }
 

@@ -72,6 +72,11 @@ struct JSONReader {
         }
     }
 
+    func bool(_ key: String) throws(WireError) -> Bool {
+        guard case .bool(let value)? = value[key] else { throw .wrongType(field: name(key), expected: "true or false") }
+        return value
+    }
+
     func timestamp(_ key: String) throws(WireError) -> Timestamp { Timestamp(milliseconds: try int(key)) }
 
     func optionalTimestamp(_ key: String) throws(WireError) -> Timestamp? {

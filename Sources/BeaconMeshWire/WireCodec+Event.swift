@@ -31,6 +31,16 @@ extension WireCodec {
             ]
         case .node(let department, let node, let state):
             members += [("department", .integer(department)), ("node", .string(node)), ("state", .string(state.rawValue))]
+        case .checkin(let member, let department, let departmentName, let request, let checkins, let verified):
+            members += [
+                ("member", memberJSON(member)), ("department", .integer(department)), ("departmentName", .string(departmentName)),
+                ("request", .string(request)), ("checkins", .integer(checkins)), ("verified", .bool(verified)),
+            ]
+        case .checkinRefused(let request, let member, let department, let reason):
+            members += [
+                ("request", .string(request)), ("member", .string(member)), ("department", .integer(department)),
+                ("reason", .string(reason.rawValue)),
+            ]
         }
         return .object(members)
     }
@@ -39,7 +49,7 @@ extension WireCodec {
         var members: [(String, JSONValue)] = [
             ("id", .string(member.id)), ("name", .string(member.name)),
             ("favoriteDrink", member.favoriteDrink.map(JSONValue.string) ?? .null), ("visits", .integer(member.visits)),
-            ("lastVisitAt", .timestamp(member.lastVisitAt)),
+            ("lastVisitAt", .timestamp(member.lastVisitAt)), ("checkins", .integer(member.checkins)),
         ]
         if let photo = member.photo { members.append(("photo", .string(photo))) }
         for (key, value) in member.customFields.sorted(by: { $0.key < $1.key }) where !reservedMemberFields.contains(key) {
@@ -55,13 +65,14 @@ extension WireCodec {
         if let drink = member.favoriteDrink { builder.set("favoriteDrink", drink) } else { builder.setNull("favoriteDrink") }
         builder.set("visits", member.visits)
         if let last = member.lastVisitAt { builder.set("lastVisitAt", last.milliseconds) } else { builder.setNull("lastVisitAt") }
+        builder.set("checkins", member.checkins)
         if let photo = member.photo { builder.set("photo", photo) }
         for (key, value) in member.customFields.sorted(by: { $0.key < $1.key }) where !reservedMemberFields.contains(key) {
             builder.set(dynamicKey: key, value)
         }
     }
 
-    static let reservedMemberFields: Set<String> = ["id", "name", "favoriteDrink", "visits", "lastVisitAt", "photo"]
+    static let reservedMemberFields: Set<String> = ["id", "name", "favoriteDrink", "visits", "lastVisitAt", "photo", "checkins"]
 
     static func promoJSON(_ promo: Promo) -> JSONValue {
         .object([("id", .string(promo.id)), ("title", .string(promo.title)), ("message", .string(promo.message))])
@@ -96,8 +107,19 @@ extension WireCodec {
                 departmentName: try body.string("departmentName"), promo: try decodePromo(try body.object("promo")))
         case "node":
             kind = .node(department: try body.uint16("department"), node: try body.string("node"), state: try body.linkState("state"))
+        case "checkin":
+            kind = .checkin(
+                member: try decodeMember(try body.object("member")), department: try body.uint16("department"),
+                departmentName: try body.string("departmentName"), request: try body.string("request"),
+                checkins: Int(try body.int("checkins")), verified: try body.bool("verified"))
+        case "checkin-refused":
+            guard let reason = CheckinRefusal(rawValue: try body.string("reason")) else {
+                throw .wrongType(field: "reason", expected: "not-near-till, unknown-member or not-a-till")
+            }
+            kind = .checkinRefused(request: try body.string("request"), member: try body.string("member"),
+                                   department: try body.uint16("department"), reason: reason)
         default:
-            throw .wrongType(field: "type", expected: "arrived, moved, left, promo or node")
+            throw .wrongType(field: "type", expected: "arrived, moved, left, promo, node, checkin or checkin-refused")
         }
         return StoreEvent(id: try body.string("id"), store: try body.uint16("store"), at: try body.timestamp("at"), kind: kind)
     }
@@ -112,7 +134,7 @@ extension WireCodec {
         return MemberProfile(
             id: try body.string("id"), name: try body.string("name"), favoriteDrink: try body.optionalString("favoriteDrink"),
             visits: Int(try body.optionalInt("visits") ?? 0), lastVisitAt: try body.optionalTimestamp("lastVisitAt"),
-            photo: try body.optionalString("photo"), customFields: custom)
+            photo: try body.optionalString("photo"), customFields: custom, checkins: Int(try body.optionalInt("checkins") ?? 0))
     }
 
     static func decodePromo(_ body: JSONReader) throws(WireError) -> Promo {
