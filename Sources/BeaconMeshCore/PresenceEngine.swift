@@ -227,11 +227,13 @@ public struct PresenceEngine: Sendable {
     }
 
     /// Restores what the engine knew of a node (from its retained status), without emitting events.
+    /// The same retained status comes again at every re-subscription (after a reconnect): the order of the boot the
+    /// engine already follows is kept, so that the next batch is not taken for a gap or a late one for new.
     public mutating func restoreNode(_ node: NodeAddress, state: LinkState, boot: String?) {
         let number = nodeNumber(for: node)
+        if boot == nil || nodes[Int(number)].boot != boot { nodes[Int(number)].lastSeq = 0 }
         nodes[Int(number)].state = state
         nodes[Int(number)].boot = boot
-        nodes[Int(number)].lastSeq = 0
     }
 
     private mutating func nodeNumber(for node: NodeAddress) -> Int32 {

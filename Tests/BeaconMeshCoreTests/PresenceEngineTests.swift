@@ -190,6 +190,18 @@ struct PresenceEngineTests {
         #expect(script.engine.nodeStatusChanged(StoreScript.node(10), state: .online, boot: "boot10", at: script.now).isEmpty)
     }
 
+    @Test("a node's retained status delivered again (a re-subscription after a reconnect) keeps its boot's order: no false gap, no replay")
+    func retainedStatusAgain() {
+        var script = StoreScript()
+        script.hold(.seconds(2), [10: -55])
+        script.engine.restoreNode(StoreScript.node(10), state: .online, boot: "boot10")
+        script.hold(.seconds(1), [10: -55])
+        #expect(script.engine.counters.gaps == 0)
+        script.sequence[10]! -= 1
+        script.batch([10: -55])
+        #expect(script.engine.counters.duplicates == 1, "an old batch after the status is still recognised")
+    }
+
     @Test("an offline node's readings never keep a member present")
     func offlineNodeDoesNotKeepPresence() {
         var script = StoreScript()

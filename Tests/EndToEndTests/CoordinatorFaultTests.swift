@@ -263,7 +263,7 @@ struct BrokerRestartTests {
             guard let report = Mesh.payload(of: health.lines.last ?? ""), (report["batches"] as? Int ?? 0) > 0 else { return nil }
             return report
         }
-        #expect(report?["gaps"] as? Int == 0, "no seq missing: \(String(describing: report))")
+        #expect(report?["gaps"] as? Int == 0, "no seq missing: \(String(describing: report))\n\(scanners.map { $0.stderrLines.suffix(6).joined(separator: "\n") }.joined(separator: "\n---\n"))\n\(run.coordinator.stderrLines.suffix(12).joined(separator: "\n"))")
         let events = run.events.lines.compactMap(Mesh.payload(of:))
         let ids = events.compactMap { $0["id"] as? String }
         #expect(Set(ids).count == ids.count, "an event published twice: \(run.events.lines)")
