@@ -1,5 +1,3 @@
-import BeaconMeshCore
-
 /// Everything the full-screen monitor shows about one store, updated from snapshots, events and the broker link.
 ///
 /// A pure value: it never reads a clock. Every change takes the time it happened (`at`), and every question about
