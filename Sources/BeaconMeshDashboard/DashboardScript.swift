@@ -194,9 +194,10 @@ public enum DashboardScript {
         headcount.appendChild(make('span', 'guests', store.guests));
         headcount.appendChild(document.createTextNode(store.guests === 1 ? ' guest' : ' guests'));
         card.appendChild(headcount);
-        card.appendChild(make('div', 'departments', store.departments.map(function (d) {
-          return d.name + ' ' + d.members + '/' + d.guests;
-        }).join(' · ') || 'no departments yet'));
+        var departments = make('div', 'departments', store.departments.length ? 'Members by department: ' + store.departments.map(function (d) {
+          return d.name + ' ' + d.members;
+        }).join(' · ') : 'No departments heard yet');
+        card.appendChild(departments);
         var meta = make('div', 'meta');
         meta.appendChild(make('span', 'nodes-online', store.nodesOnline + ' online'));
         meta.appendChild(document.createTextNode(' · '));

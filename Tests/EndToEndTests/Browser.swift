@@ -94,16 +94,11 @@ final class Browser {
     }
 
     /// One WebDriver request; a WebDriver error (a `value` with `error`) is thrown with its message.
-    private static func request(_ method: String, port: Int, path: String, body: [String: Any]?, timeout: TimeInterval) async throws -> Any {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!, timeoutInterval: timeout)
-        request.httpMethod = method
-        if let body {
-            request.httpBody = try JSONSerialization.data(withJSONObject: body)
-            request.setValue("application/json; charset=utf-8", forHTTPHeaderField: "Content-Type")
-        }
-        let (data, _) = try await URLSession.shared.data(for: request)
-        let reply = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) as? [String: Any] ?? [:]
-        let value = reply["value"] ?? NSNull()
+    private static func request(_ method: String, port: Int, path: String, body: [String: Any]?, timeout: Int) async throws -> Any {
+        let data = try body.map { try JSONSerialization.data(withJSONObject: $0) }
+        let reply = try await LoopbackHTTP.request(method, port: port, path: path, body: data, timeout: .seconds(timeout))
+        let object = try JSONSerialization.jsonObject(with: reply.body, options: [.fragmentsAllowed]) as? [String: Any] ?? [:]
+        let value = object["value"] ?? NSNull()
         if let error = value as? [String: Any], let kind = error["error"] as? String {
             throw TestSupportError("WebDriver \(method) \(path): \(kind): \(error["message"] as? String ?? "")")
         }
