@@ -2,7 +2,8 @@ import Metrics
 
 /// The coordinator's series for Prometheus (the contract's `metrics:` key), recorded through swift-metrics: counters
 /// `beaconmesh_batches_total`, `beaconmesh_sightings_total`, `beaconmesh_events_total{type}`,
-/// `beaconmesh_dropped_total{reason}`; gauges `beaconmesh_members_present{store}`, `beaconmesh_tracked_beacons`.
+/// `beaconmesh_dropped_total{reason}`; gauges `beaconmesh_members_present{store}`, `beaconmesh_tracked_beacons`; and,
+/// for alerts, `beaconmesh_guests_present{store}` and `beaconmesh_node_online{store,department,node}` (1 or 0).
 ///
 /// Events are counted as they are published; batches, sightings, drops and tracked beacons are brought up to the
 /// state's own health figures at most every `interval` (counters grow by the difference), so the hot path of a
@@ -17,6 +18,8 @@ struct CoordinatorMetrics {
     private var events: [String: Counter] = [:]
     private var dropped: [String: Counter] = [:]
     private var present: [UInt16: Gauge] = [:]
+    private var guests: [UInt16: Gauge] = [:]
+    private var nodes: [String: Gauge] = [:]
     private var reportedBatches: UInt64 = 0
     private var reportedSightings: UInt64 = 0
     private var reportedDrops: [String: UInt64] = [:]
@@ -51,10 +54,23 @@ struct CoordinatorMetrics {
         tracked.record(beacons)
     }
 
-    /// Sets how many members `store` holds, as its latest snapshot says.
-    mutating func membersPresent(store: UInt16, count: Int) {
-        let gauge = present[store] ?? Gauge(label: "beaconmesh_members_present", dimensions: [("store", String(store))])
-        present[store] = gauge
-        gauge.record(count)
+    /// Sets what `store`'s latest snapshot says: members and guests present, and each node online (1) or not (0).
+    mutating func snapshot(store: UInt16, members: Int, guests guestCount: Int,
+                           nodes states: [(department: UInt16, node: String, online: Bool)]) {
+        let label = String(store)
+        let membersGauge = present[store] ?? Gauge(label: "beaconmesh_members_present", dimensions: [("store", label)])
+        present[store] = membersGauge
+        membersGauge.record(members)
+        let guestsGauge = guests[store] ?? Gauge(label: "beaconmesh_guests_present", dimensions: [("store", label)])
+        guests[store] = guestsGauge
+        guestsGauge.record(guestCount)
+        for state in states {
+            let key = "\(store)/\(state.department)/\(state.node)"
+            let gauge = nodes[key] ?? Gauge(label: "beaconmesh_node_online", dimensions: [
+                ("store", label), ("department", String(state.department)), ("node", state.node),
+            ])
+            nodes[key] = gauge
+            gauge.record(state.online ? 1 : 0)
+        }
     }
 }

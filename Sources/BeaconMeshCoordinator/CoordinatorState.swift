@@ -303,7 +303,8 @@ struct CoordinatorState {
                 PresenceSnapshot.NodeState(department: $0.node.department, node: $0.node.node, state: $0.state)
             }
             let members = (present[store.id] ?? []).compactMap { visit in profiles[visit.member].map { (visit, $0) } }
-            metrics.membersPresent(store: store.id, count: members.count)
+            metrics.snapshot(store: store.id, members: members.count, guests: (guests[store.id] ?? [:]).values.reduce(0, +),
+                             nodes: nodes.map { ($0.department, $0.node, $0.state == .online) })
             pendingSnapshots.append(SnapshotSource(store: store, present: members, guests: guests[store.id] ?? [:], nodes: nodes, at: now))
         }
     }

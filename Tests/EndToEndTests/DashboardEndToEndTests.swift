@@ -26,6 +26,15 @@ struct DashboardEndToEndTests {
             #expect((during["beaconmesh_sightings_total"] ?? 0) >= (during["beaconmesh_batches_total"] ?? 0))
             #expect((during["beaconmesh_tracked_beacons"] ?? 0) >= 1)
 
+            // A node that says it is offline shows as 0 in beaconmesh_node_online (what the node-offline alert watches).
+            try await mesh.shoppers.nodeStatus(department: 30, online: false)
+            let nodeSeries = #"beaconmesh_node_online{store="1",department="30",node="a"}"#
+            let offline = await eventuallyAsync(timeout: .seconds(5), interval: .milliseconds(200)) { () -> Double? in
+                guard let text = try? await HTTP.get(url).body, let value = try? PrometheusText(text)[nodeSeries] else { return nil }
+                return value
+            }
+            #expect(offline == 0)
+
             try await MosquittoClients.publish(port: mesh.broker.port, topic: "beaconmesh/v1/stores/1/departments/10/nodes/a/sightings",
                                                string: "not json", qos: 1)
             try await MosquittoClients.publish(port: mesh.broker.port, topic: "beaconmesh/v1/stores/1/departments/10/nodes/a/sightings",
