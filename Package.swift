@@ -98,9 +98,10 @@ let package = Package(
             "BeaconMeshDashboard", "BeaconMeshMetrics", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
-        // Benchmarks that print figures: `swift run -c release beacon-bench scanner|engine|coordinator`.
+        // Benchmarks that print figures: `swift run -c release beacon-bench scanner|engine|coordinator|dashboard`
+        // (the dashboard's drives a real Chromium with BeaconMeshTesting's WebDriver client).
         .executableTarget(name: "beacon-bench", dependencies: [
-            "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService",
+            "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "BeaconMeshTesting",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

@@ -1,15 +1,14 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import BeaconMeshTesting
 import Foundation
 
 /// A minimal HTTP/1.1 client for loopback servers, each request on a thread of its own (the blocking socket calls
 /// stay off the concurrency pool). For chromedriver, whose replies (`Content-Length:914`, no space after the colon)
 /// Foundation's URLSession on Linux refuses with "Failed writing header".
-enum LoopbackHTTP {
+public enum LoopbackHTTP {
     /// Sends one request to 127.0.0.1:`port` with `Connection: close` and returns the status and the body.
-    static func request(_ method: String, port: Int, path: String, body: Data? = nil, timeout: Duration = .seconds(60)) async throws -> (status: Int, body: Data) {
+    public static func request(_ method: String, port: Int, path: String, body: Data? = nil, timeout: Duration = .seconds(60)) async throws -> (status: Int, body: Data) {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
                 do {

@@ -1,20 +1,16 @@
-import BeaconMeshTesting
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// A real headless Chromium for one test, driven over the W3C WebDriver protocol through `chromedriver` on a free
 /// loopback port (Debian's `chromium` and `chromium-driver`; `deploy/install-deps.sh` installs them). A missing
 /// browser or driver fails the test with what to install; it is never a skip. `quit()` ends the session and the driver.
-final class Browser {
-    let driver: TestProcess
-    let port: Int
-    let session: String
+public final class Browser {
+    public let driver: TestProcess
+    public let port: Int
+    public let session: String
 
     /// Where Debian puts the two programs.
-    static let chromium = "/usr/bin/chromium"
-    static let chromedriver = "/usr/bin/chromedriver"
+    public static let chromium = "/usr/bin/chromium"
+    public static let chromedriver = "/usr/bin/chromedriver"
 
     private init(driver: TestProcess, port: Int, session: String) {
         self.driver = driver
@@ -23,7 +19,7 @@ final class Browser {
     }
 
     /// Starts chromedriver and a headless Chromium with a `width` × `height` window; console messages are kept.
-    static func start(width: Int = 1280, height: Int = 860) async throws -> Browser {
+    public static func start(width: Int = 1280, height: Int = 860) async throws -> Browser {
         for program in [chromium, chromedriver] where !FileManager.default.isExecutableFile(atPath: program) {
             throw TestSupportError("\(program) is missing: run deploy/install-deps.sh (apt-get install chromium chromium-driver)")
         }
@@ -49,18 +45,18 @@ final class Browser {
     }
 
     /// Loads `url` and waits for the page's load event.
-    func open(_ url: String) async throws {
+    public func open(_ url: String) async throws {
         _ = try await call("POST", "/url", ["url": url])
     }
 
     /// Runs `script` (a function body; `arguments[0]`… are `args`) in the page and returns its JSON result.
-    func evaluate(_ script: String, _ args: [Any] = []) async throws -> Any? {
+    public func evaluate(_ script: String, _ args: [Any] = []) async throws -> Any? {
         let value = try await call("POST", "/execute/sync", ["script": script, "args": args])
         return value is NSNull ? nil : value
     }
 
     /// Evaluates `script` every 50 ms until it returns something other than null/false; that value, or `nil` after `timeout`.
-    func waitFor(_ script: String, _ args: [Any] = [], timeout: Duration = .seconds(10)) async throws -> Any? {
+    public func waitFor(_ script: String, _ args: [Any] = [], timeout: Duration = .seconds(10)) async throws -> Any? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let value = try await evaluate(script, args), (value as? Bool) != false { return value }
@@ -70,7 +66,7 @@ final class Browser {
     }
 
     /// A PNG of the window as it is now.
-    func screenshot() async throws -> Data {
+    public func screenshot() async throws -> Data {
         guard let base64 = try await call("GET", "/screenshot", nil) as? String, let data = Data(base64Encoded: base64) else {
             throw TestSupportError("chromedriver returned no screenshot")
         }
@@ -78,13 +74,13 @@ final class Browser {
     }
 
     /// The browser console's messages since the last call, as `LEVEL message` lines (`SEVERE` are errors).
-    func consoleMessages() async throws -> [String] {
+    public func consoleMessages() async throws -> [String] {
         let entries = try await call("POST", "/se/log", ["type": "browser"]) as? [[String: Any]] ?? []
         return entries.map { "\($0["level"] as? String ?? "?") \($0["message"] as? String ?? "")" }
     }
 
     /// Ends the session (closing Chromium) and stops chromedriver.
-    func quit() async {
+    public func quit() async {
         _ = try? await call("DELETE", "", nil)
         _ = await driver.stop(with: SIGTERM, timeout: .seconds(5))
     }
@@ -103,13 +99,5 @@ final class Browser {
             throw TestSupportError("WebDriver \(method) \(path): \(kind): \(error["message"] as? String ?? "")")
         }
         return value
-    }
-}
-
-/// Plain HTTP for tests: the body of a GET and its status.
-enum HTTP {
-    static func get(_ url: String) async throws -> (status: Int, body: String) {
-        let (data, response) = try await URLSession.shared.data(for: URLRequest(url: URL(string: url)!, timeoutInterval: 10))
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
     }
 }
