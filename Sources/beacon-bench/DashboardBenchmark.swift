@@ -83,13 +83,14 @@ struct DashboardBenchmark: ParsableCommand {
         // Members m1… (store s has m((s-1)·perStore+1)…), newcomers n0… for the timed arrivals, all with one photo
         // (a 128 × 128 JPEG of noise, the size of the coordinator's thumbnails) unless --no-photos.
         let photo = noPhotos ? "" : try Self.makePhoto(in: work)
+        let photoField = photo.isEmpty ? "" : "\"\(photo)\""  // a data: URL holds a comma
         let uuid = BenchBeacons.uuidText
         let total = stores * membersPerStore
         var csv = "id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt\n"
         for index in 1...total {
-            csv += "m\(index),Member \(index),Tea,ibeacon:\(uuid):\((index - 1) / membersPerStore + 1):\(index),\(photo),3,,\n"
+            csv += "m\(index),Member \(index),Tea,ibeacon:\(uuid):\((index - 1) / membersPerStore + 1):\(index),\(photoField),3,,\n"
         }
-        for index in 0..<arrivals { csv += "n\(index),Newcomer \(index),Coffee,ibeacon:\(uuid):1000:\(index),\(photo),0,,\n" }
+        for index in 0..<arrivals { csv += "n\(index),Newcomer \(index),Coffee,ibeacon:\(uuid):1000:\(index),\(photoField),0,,\n" }
         try csv.write(toFile: work + "/members.csv", atomically: true, encoding: .utf8)
         let departments = (0..<10).map { "          - {id: \($0), name: Department \($0)}" }.joined(separator: "\n")
         let storesYAML = (1...stores).map { "  - id: \($0)\n    name: Store \($0)\n    departments:\n\(departments)" }.joined(separator: "\n")
