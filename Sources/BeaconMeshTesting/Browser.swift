@@ -65,6 +65,11 @@ public final class Browser {
         return nil
     }
 
+    /// Resizes the window (a phone: 390 × 844; a wall display: 1920 × 1080).
+    public func resize(width: Int, height: Int) async throws {
+        _ = try await call("POST", "/window/rect", ["width": width, "height": height])
+    }
+
     /// A PNG of the window as it is now.
     public func screenshot() async throws -> Data {
         guard let base64 = try await call("GET", "/screenshot", nil) as? String, let data = Data(base64Encoded: base64) else {

@@ -30,7 +30,7 @@ struct DashboardBrowserTests {
     @Test("store page: Ana with her photo; Zoë and 李小龍 arrive later without a reload, highlighted, with initials; Ana leaves and disappears; the overview counts them; no console errors")
     func storePageLive() async throws {
         let mesh = try await DashboardMesh.start()
-        let browser = try await Browser.start()
+        let browser = try await Browser.start(width: 1280, height: 1000)
         do {
             try await mesh.shoppers.nodeStatus(department: 10, online: true)
             try await mesh.shoppers.nodeStatus(department: 20, online: true)
@@ -78,6 +78,24 @@ struct DashboardBrowserTests {
             // The highlight fades after about 1.5 s.
             let faded = try await browser.waitFor("return !document.querySelector('tr.arrived');", timeout: .seconds(4))
             #expect(faded != nil, "the arrival highlight did not fade")
+
+            // A phone and a wall display: nothing wider than the screen, every row shown; type grows on the wall.
+            for (width, height, name) in [(390, 844, "phone"), (1920, 1080, "wall")] {
+                try await browser.resize(width: width, height: height)
+                try await Task.sleep(for: .milliseconds(300))
+                let layout = try #require(try await browser.evaluate("""
+                    var rows = document.querySelectorAll('#members tbody tr');
+                    return {overflow: document.documentElement.scrollWidth > window.innerWidth, rows: rows.length,
+                            visible: Array.prototype.every.call(rows, function (r) { return r.getBoundingClientRect().height > 20; }),
+                            font: parseFloat(getComputedStyle(document.documentElement).fontSize)};
+                    """) as? [String: Any])
+                #expect(layout["overflow"] as? Bool == false, "\(name): the page is wider than the screen")
+                #expect(layout["rows"] as? Int == 3 && layout["visible"] as? Bool == true, "\(name): \(layout)")
+                let font = layout["font"] as? Double ?? 0
+                #expect(name == "phone" ? font <= 16 : font >= 20, "\(name): root font \(font)px")
+                try await browser.screenshot().write(to: URL(fileURLWithPath: try Self.screenshotPath("dashboard-\(name).png")))
+            }
+            try await browser.resize(width: 1280, height: 1000)
 
             // Ana leaves: no node hears her for exitAfter (2 s); her row goes, the others stay, still the same page.
             mesh.shoppers.place(1, in: nil)
