@@ -52,8 +52,8 @@ public enum DashboardStylesheet {
     .side section { background: var(--card); border-radius: 0.6rem; padding: 0.7rem 0.8rem; }
     .side li { padding: 0.25rem 0; border-bottom: 1px dashed var(--line); display: flex; justify-content: space-between; gap: 0.6rem; }
     .side li:last-child { border-bottom: 0; }
-    .occupancy .dept-name { min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-    .occupancy .dept-count { white-space: nowrap; color: var(--muted); font-size: 0.85rem; align-self: center; }
+    .occupancy li { display: flex; flex-wrap: wrap; justify-content: space-between; column-gap: 0.8rem; row-gap: 0; }
+    .occupancy .dept-count { white-space: nowrap; color: var(--muted); font-size: 0.85rem; align-self: center; margin-left: auto; }
     .nodes li.offline, .store-card .offline { color: var(--warn); font-weight: 600; }
     .events li { display: block; font-size: 0.9rem; }
     .events time, .promos time { color: var(--muted); font-variant-numeric: tabular-nums; margin-right: 0.4rem; }
