@@ -173,7 +173,7 @@ struct DashboardBenchmark: ParsableCommand {
             """)
 
         // The measured window: CPU and messages of the dashboard; newcomers arrive in store 1 at even intervals.
-        let messagesBefore = try await Self.dashboardMessages(port: dashboardPort)
+        let messagesBefore = try await Self.dashboardCounter("beaconmesh_dashboard_messages_total", port: dashboardPort)
         let bytesBefore = readers.reduce(0) { $0 + $1.bytes }
         let cpuBefore = dashboard.cpuSeconds ?? 0
         let windowStart = Measure.seconds()
@@ -187,7 +187,8 @@ struct DashboardBenchmark: ParsableCommand {
         while Measure.seconds() < windowStart + Double(seconds) { try await Task.sleep(for: .milliseconds(20)) }
         let window = Measure.seconds() - windowStart
         let cpu = (dashboard.cpuSeconds ?? 0) - cpuBefore
-        let messages = try await Self.dashboardMessages(port: dashboardPort) - messagesBefore
+        let messages = try await Self.dashboardCounter("beaconmesh_dashboard_messages_total", port: dashboardPort) - messagesBefore
+        let dropped = try await Self.dashboardCounter("beaconmesh_dashboard_dropped_total", port: dashboardPort)
         let sent = readers.reduce(0) { $0 + $1.bytes } - bytesBefore
         let memory = dashboard.memory
         _ = try await browser.waitFor("return Object.keys(window.appeared).filter(function (k) { return k[0] === 'n'; }).length >= \(arrivals);",
@@ -213,7 +214,7 @@ struct DashboardBenchmark: ParsableCommand {
             return "p50 \(Int(sorted[sorted.count / 2].rounded())) ms, max \(Int(sorted.last!.rounded())) ms"
         }
         print("dashboard benchmark: \(stores) stores × 10 departments, \(Measure.grouped(Double(total))) members present\(noPhotos ? " (no photos)" : " with photos (\(photo.utf8.count) bytes each)"), \(movesPerSecond) department moves/s; \(pages) store pages and 1 overview over server-sent events, 1 Chromium page")
-        print("  dashboard CPU      \(Int((cpu / window * 1000).rounded()) / 10) % of one core over \(Int(window.rounded())) s (all threads, user + system), \(Measure.grouped(Double(messages) / window)) broker messages/s received")
+        print("  dashboard CPU      \(Int((cpu / window * 1000).rounded()) / 10) % of one core over \(Int(window.rounded())) s (all threads, user + system), \(Measure.grouped(Double(messages) / window)) broker messages/s received, \(dropped) dropped since start")
         print("  dashboard memory   resident \(Measure.megabytes(memory.resident)), peak \(Measure.megabytes(memory.peak))")
         print("  sent to pages      \(Measure.grouped(Double(sent) / window / 1024)) KiB/s to the \(readers.count) plain readers")
         print("  first sighting → row in Chromium: \(summary(total_)) (\(total_.count) of \(arrivals) newcomers)")
@@ -243,10 +244,10 @@ struct DashboardBenchmark: ParsableCommand {
         return (object?["totals"] as? [String: Any])?["members"] as? Int ?? 0
     }
 
-    static func dashboardMessages(port: Int) async throws -> Int {
+    /// The dashboard's counter `name` from its /metrics.
+    static func dashboardCounter(_ name: String, port: Int) async throws -> Int {
         let reply = try await LoopbackHTTP.request("GET", port: port, path: "/metrics", timeout: .seconds(10))
-        for line in String(decoding: reply.body, as: UTF8.self).split(separator: "\n")
-        where line.hasPrefix("beaconmesh_dashboard_messages_total ") {
+        for line in String(decoding: reply.body, as: UTF8.self).split(separator: "\n") where line.hasPrefix(name + " ") {
             return Int(Double(line.split(separator: " ").last ?? "") ?? 0)
         }
         return 0
