@@ -53,3 +53,38 @@ struct StorePageDataTests {
         #expect(later[0]["highlighted"] == .bool(false))
     }
 }
+
+@Suite("Store board events")
+struct StoreBoardEventTests {
+    typealias F = BoardFixtures
+
+    @Test("an arrived event shows the member's row at once, a moved one moves it, a left one removes it; the next snapshot decides")
+    func eventsShowAtOnce() throws {
+        var store = StoreBoard(store: 1, broker: "b")
+        let payload = F.snapshot(members: [(F.member("ana", "Ana Souza"), 10, 0)], at: 1)
+        store.apply(snapshot: try WireCodec.decodePresenceSnapshot(payload), payload: payload, at: F.at(seconds: 1))
+        let zoe = F.member("zoe", "Zoë Martin")
+        store.apply(event: try WireCodec.decodeEvent(F.event("e-1", .arrived(member: zoe, department: 20, departmentName: "Housewares",
+                                                                            visit: VisitNumber(number: 4, previousAt: nil), greeting: ""), at: 2)),
+                    at: F.at(seconds: 2))
+        #expect(store.model.membersByArrival.map(\.member.id) == ["zoe", "ana"])
+        #expect(store.model.membersByArrival.first?.member.visits == 4)
+        #expect(store.model.snapshot?.occupancy[20]?.members == 1)
+        #expect(store.model.isHighlighted("zoe", at: F.at(seconds: 2)))
+
+        store.apply(event: try WireCodec.decodeEvent(F.event("e-2", .moved(member: zoe, from: 20, to: 10, fromName: "Housewares", toName: "Clothing"), at: 3)),
+                    at: F.at(seconds: 3))
+        #expect(store.model.snapshot?.members.first { $0.member.id == "zoe" }?.departmentName == "Clothing")
+        #expect(store.model.snapshot?.occupancy[10]?.members == 2)
+        #expect(store.model.snapshot?.occupancy[20]?.members == 0)
+
+        store.apply(event: try WireCodec.decodeEvent(F.event("e-3", .left(member: F.member("ana", "Ana Souza"), department: 10, dwellSeconds: 3), at: 4)),
+                    at: F.at(seconds: 4))
+        #expect(store.model.membersByArrival.map(\.member.id) == ["zoe"])
+
+        // The coordinator's next snapshot is what counts (here it has nobody).
+        let empty = F.snapshot(members: [], at: 5)
+        store.apply(snapshot: try WireCodec.decodePresenceSnapshot(empty), payload: empty, at: F.at(seconds: 5))
+        #expect(store.model.membersByArrival.isEmpty)
+    }
+}
