@@ -153,6 +153,7 @@ struct DashboardBenchmark: ParsableCommand {
             present = (try? await Self.totalMembers(port: dashboardPort)) ?? 0
         }
 
+        let memoryWhenPresent = dashboard.memory
         // Pages: plain readers of the event streams, and Chromium on store 1 noting when each row is added.
         let readers = try (1...max(1, pages)).prefix(pages).map { try SSEReader(port: dashboardPort, path: "/stores/\($0)/live") }
             + [try SSEReader(port: dashboardPort, path: "/live")]
@@ -215,7 +216,7 @@ struct DashboardBenchmark: ParsableCommand {
         }
         print("dashboard benchmark: \(stores) stores × 10 departments, \(Measure.grouped(Double(total))) members present\(noPhotos ? " (no photos)" : " with photos (\(photo.utf8.count) bytes each)"), \(movesPerSecond) department moves/s; \(pages) store pages and 1 overview over server-sent events, 1 Chromium page")
         print("  dashboard CPU      \(Int((cpu / window * 1000).rounded()) / 10) % of one core over \(Int(window.rounded())) s (all threads, user + system), \(Measure.grouped(Double(messages) / window)) broker messages/s received, \(dropped) dropped since start")
-        print("  dashboard memory   resident \(Measure.megabytes(memory.resident)), peak \(Measure.megabytes(memory.peak))")
+        print("  dashboard memory   resident \(Measure.megabytes(memory.resident)) after the window (\(Measure.megabytes(memoryWhenPresent.resident)) when everybody had arrived), peak \(Measure.megabytes(memory.peak))")
         print("  sent to pages      \(Measure.grouped(Double(sent) / window / 1024)) KiB/s to the \(readers.count) plain readers")
         print("  first sighting → row in Chromium: \(summary(total_)) (\(total_.count) of \(arrivals) newcomers)")
         print("    of which first sighting → coordinator's arrived event (1 s settling): \(summary(coordinatorPart)); arrived event → row: \(summary(dashboardPart))")

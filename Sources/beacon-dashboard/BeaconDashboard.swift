@@ -32,6 +32,9 @@ struct BeaconDashboard: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .notice
 
+    /// How many received messages may wait for the dashboard (the MQTT client's default is 10 000).
+    static let incomingBufferLimit = 200
+
     static func main() async {
         await CommandLineProgram.main(BeaconDashboard.self, name: "beacon-dashboard")
     }
@@ -40,18 +43,22 @@ struct BeaconDashboard: AsyncParsableCommand {
         CommandLineProgram.bootstrapLogging(level: logLevel)
         PrometheusMetrics.bootstrap()
         let logger = Logger(label: "beacon-dashboard")
-        let mqtt: MQTTConfiguration
+        var mqtt: MQTTConfiguration
         do {
             mqtt = try brokerOptions.connection.mqttConfiguration(clientID: nil, cleanSession: true, lastWill: nil)
         } catch {
             throw UsageError(error.description)
         }
+        // A presence snapshot with photos is up to 256 KiB: should the pages fall behind the broker (a chain's retained
+        // snapshots at start), at most this many wait in memory; the broker keeps the rest.
+        mqtt.incomingBufferLimit = Self.incomingBufferLimit
         MQTTLibrary.initialize()
         let client = try MQTTClient(configuration: mqtt, logger: logger)
         let hub = DashboardHub(board: ChainBoard(broker: brokerOptions.connection.url, stores: Set(stores)))
         let feed = DashboardFeed(client: client, hub: hub, stores: stores, logger: logger)
+        let broker = mqtt.broker
         let server = DashboardServer.service(hub: hub, listen: listen, metricsText: PrometheusMetrics.exposition, logger: logger) { bound in
-            CommandLineProgram.printLine("beacon-dashboard: serving \(bound.url()) (broker \(mqtt.broker))")
+            CommandLineProgram.printLine("beacon-dashboard: serving \(bound.url()) (broker \(broker))")
         }
         // Services shut down in reverse order: the feed first (it ends the live pages' streams), then the server.
         let group = ServiceGroup(configuration: .init(
