@@ -79,11 +79,16 @@ public struct ChainBoard: Sendable {
     public mutating func connection(changed connected: Bool, at now: Timestamp) {
         if connected {
             connection = .connected
-        } else if case .lost = connection {
-        } else {
-            connection = .lost(since: now)
+        } else if !isLinkLost {
+            connection = .lost(since: now)  // keep the time it was first lost
         }
         for store in stores.keys { stores[store]?.connection(changed: connected, at: now) }
+    }
+
+    /// Whether the broker link is lost (what the pages show may be out of date).
+    public var isLinkLost: Bool {
+        if case .lost = connection { return true }
+        return false
     }
 
     /// Whether this dashboard shows `store` (all stores when no filter was given).

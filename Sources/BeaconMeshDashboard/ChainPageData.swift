@@ -50,8 +50,7 @@ public enum ChainPageData {
                 ("stores", .array(status.stores.map { .int(Int64($0)) })), ("startedAt", .int(status.startedAt.milliseconds)),
             ])
         }
-        var stale = false
-        if case .lost = board.connection { stale = true }
+        let stale = board.isLinkLost
         return .object([
             ("now", .int(now.milliseconds)),
             ("broker", .string(board.broker)),
