@@ -135,7 +135,7 @@ struct DashboardBrowserTests {
         await mesh.stop()
     }
 
-    @Test("the page says its data is stale when the dashboard goes away (SIGTERM exits 0 with the page open) and is live again by itself when it is back")
+    @Test("the page says its data is stale when the dashboard goes away (SIGTERM exits 0 with the page open) or loses the broker, and is live again by itself when they are back")
     func staleAndReconnect() async throws {
         var mesh = try await DashboardMesh.start()
         let browser = try await Browser.start()
@@ -162,6 +162,18 @@ struct DashboardBrowserTests {
             #expect(live != nil, "the page did not come back by itself")
             #expect(try await browser.evaluate(Self.rowScript, ["ana"]) != nil)
             #expect(try await browser.evaluate("return window.samePage;") as? String == "yes", "the page was reloaded")
+
+            // The broker goes away: the dashboard is up but its data is old, and the page says so; back when it is.
+            await mesh.broker.kill()
+            let brokerLost = try await browser.waitFor("""
+                return document.body.classList.contains('stale') ? document.getElementById('status').textContent : null;
+                """, timeout: .seconds(15)) as? String
+            #expect(brokerLost?.contains("lost the broker") == true, "status: \(brokerLost ?? "not stale")")
+            try await mesh.broker.start()
+            let liveAgain = try await browser.waitFor("""
+                return !document.body.classList.contains('stale') && document.getElementById('status').textContent.indexOf('Live') >= 0;
+                """, timeout: .seconds(20))
+            #expect(liveAgain != nil, "the page did not come back after the broker did")
         } catch {
             await browser.quit()
             await mesh.stop()

@@ -150,6 +150,17 @@ struct DashboardEndToEndTests {
         #expect(errors.first?.lowercased().contains(named) == true, "\(errors)")
     }
 
+    @Test("--help shows the usage line with every flag, exit 0")
+    func help() async throws {
+        let process = try Mesh.program("beacon-dashboard", ["--help"])
+        #expect(await process.waitForExit(timeout: .seconds(10)) == .exited(0))
+        #expect(process.stdoutLines.contains(
+            "USAGE: beacon-dashboard [--broker <URL>] [--username <U>] [--password-file <F>] [--cafile <F>] [--listen <HOST:PORT>] [--store <N> ...] [--log-level <log-level>]"),
+            "\(process.transcript)")
+        #expect(process.stdoutLines.contains { $0.hasPrefix("  --listen <HOST:PORT>    Where to serve the pages") })
+        #expect(process.stdoutLines.contains("                          (default: 127.0.0.1:8080)"))
+    }
+
     @Test("a coordinator config with a bad metrics address exits 2 naming the key")
     func badMetricsKey() async throws {
         let directory = try Mesh.temporaryDirectory()
