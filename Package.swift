@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "beacon-scanner", targets: ["beacon-scanner"]),
         .executable(name: "beacon-coordinator", targets: ["beacon-coordinator"]),
         .executable(name: "beacon-monitor", targets: ["beacon-monitor"]),
+        .executable(name: "beacon-dashboard", targets: ["beacon-dashboard"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -18,6 +19,9 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // System libraries: a module map and a shim header each, nothing else.
@@ -56,6 +60,7 @@ let package = Package(
             .product(name: "Yams", package: "Yams"),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "CSV", package: "CSV.swift"),
+            .product(name: "Metrics", package: "swift-metrics"),
         ]),
         .target(name: "BeaconMeshMonitor", dependencies: [
             "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "CNcurses",
@@ -63,20 +68,40 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
 
+        // The web view of the chain and its stores: reads the broker, serves HTML, server-sent events and JSON.
+        .target(name: "BeaconMeshDashboard", dependencies: [
+            "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Metrics", package: "swift-metrics"),
+        ]),
+        // The Prometheus endpoint the executables serve (only executables bootstrap the metrics backend).
+        .target(name: "BeaconMeshMetrics", dependencies: [
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+        ]),
+
         // Thin executables: parse options, bootstrap logging, run services.
         .executableTarget(name: "beacon-scanner", dependencies: [
             "BeaconMeshScanner", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "beacon-coordinator", dependencies: [
-            "BeaconMeshCoordinator", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "BeaconMeshCoordinator", "BeaconMeshMetrics", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "beacon-monitor", dependencies: [
             "BeaconMeshMonitor", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        .executableTarget(name: "beacon-dashboard", dependencies: [
+            "BeaconMeshDashboard", "BeaconMeshMetrics", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
 
-        // Benchmarks that print figures: `swift run -c release beacon-bench scanner|engine|coordinator`.
+        // Benchmarks that print figures: `swift run -c release beacon-bench scanner|engine|coordinator|dashboard`
+        // (the dashboard's drives a real Chromium with BeaconMeshTesting's WebDriver client).
         .executableTarget(name: "beacon-bench", dependencies: [
-            "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService",
+            "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "BeaconMeshTesting",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -89,6 +114,7 @@ let package = Package(
         .testTarget(name: "BeaconMeshBLETests", dependencies: ["BeaconMeshBLE", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshCoordinatorTests", dependencies: ["BeaconMeshCoordinator", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshMonitorTests", dependencies: ["BeaconMeshMonitor"]),
+        .testTarget(name: "BeaconMeshDashboardTests", dependencies: ["BeaconMeshDashboard", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshScannerTests", dependencies: ["BeaconMeshScanner"]),
         .testTarget(name: "EndToEndTests", dependencies: ["BeaconMeshTesting"]),
     ]

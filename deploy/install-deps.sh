@@ -6,6 +6,11 @@ set -euo pipefail
 
 packages=(pkg-config libmosquitto-dev libbluetooth-dev libjson-c-dev libsqlite3-dev libncurses-dev
           mosquitto mosquitto-clients tmux sqlite3 openssl python3 imagemagick)
+# The dashboard's end-to-end tests drive Debian's headless Chromium through chromedriver (WebDriver); the fallback
+# font draws CJK names (李小龍) in its screenshots.
+packages+=(chromium chromium-driver fonts-droid-fallback)
+# promtool (in Debian's prometheus package) checks the Prometheus example and unit-tests the alert rules.
+packages+=(prometheus)
 
 if ! command -v swift >/dev/null 2>&1; then
   echo "BeaconMesh needs the Swift 6 toolchain (swift 6.1 or newer) on the PATH; see README.md, 'Before you start'." >&2

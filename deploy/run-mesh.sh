@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole mesh on this machine: the broker (mosquitto.conf, port 1884), the coordinator with the demo config
-# (deploy/demo), simulated scanners in San Francisco's three departments, and the monitor of store 1.
+# (deploy/demo), simulated scanners in San Francisco's three departments, the web dashboard (BEACONMESH_DASHBOARD,
+# default 127.0.0.1:8080) and the monitor of store 1.
 # Logs go to .mesh/. Ctrl-C (or q in the monitor) stops everything.
 # BEACONMESH_RUN_FOR=SECONDS stops it by itself after that long (used by the tests).
 set -euo pipefail
@@ -40,6 +41,14 @@ for department in 10 20 30; do
     2>".mesh/scanner-$department.log" & pids+=($!)
 done
 
+dashboard=${BEACONMESH_DASHBOARD:-127.0.0.1:8080}
+"$bin/beacon-dashboard" --broker "$broker" --listen "$dashboard" >.mesh/dashboard.out 2>.mesh/dashboard.log & pids+=($!)
+for _ in $(seq 50); do grep -q "serving" .mesh/dashboard.out 2>/dev/null && break; sleep 0.1; done
+if grep -q "serving" .mesh/dashboard.out 2>/dev/null; then
+  echo "Dashboard: http://$dashboard/ (store 1: http://$dashboard/stores/1); coordinator metrics: http://127.0.0.1:9464/metrics" >&2
+else
+  echo "The dashboard did not start on $dashboard (see .mesh/dashboard.log); set BEACONMESH_DASHBOARD=HOST:PORT to move it." >&2
+fi
 echo "Mesh running. Watch the traffic with: mosquitto_sub -p 1884 -v -t 'beaconmesh/v1/#'" >&2
 monitor=("$bin/beacon-monitor" --store 1 --broker "$broker")
 if [ -n "${BEACONMESH_RUN_FOR:-}" ]; then

@@ -1,4 +1,5 @@
 import BeaconMeshCore
+import BeaconMeshService
 import Foundation
 import Yams
 
@@ -34,7 +35,7 @@ extension CoordinatorConfiguration {
         guard let root else { throw ConfigurationError(file: file, message: "the file is empty") }
         let reader = YAMLReader(file: file)
         let top = try reader.mapping(root, at: "the top level",
-                                     allowed: ["id", "broker", "database", "presence", "promos", "stores", "members", "topicRoot"])
+                                     allowed: ["id", "broker", "database", "presence", "promos", "stores", "members", "topicRoot", "metrics"])
         var configuration = CoordinatorConfiguration(id: defaultID)
         if let id = top["id"] {
             configuration.id = try reader.string(id, at: "id")
@@ -52,6 +53,13 @@ extension CoordinatorConfiguration {
         if let database = top["database"] { configuration.database = try reader.string(database, at: "database") }
         if let members = top["members"] { configuration.members = try reader.string(members, at: "members") }
         if let root = top["topicRoot"] { configuration.topicRoot = try reader.string(root, at: "topicRoot") }
+        if let metrics = top["metrics"] {
+            let text = try reader.string(metrics, at: "metrics")
+            guard let address = ListenAddress(text) else {
+                throw reader.error(metrics, "metrics must be HOST:PORT, such as \"127.0.0.1:9464\" (found '\(text)')")
+            }
+            configuration.metrics = address
+        }
         if let presence = top["presence"] {
             configuration.presence = try reader.presenceRules(presence, at: "presence", base: configuration.presence)
         }

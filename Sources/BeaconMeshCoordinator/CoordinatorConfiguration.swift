@@ -1,4 +1,5 @@
 import BeaconMeshCore
+import BeaconMeshService
 
 /// Everything a coordinator needs to run: the contract's coordinator config, with a default for every field.
 public struct CoordinatorConfiguration: Sendable, Equatable {
@@ -15,6 +16,8 @@ public struct CoordinatorConfiguration: Sendable, Equatable {
     public var members: String?
     /// The first level of every topic (`beaconmesh` in `beaconmesh/v1/...`).
     public var topicRoot = "beaconmesh"
+    /// Where to serve Prometheus metrics at `/metrics` (`HOST:PORT`); none when absent.
+    public var metrics: ListenAddress?
 
     public init(id: String) {
         self.id = id

@@ -46,6 +46,9 @@ struct CoordinatorState {
     private let eventPrefix = RandomID.make(hexDigits: 8)
     /// The stores with a promo in any department: promos are checked for them at every tick.
     private let promoStores: Set<UInt16>
+    /// The Prometheus series (recorded through swift-metrics), and when they last followed the health figures.
+    private var metrics = CoordinatorMetrics()
+    private var metricsUpdatedAt: Timestamp?
 
     /// A state that starts from what `registry` holds now (members, promo history, visits open at the last stop).
     init(configuration: CoordinatorConfiguration, registry: MemberRegistry, logger: Logger, topics: Topics, startedAt: Timestamp,
@@ -186,6 +189,11 @@ struct CoordinatorState {
             lastHealth = now
             publishHealth(at: now)
         }
+        if metricsUpdatedAt.map({ now - $0 >= CoordinatorMetrics.interval }) ?? true {
+            metricsUpdatedAt = now
+            metrics.update(batches: engine.counters.batches, sightings: engine.counters.sightings, dropped: droppedCounts(),
+                           tracked: engine.trackedCount)
+        }
     }
 
     // MARK: Engine outputs
@@ -249,6 +257,7 @@ struct CoordinatorState {
     private mutating func publish(event kind: StoreEvent.Kind, store: UInt16, at: Timestamp) -> [UInt8] {
         let event = StoreEvent(id: nextID(), store: store, at: at, kind: kind)
         eventsPublished += 1
+        metrics.countEvent(type: event.type)
         let payload = WireCodec.encode(event)
         pending.append(Publication(topic: topics.events(store: store), payload: payload, qos: .atLeastOnce, retain: false))
         logger.info("event", metadata: ["type": "\(event.type)", "store": "\(store)", "member": "\(event.member?.id ?? "-")"])
@@ -359,15 +368,24 @@ struct CoordinatorState {
                 PresenceSnapshot.NodeState(department: $0.node.department, node: $0.node.node, state: $0.state)
             }
             let members = (present[store.id] ?? []).compactMap { visit in profiles[visit.member].map { (visit, $0) } }
+            metrics.snapshot(store: store.id, members: members.count, guests: (guests[store.id] ?? [:]).values.reduce(0, +),
+                             nodes: nodes.map { ($0.department, $0.node, $0.state == .online) })
             pendingSnapshots.append(SnapshotSource(store: store, present: members, guests: guests[store.id] ?? [:], nodes: nodes, at: now))
         }
     }
 
-    private mutating func publishHealth(at now: Timestamp) {
+    /// What was dropped, by reason: refused messages, and readings too late or from offline nodes.
+    private func droppedCounts() -> [String: UInt64] {
         let counters = engine.counters
         var dropped = drops.counts
         if counters.late > 0 { dropped["late"] = counters.late }
         if counters.fromOfflineNodes > 0 { dropped["offline-node"] = counters.fromOfflineNodes }
+        return dropped
+    }
+
+    private mutating func publishHealth(at now: Timestamp) {
+        let counters = engine.counters
+        let dropped = droppedCounts()
         let health = CoordinatorHealth(
             uptimeSeconds: (now - startedAt).wholeMilliseconds / 1000, batches: counters.batches, sightings: counters.sightings,
             events: eventsPublished, dropped: dropped, gaps: counters.gaps, duplicates: counters.duplicates,

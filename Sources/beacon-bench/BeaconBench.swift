@@ -6,9 +6,10 @@ import BeaconMeshService
 struct BeaconBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "beacon-bench",
-        abstract: "Measure BeaconMesh: scanner hot path, presence engine, sighting batch decoding, coordinator service through a real broker.",
+        abstract: "Measure BeaconMesh: scanner hot path, presence engine, sighting batch decoding, coordinator service through a real broker, dashboard.",
         discussion: "Build in release mode: swift run -c release beacon-bench <benchmark>",
-        subcommands: [ScannerBenchmark.self, EngineBenchmark.self, WireBenchmark.self, CoordinatorBenchmark.self, SoakBenchmark.self])
+        subcommands: [ScannerBenchmark.self, EngineBenchmark.self, WireBenchmark.self, CoordinatorBenchmark.self,
+                      DashboardBenchmark.self, SoakBenchmark.self])
 
     static func main() {
         CommandLineProgram.mainSynchronously(BeaconBench.self, name: "beacon-bench")

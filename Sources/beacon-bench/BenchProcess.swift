@@ -35,6 +35,16 @@ final class BenchProcess: Sendable {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// Resident memory now and at its peak (`VmRSS`, `VmHWM` of `/proc/PID/status`), in bytes; zeros once it is gone.
+    var memory: (resident: Int, peak: Int) {
+        guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8) else { return (0, 0) }
+        func field(_ name: String) -> Int {
+            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return 0 }
+            return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+        }
+        return (field("VmRSS"), field("VmHWM"))
+    }
+
     /// SIGTERM, then SIGKILL if it is still there after two seconds.
     func stop() {
         defer { BenchChildren.remove(process.processIdentifier) }

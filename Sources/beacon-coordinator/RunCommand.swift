@@ -1,6 +1,7 @@
 import ArgumentParser
 import BeaconMeshCore
 import BeaconMeshCoordinator
+import BeaconMeshMetrics
 import BeaconMeshMQTT
 import BeaconMeshService
 import Foundation
@@ -60,8 +61,16 @@ struct RunCommand: AsyncParsableCommand {
                                          session: try MQTTClient(configuration: connections.session, logger: logger),
                                          publisher: try MQTTClient(configuration: connections.publisher, logger: logger), logger: logger,
                                          healthInterval: DurationText.parse(healthInterval) ?? .seconds(30))
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let metrics = configuration.metrics {
+            PrometheusMetrics.bootstrap()
+            services.append(.init(service: MetricsServer.service(host: metrics.host, port: metrics.port, logger: logger) { port in
+                logger.info("metrics served", metadata: ["url": "http://\(ListenAddress(host: metrics.host, port: port))/metrics"])
+            }))
+        }
+        services.append(.init(service: service))
         let group = ServiceGroup(configuration: .init(
-            services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 }

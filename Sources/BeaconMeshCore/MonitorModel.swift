@@ -1,5 +1,3 @@
-import BeaconMeshCore
-
 /// Everything the full-screen monitor shows about one store, updated from snapshots, events and the broker link.
 ///
 /// A pure value: it never reads a clock. Every change takes the time it happened (`at`), and every question about
@@ -92,8 +90,9 @@ public struct MonitorModel: Sendable {
         lastUpdate = now
     }
 
-    /// Takes a store event received `at`: an arrival highlights its member, promos join the panel, node changes show
-    /// at once (the next snapshot confirms them). An event already seen (same `id`) changes nothing.
+    /// Takes a store event received `at`: an arrival highlights its member, promos join the panel; arrivals, moves,
+    /// departures and node changes show at once in the members and nodes (the next snapshot confirms them: it may
+    /// come up to 250 ms later). An event already seen (same `id`) changes nothing.
     public mutating func apply(event: StoreEvent, at now: Timestamp) {
         guard event.store == store else {
             droppedMessages += 1
@@ -105,16 +104,39 @@ public struct MonitorModel: Sendable {
         expire(at: now)
         lastUpdate = now
         switch event.kind {
-        case .arrived(let member, let department, let departmentName, _, _):
+        case .arrived(let member, let department, let departmentName, let visit, _):
             departmentNames[department] = departmentName
             highlightDeadlines[member.id] = now + Self.arrivalHighlight
             presenceChangeDeadline = now + Self.presenceChangeFlash
-        case .moved(_, let from, let to, let fromName, let toName):
+            if var current = snapshot, !current.members.contains(where: { $0.member.id == member.id }) {
+                var profile = member
+                profile.visits = visit.number
+                current.members.insert(.init(member: profile, department: department, departmentName: departmentName,
+                                             proximity: .unknown, arrivedAt: event.at, inDepartmentSince: event.at, lastSeen: event.at),
+                                       at: 0)
+                current.occupancy[department, default: .init(members: 0, guests: 0, name: departmentName)].members += 1
+                snapshot = current
+            }
+        case .moved(let member, let from, let to, let fromName, let toName):
             departmentNames[from] = fromName
             departmentNames[to] = toName
             presenceChangeDeadline = now + Self.presenceChangeFlash
-        case .left:
+            if var current = snapshot, let index = current.members.firstIndex(where: { $0.member.id == member.id }),
+               current.members[index].department != to {
+                current.occupancy[current.members[index].department]?.members -= 1
+                current.occupancy[to, default: .init(members: 0, guests: 0, name: toName)].members += 1
+                current.members[index].department = to
+                current.members[index].departmentName = toName
+                current.members[index].inDepartmentSince = event.at
+                snapshot = current
+            }
+        case .left(let member, _, _):
             presenceChangeDeadline = now + Self.presenceChangeFlash
+            if var current = snapshot, let index = current.members.firstIndex(where: { $0.member.id == member.id }) {
+                current.occupancy[current.members[index].department]?.members -= 1
+                current.members.remove(at: index)
+                snapshot = current
+            }
         case .promo(let member, let department, let departmentName, let promo):
             departmentNames[department] = departmentName
             recentPromos.insert(

@@ -1,0 +1,76 @@
+import Metrics
+
+/// The coordinator's series for Prometheus (the contract's `metrics:` key), recorded through swift-metrics: counters
+/// `beaconmesh_batches_total`, `beaconmesh_sightings_total`, `beaconmesh_events_total{type}`,
+/// `beaconmesh_dropped_total{reason}`; gauges `beaconmesh_members_present{store}`, `beaconmesh_tracked_beacons`; and,
+/// for alerts, `beaconmesh_guests_present{store}` and `beaconmesh_node_online{store,department,node}` (1 or 0).
+///
+/// Events are counted as they are published; batches, sightings, drops and tracked beacons are brought up to the
+/// state's own health figures at most every `interval` (counters grow by the difference), so the hot path of a
+/// sighting batch records nothing. Without a bootstrapped metrics backend every record is a no-op.
+struct CoordinatorMetrics {
+    /// How often the counters follow the health figures.
+    static let interval: Duration = .seconds(1)
+
+    private let batches = Counter(label: "beaconmesh_batches_total")
+    private let sightings = Counter(label: "beaconmesh_sightings_total")
+    private let tracked = Gauge(label: "beaconmesh_tracked_beacons")
+    private var events: [String: Counter] = [:]
+    private var dropped: [String: Counter] = [:]
+    private var present: [UInt16: Gauge] = [:]
+    private var guests: [UInt16: Gauge] = [:]
+    private var nodes: [String: Gauge] = [:]
+    private var reportedBatches: UInt64 = 0
+    private var reportedSightings: UInt64 = 0
+    private var reportedDrops: [String: UInt64] = [:]
+
+    /// Counts one published event of `type` (`arrived`, `moved`, `left`, `promo`, `node`, …).
+    mutating func countEvent(type: String) {
+        if let counter = events[type] {
+            counter.increment()
+        } else {
+            let counter = Counter(label: "beaconmesh_events_total", dimensions: [("type", type)])
+            events[type] = counter
+            counter.increment()
+        }
+    }
+
+    /// Brings the counters up to the state's totals and sets the tracked-beacons gauge.
+    mutating func update(batches totalBatches: UInt64, sightings totalSightings: UInt64, dropped drops: [String: UInt64], tracked beacons: Int) {
+        if totalBatches > reportedBatches {
+            batches.increment(by: Int64(totalBatches - reportedBatches))
+            reportedBatches = totalBatches
+        }
+        if totalSightings > reportedSightings {
+            sightings.increment(by: Int64(totalSightings - reportedSightings))
+            reportedSightings = totalSightings
+        }
+        for (reason, total) in drops where total > reportedDrops[reason, default: 0] {
+            let counter = dropped[reason] ?? Counter(label: "beaconmesh_dropped_total", dimensions: [("reason", reason)])
+            dropped[reason] = counter
+            counter.increment(by: Int64(total - reportedDrops[reason, default: 0]))
+            reportedDrops[reason] = total
+        }
+        tracked.record(beacons)
+    }
+
+    /// Sets what `store`'s latest snapshot says: members and guests present, and each node online (1) or not (0).
+    mutating func snapshot(store: UInt16, members: Int, guests guestCount: Int,
+                           nodes states: [(department: UInt16, node: String, online: Bool)]) {
+        let label = String(store)
+        let membersGauge = present[store] ?? Gauge(label: "beaconmesh_members_present", dimensions: [("store", label)])
+        present[store] = membersGauge
+        membersGauge.record(members)
+        let guestsGauge = guests[store] ?? Gauge(label: "beaconmesh_guests_present", dimensions: [("store", label)])
+        guests[store] = guestsGauge
+        guestsGauge.record(guestCount)
+        for state in states {
+            let key = "\(store)/\(state.department)/\(state.node)"
+            let gauge = nodes[key] ?? Gauge(label: "beaconmesh_node_online", dimensions: [
+                ("store", label), ("department", String(state.department)), ("node", state.node),
+            ])
+            nodes[key] = gauge
+            gauge.record(state.online ? 1 : 0)
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import BeaconMeshCore
+import BeaconMeshWire
+
+/// Everything the dashboard knows of the chain: one `StoreBoard` per store heard, the coordinators' status and the
+/// broker link. Reads the contract's topics (`Topics.parse`) and payloads (`WireCodec`); a pure value.
+public struct ChainBoard: Sendable {
+    /// The broker as the pages name it.
+    public let broker: String
+    /// The stores shown; empty: every store heard.
+    public let storeFilter: Set<UInt16>
+    private let topics: Topics
+
+    public private(set) var stores: [UInt16: StoreBoard] = [:]
+    /// Each coordinator's retained status, by coordinator id.
+    public private(set) var coordinators: [String: CoordinatorStatus] = [:]
+    /// The broker link, as the monitor models it.
+    public private(set) var connection: MonitorModel.Connection = .connecting
+    /// Messages taken in, and messages that could not be read (dropped, counted).
+    public private(set) var messagesReceived: UInt64 = 0
+    public private(set) var messagesDropped: UInt64 = 0
+
+    /// What one message changed.
+    public enum Change: Hashable, Sendable {
+        /// One store's page changed.
+        case store(UInt16)
+        /// Something of the whole chain (a coordinator's status).
+        case chain
+        /// Nothing (a message not for us, or unreadable).
+        case none
+    }
+
+    public init(broker: String, stores: Set<UInt16> = [], topicRoot: String = "beaconmesh") {
+        self.broker = broker
+        self.storeFilter = stores
+        self.topics = Topics(root: topicRoot)
+        for store in stores { self.stores[store] = StoreBoard(store: store, broker: broker) }
+    }
+
+    /// Takes one broker message received at `now` and says what it changed; an unreadable payload is counted and its
+    /// `WireError` returned, for the caller to log.
+    public mutating func receive(topic: String, payload: [UInt8], at now: Timestamp) -> (change: Change, dropReason: WireError?) {
+        messagesReceived += 1
+        do throws(WireError) {
+            switch topics.parse(topic) {
+            case .presence(let store)?:
+                guard shows(store), !payload.isEmpty else { return (.none, nil) }
+                let snapshot = try WireCodec.decodePresenceSnapshot(payload)
+                if snapshot.store != store { throw WireError.absurdValue(field: "store", value: "\(snapshot.store) under the topic of store \(store)") }
+                withStore(store) { $0.apply(snapshot: snapshot, payload: payload, at: now) }
+                return (.store(store), nil)
+            case .events(let store)?:
+                guard shows(store) else { return (.none, nil) }
+                let event = try WireCodec.decodeEvent(payload)
+                if event.store != store { throw WireError.absurdValue(field: "store", value: "\(event.store) under the topic of store \(store)") }
+                withStore(store) { $0.apply(event: event, at: now) }
+                return (.store(store), nil)
+            case .nodeStatus(let node)?:
+                guard shows(node.store), !payload.isEmpty else { return (.none, nil) }
+                let status = try WireCodec.decodeNodeStatus(payload)
+                withStore(node.store) { $0.apply(nodeStatus: status.state, department: node.department, node: node.node, at: now) }
+                return (.store(node.store), nil)
+            case .coordinatorStatus(let id)?:
+                if payload.isEmpty {
+                    coordinators[id] = nil
+                } else {
+                    coordinators[id] = try WireCodec.decodeCoordinatorStatus(payload)
+                }
+                return (.chain, nil)
+            default:
+                return (.none, nil)
+            }
+        } catch {
+            messagesDropped += 1
+            return (.none, error)
+        }
+    }
+
+    /// Takes a change of the broker link at `now`; every store's page marks its data stale while it is lost.
+    public mutating func connection(changed connected: Bool, at now: Timestamp) {
+        if connected {
+            connection = .connected
+        } else if !isLinkLost {
+            connection = .lost(since: now)  // keep the time it was first lost
+        }
+        for store in stores.keys { stores[store]?.connection(changed: connected, at: now) }
+    }
+
+    /// Whether the broker link is lost (what the pages show may be out of date).
+    public var isLinkLost: Bool {
+        if case .lost = connection { return true }
+        return false
+    }
+
+    /// Whether this dashboard shows `store` (all stores when no filter was given).
+    public func shows(_ store: UInt16) -> Bool { storeFilter.isEmpty || storeFilter.contains(store) }
+
+    /// The stores in number order.
+    public var storesInOrder: [StoreBoard] { stores.keys.sorted().compactMap { stores[$0] } }
+
+    /// The coordinator that serves `store` (the first by id that lists it), with its id.
+    public func coordinator(of store: UInt16) -> (id: String, status: CoordinatorStatus)? {
+        coordinators.keys.sorted().lazy.compactMap { id in
+            self.coordinators[id].flatMap { $0.stores.contains(store) ? (id, $0) : nil }
+        }.first
+    }
+
+    /// The board of `store`; for a store not heard yet, an empty one that shares the chain's broker link.
+    public func board(of store: UInt16) -> StoreBoard {
+        if let board = stores[store] { return board }
+        var board = StoreBoard(store: store, broker: broker)
+        switch connection {
+        case .connecting: break
+        case .connected: board.connection(changed: true, at: Timestamp(milliseconds: 0))
+        case .lost(let since): board.connection(changed: false, at: since)
+        }
+        return board
+    }
+
+    private mutating func withStore(_ store: UInt16, _ change: (inout StoreBoard) -> Void) {
+        if stores[store] == nil { stores[store] = board(of: store) }
+        change(&stores[store]!)
+    }
+}

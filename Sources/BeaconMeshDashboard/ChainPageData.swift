@@ -1,0 +1,68 @@
+import BeaconMeshCore
+import BeaconMeshWire
+
+/// What the chain overview receives in each server-sent event: every store heard with its headcount, departments,
+/// nodes and coordinator, and whether it needs attention (quiet, nodes offline, coordinator offline or unknown).
+public enum ChainPageData {
+    public static func json(_ board: ChainBoard, at now: Timestamp) -> JSONValue {
+        var stores: [JSONValue] = []
+        var totalMembers = 0
+        var totalGuests = 0
+        var totalOffline = 0
+        var needAttention = 0
+        for store in board.storesInOrder {
+            let headcount = store.headcount
+            let offline = store.offlineNodeCount
+            let coordinator = board.coordinator(of: store.store)
+            let quiet = store.isQuiet(at: now)
+            let coordinatorDown = coordinator?.status.state != .online
+            let attention = quiet || offline > 0 || coordinatorDown
+            totalMembers += headcount.members
+            totalGuests += headcount.guests
+            totalOffline += offline
+            if attention { needAttention += 1 }
+            let departments: [JSONValue] = (store.model.snapshot?.occupancy ?? [:]).sorted { $0.key < $1.key }.map { department, counts in
+                .object([
+                    ("department", .int(Int64(department))), ("name", .string(store.model.departmentName(department))),
+                    ("members", .int(Int64(counts.members))), ("guests", .int(Int64(counts.guests))),
+                ])
+            }
+            stores.append(.object([
+                ("store", .int(Int64(store.store))),
+                ("name", .string(store.name)),
+                ("members", .int(Int64(headcount.members))),
+                ("guests", .int(Int64(headcount.guests))),
+                ("departments", .array(departments)),
+                ("nodesOnline", .int(Int64(store.nodes.count - offline))),
+                ("nodesOffline", .int(Int64(offline))),
+                ("offlineNodes", .array(store.nodesInOrder.filter { $0.state == .offline }.map {
+                    .string("\(store.model.departmentName($0.key.department)) · \($0.key.node)")
+                })),
+                ("coordinator", CoordinatorData.json(coordinator)),
+                ("lastHeard", store.lastHeard.map { .int($0.milliseconds) } ?? .null),
+                ("quiet", .bool(quiet)),
+                ("attention", .bool(attention)),
+            ]))
+        }
+        let coordinators: [JSONValue] = board.coordinators.sorted { $0.key < $1.key }.map { id, status in
+            .object([
+                ("id", .string(id)), ("state", .string(status.state.rawValue)),
+                ("stores", .array(status.stores.map { .int(Int64($0)) })), ("startedAt", .int(status.startedAt.milliseconds)),
+            ])
+        }
+        let stale = board.isLinkLost
+        return .object([
+            ("now", .int(now.milliseconds)),
+            ("broker", .string(board.broker)),
+            ("connection", ConnectionData.json(board.connection)),
+            ("stale", .bool(stale)),
+            ("totals", .object([
+                ("stores", .int(Int64(stores.count))), ("members", .int(Int64(totalMembers))),
+                ("guests", .int(Int64(totalGuests))), ("nodesOffline", .int(Int64(totalOffline))),
+                ("needAttention", .int(Int64(needAttention))),
+            ])),
+            ("stores", .array(stores)),
+            ("coordinators", .array(coordinators)),
+        ])
+    }
+}

@@ -1,0 +1,92 @@
+import BeaconMeshCore
+import BeaconMeshMQTT
+import BeaconMeshService
+import Logging
+import ServiceLifecycle
+
+/// The dashboard's read-only side of the broker: subscribes to the stores' presence snapshots, events and node
+/// status and to the coordinators' status, and feeds every message and connection change into the hub.
+///
+/// It publishes nothing. Every `heartbeat` it wakes the live pages, so they show fresh times, and a page whose
+/// browser went away is noticed. On graceful shutdown it closes the hub (ending the live pages' streams, so the
+/// HTTP server can finish), then disconnects: run it after the server in a `ServiceGroup`, so it is shut down first.
+public final class DashboardFeed: Service {
+    /// How often the live pages are woken when nothing changes; pages call their data stale after about two missed.
+    public static let heartbeat: Duration = .seconds(5)
+
+    private let client: MQTTClient
+    private let hub: DashboardHub
+    private let filters: [String]
+    private let logger: Logger
+
+    /// A feed for `stores` (every store when empty) under `topicRoot`.
+    public init(client: MQTTClient, hub: DashboardHub, stores: [UInt16], topicRoot: String = "beaconmesh", logger: Logger) {
+        self.client = client
+        self.hub = hub
+        self.filters = Self.filters(stores: stores, topics: Topics(root: topicRoot))
+        self.logger = logger
+    }
+
+    /// The subscriptions: each store's snapshot, events and node status (`+` for every store), and every
+    /// coordinator's status.
+    public static func filters(stores: [UInt16], topics: Topics) -> [String] {
+        let storeLevels = stores.isEmpty ? ["+"] : stores.map(String.init)
+        var filters: [String] = []
+        for store in storeLevels {
+            filters.append("\(topics.prefix)/stores/\(store)/presence")
+            filters.append("\(topics.prefix)/stores/\(store)/events")
+            filters.append("\(topics.prefix)/stores/\(store)/departments/+/nodes/+/status")
+        }
+        filters.append("\(topics.prefix)/coordinators/+/status")
+        return filters
+    }
+
+    public func run() async throws {
+        let connectionEvents = client.connectionEvents()  // before start(), so the first connection is not missed
+        do {
+            try client.start()
+            for filter in filters { try client.subscribe(filter, qos: .atLeastOnce) }
+        } catch {
+            hub.close()
+            await client.disconnect(timeout: .seconds(1))
+            throw error
+        }
+        let messages = client.messages
+        let hub = self.hub
+        let logger = self.logger
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    for await event in connectionEvents {
+                        switch event {
+                        case .connected:
+                            hub.connection(changed: true, at: WallClock.now())
+                        case .disconnected(let reason):
+                            if reason != .requested { hub.connection(changed: false, at: WallClock.now()) }
+                        }
+                    }
+                }
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: Self.heartbeat)
+                        hub.heartbeat()
+                    }
+                }
+                if client.isConnected { hub.connection(changed: true, at: WallClock.now()) }
+                var drops = DropCounter()
+                for await message in messages {
+                    let now = WallClock.now()
+                    if let error = hub.receive(topic: message.topic, payload: message.payload, at: now) {
+                        drops.drop(reason: error.reason, topic: message.topic, detail: error.description, at: now, logger: logger)
+                    }
+                }
+                group.cancelAll()
+            }
+        } onGracefulShutdown: { [client, hub] in
+            hub.close()
+            Task { await client.disconnect(timeout: .seconds(2)) }
+        }
+        hub.close()
+        await client.disconnect(timeout: .seconds(2))
+    }
+}

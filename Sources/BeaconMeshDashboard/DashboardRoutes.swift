@@ -1,0 +1,125 @@
+import BeaconMeshCore
+import BeaconMeshService
+import BeaconMeshWire
+import Hummingbird
+
+/// The dashboard's HTTP routes: `/` the chain overview, `/stores/{store}` a store's live page, their event streams
+/// (`/live`, `/stores/{store}/live`), `/api/stores` and `/api/stores/{store}` (the pages' data as JSON),
+/// `/api/stores/{store}/presence` (the retained snapshot as received), `/healthz`, `/metrics` and the page's
+/// stylesheet and script. A store number that is not 0–65535 is a 400 with one line saying so; a store this
+/// dashboard does not show (`--store`) or has no snapshot of yet is a 404.
+public enum DashboardRoutes {
+    public static func router(hub: DashboardHub, metricsText: @escaping @Sendable () -> String) -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        router.get("/") { _, _ in
+            page(DashboardPage.overview())
+        }
+        router.get("/live") { _, _ in
+            ServerSentEvents.response(hub: hub, subject: .chain)
+        }
+        router.get("/stores/:store") { _, context in
+            storeNumber(context, hub: hub).response { page(DashboardPage.store($0)) }
+        }
+        router.get("/stores/:store/live") { _, context in
+            storeNumber(context, hub: hub).response { ServerSentEvents.response(hub: hub, subject: .store($0)) }
+        }
+        router.get("/api/stores") { _, _ in
+            json(WireCodec.serialize(hub.read { ChainPageData.json($0, at: WallClock.now()) }))
+        }
+        router.get("/api/stores/:store") { _, context in
+            storeNumber(context, hub: hub).response { store in
+                var photos: [String: Int] = [:]
+                let data: JSONValue? = hub.read { board in
+                    board.stores[store].map { StorePageData.json($0, coordinator: board.coordinator(of: store), at: WallClock.now(), photosSent: &photos) }
+                }
+                guard let data else { return text(.notFound, "nothing heard of store \(store) yet") }
+                return json(WireCodec.serialize(data))
+            }
+        }
+        router.get("/api/stores/:store/presence") { _, context in
+            storeNumber(context, hub: hub).response { store in
+                guard let payload = hub.read({ $0.stores[store]?.snapshotPayload }) else {
+                    return text(.notFound, "no presence snapshot of store \(store) yet")
+                }
+                return json(payload)
+            }
+        }
+        router.get("/healthz") { _, _ in
+            let (connection, stores) = hub.read { ($0.connection, $0.stores.count) }
+            let connected = connection == .connected
+            let state = connected ? "connected" : (connection == .connecting ? "connecting" : "lost")
+            let body = WireCodec.serialize(.object([
+                ("status", .string(connected ? "ok" : "degraded")), ("broker", .string(state)),
+                ("stores", .int(Int64(stores))), ("pages", .int(Int64(hub.connectedPages))),
+            ]))
+            return json(body, status: connected ? .ok : .serviceUnavailable)
+        }
+        router.get("/metrics") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: metricsText())))
+        }
+        router.get("/assets/dashboard.css") { _, _ in
+            asset(DashboardStylesheet.text, type: "text/css; charset=utf-8")
+        }
+        router.get("/assets/dashboard.js") { _, _ in
+            asset(DashboardScript.text, type: "text/javascript; charset=utf-8")
+        }
+        return router
+    }
+
+    /// The `:store` parameter as a store this dashboard shows, or the response that says why not.
+    private static func storeNumber(_ context: BasicRequestContext, hub: DashboardHub) -> Result<UInt16, ResponseFailure> {
+        let raw = context.parameters.get("store") ?? ""
+        guard !raw.isEmpty, raw.count <= 5, raw.allSatisfy({ $0.isASCII && $0.isNumber }), let store = UInt16(raw) else {
+            return .failure(ResponseFailure(text(.badRequest, "bad store number '\(raw)': a store is a number from 0 to 65535")))
+        }
+        guard hub.read({ $0.shows(store) }) else {
+            return .failure(ResponseFailure(text(.notFound, "store \(store) is not shown by this dashboard")))
+        }
+        return .success(store)
+    }
+
+    /// A response carried as a `Result` failure.
+    struct ResponseFailure: Error {
+        let response: Response
+        init(_ response: Response) { self.response = response }
+    }
+
+    private static func page(_ html: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.cacheControl] = "no-cache"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    private static func asset(_ text: String, type: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = type
+        headers[.cacheControl] = "no-cache"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    private static func json(_ bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.cacheControl] = "no-cache"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    private static func text(_ status: HTTPResponse.Status, _ line: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: line + "\n")))
+    }
+}
+
+extension Result where Failure == DashboardRoutes.ResponseFailure {
+    /// Both sides as a response: the failure's, or `success` turned into one.
+    fileprivate func response(_ success: (Success) -> Response) -> Response {
+        switch self {
+        case .success(let value): return success(value)
+        case .failure(let failure): return failure.response
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import BeaconMeshCore
+
+/// One short sentence per store event for the page's "recent events" list: "Ana Souza arrived in Clothing (visit 12)".
+/// Times are left to the page, which shows them in the viewer's time zone.
+public enum EventText {
+    public static func describe(_ event: StoreEvent, departmentName: (UInt16) -> String) -> String {
+        switch event.kind {
+        case .arrived(let member, _, let department, let visit, _):
+            return "\(member.name) arrived in \(department) (visit \(visit.number))"
+        case .moved(let member, _, _, let from, let to):
+            return "\(member.name) moved from \(from) to \(to)"
+        case .left(let member, _, let seconds):
+            return "\(member.name) left after \(duration(seconds: seconds))"
+        case .promo(let member, _, let department, let promo):
+            return "\(promo.title) offered to \(member.name) in \(department)"
+        case .node(let department, let node, let state):
+            return "Node \(node) of \(departmentName(department)) is \(state.rawValue)"
+        case .checkin(let member, _, let department, _, let checkins, _):
+            return "\(member.name) checked in at \(department) (check-in \(checkins))"
+        case .checkinRefused(_, let member, let department, let reason):
+            return "Check-in of \(member) at \(departmentName(department)) refused: \(reason.rawValue)"
+        }
+    }
+
+    /// `45s`, `3m 20s`, `1h 05m`.
+    public static func duration(seconds: Int) -> String {
+        if seconds < 60 { return "\(seconds)s" }
+        if seconds < 3600 { return "\(seconds / 60)m \(seconds % 60 < 10 ? "0" : "")\(seconds % 60)s" }
+        let minutes = (seconds % 3600) / 60
+        return "\(seconds / 3600)h \(minutes < 10 ? "0" : "")\(minutes)m"
+    }
+}

@@ -1,0 +1,71 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ArgumentParser
+import BeaconMeshDashboard
+import BeaconMeshMetrics
+import BeaconMeshMQTT
+import BeaconMeshService
+import Logging
+import ServiceLifecycle
+
+/// `beacon-dashboard`: the web view of the chain and its stores, read-only from the broker.
+@main
+struct BeaconDashboard: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "beacon-dashboard",
+        abstract: "Serve the chain overview and live store pages on the web, read from the broker.",
+        discussion: """
+            Pages: / (the chain overview), /stores/N (a store's live page), /api/stores/N/presence (the latest \
+            presence snapshot as JSON), /healthz, /metrics (Prometheus). The broker password comes from \
+            --password-file or the BEACONMESH_PASSWORD environment variable.
+            """)
+
+    @OptionGroup var brokerOptions: BrokerOptions
+
+    @Option(help: ArgumentHelp("Where to serve the pages (port 0: any free port).", valueName: "HOST:PORT"))
+    var listen = ListenAddress(host: "127.0.0.1", port: 8080)
+
+    @Option(name: .customLong("store"), help: ArgumentHelp("Show only this store (0-65535); repeat for several. Default: every store heard.", valueName: "N"))
+    var stores: [UInt16] = []
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
+    var logLevel: Logger.Level = .notice
+
+    /// How many received messages may wait for the dashboard (the MQTT client's default is 10 000).
+    static let incomingBufferLimit = 200
+
+    static func main() async {
+        await CommandLineProgram.main(BeaconDashboard.self, name: "beacon-dashboard")
+    }
+
+    func run() async throws {
+        CommandLineProgram.bootstrapLogging(level: logLevel)
+        PrometheusMetrics.bootstrap()
+        let logger = Logger(label: "beacon-dashboard")
+        var mqtt: MQTTConfiguration
+        do {
+            mqtt = try brokerOptions.connection.mqttConfiguration(clientID: nil, cleanSession: true, lastWill: nil)
+        } catch {
+            throw UsageError(error.description)
+        }
+        // A presence snapshot with photos is up to 256 KiB: should the pages fall behind the broker (a chain's retained
+        // snapshots at start), at most this many wait in memory; the broker keeps the rest.
+        mqtt.incomingBufferLimit = Self.incomingBufferLimit
+        MQTTLibrary.initialize()
+        let client = try MQTTClient(configuration: mqtt, logger: logger)
+        let hub = DashboardHub(board: ChainBoard(broker: brokerOptions.connection.url, stores: Set(stores)))
+        let feed = DashboardFeed(client: client, hub: hub, stores: stores, logger: logger)
+        let broker = mqtt.broker
+        let server = DashboardServer.service(hub: hub, listen: listen, metricsText: PrometheusMetrics.exposition, logger: logger) { bound in
+            CommandLineProgram.printLine("beacon-dashboard: serving \(bound.url()) (broker \(broker))")
+        }
+        // Services shut down in reverse order: the feed first (it ends the live pages' streams), then the server.
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: server), .init(service: feed)],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}

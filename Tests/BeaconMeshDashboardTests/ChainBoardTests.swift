@@ -1,0 +1,114 @@
+import BeaconMeshCore
+import BeaconMeshWire
+import Testing
+@testable import BeaconMeshDashboard
+
+@Suite("Chain board")
+struct ChainBoardTests {
+    typealias F = BoardFixtures
+
+    @Test("a snapshot makes its store appear with members and guests, and keeps its bytes for the API")
+    func snapshotShowsStore() {
+        var board = ChainBoard(broker: "mqtt://b:1883")
+        let payload = F.snapshot(members: [(F.member("ana", "Ana Souza"), 10, 0)], guests: 3, at: 5)
+        let (change, dropped) = board.receive(topic: F.topics.presence(store: 1), payload: payload, at: F.at(seconds: 5))
+        #expect(change == .store(1))
+        #expect(dropped == nil)
+        let store = try! #require(board.stores[1])
+        #expect(store.name == "San Francisco")
+        #expect(store.headcount.members == 1)
+        #expect(store.headcount.guests == 3)
+        #expect(store.snapshotPayload == payload)
+    }
+
+    @Test("a snapshot whose body names another store than its topic is dropped and counted")
+    func mismatchedSnapshotIsDropped() {
+        var board = ChainBoard(broker: "b")
+        let (change, dropped) = board.receive(topic: F.topics.presence(store: 2), payload: F.snapshot(store: 1, members: [], at: 1),
+                                              at: F.at(seconds: 1))
+        #expect(change == .none)
+        #expect(dropped?.reason == "absurd-value")
+        #expect(board.messagesDropped == 1)
+        #expect(board.stores.isEmpty)
+    }
+
+    @Test("garbage is dropped with its reason and changes nothing")
+    func garbageIsDropped() {
+        var board = ChainBoard(broker: "b")
+        let (change, dropped) = board.receive(topic: F.topics.events(store: 1), payload: Array("{nope".utf8), at: F.at(seconds: 1))
+        #expect(change == .none)
+        #expect(dropped?.reason == "invalid-json")
+        #expect(board.stores.isEmpty)
+    }
+
+    @Test("an event delivered twice (same id) is listed once, newest first")
+    func redeliveredEventListedOnce() {
+        var board = ChainBoard(broker: "b")
+        let ana = F.member("ana", "Ana Souza")
+        let arrived = F.event("e-1", .arrived(member: ana, department: 10, departmentName: "Clothing",
+                                              visit: VisitNumber(number: 2, previousAt: nil), greeting: "Hi"), at: 1)
+        let left = F.event("e-2", .left(member: ana, department: 10, dwellSeconds: 125), at: 9)
+        _ = board.receive(topic: F.topics.events(store: 1), payload: arrived, at: F.at(seconds: 1))
+        _ = board.receive(topic: F.topics.events(store: 1), payload: arrived, at: F.at(seconds: 2))
+        _ = board.receive(topic: F.topics.events(store: 1), payload: left, at: F.at(seconds: 9))
+        let events = board.stores[1]!.recentEvents
+        #expect(events.map(\.id) == ["e-2", "e-1"])
+        #expect(EventText.describe(events[0], departmentName: { "Dept \($0)" }) == "Ana Souza left after 2m 05s")
+    }
+
+    @Test("a node's own offline status wins over an older snapshot, and the overview says the store needs attention")
+    func offlineNodeNeedsAttention() throws {
+        var board = ChainBoard(broker: "b")
+        let coordinator = WireCodec.encode(CoordinatorStatus(state: .online, stores: [1], startedAt: F.at(seconds: 0)))
+        _ = board.receive(topic: F.topics.coordinatorStatus(id: "hq"), payload: coordinator, at: F.at(seconds: 0))
+        _ = board.receive(topic: F.topics.presence(store: 1),
+                          payload: F.snapshot(members: [], nodes: [.init(department: 10, node: "a", state: .online)], at: 1),
+                          at: F.at(seconds: 1))
+        var overview = ChainPageData.json(board, at: F.at(seconds: 2))
+        #expect(overview["stores"].flatMap(first)?["attention"] == .bool(false))
+        let node = NodeAddress(store: 1, department: 10, node: "a")!
+        let offline = WireCodec.encode(NodeStatus(state: .offline, version: "1", boot: "b", source: "hci0", startedAt: F.at(seconds: 0)))
+        #expect(board.receive(topic: F.topics.nodeStatus(node), payload: offline, at: F.at(seconds: 3)).change == .store(1))
+        overview = ChainPageData.json(board, at: F.at(seconds: 4))
+        let store = try #require(overview["stores"].flatMap(first))
+        #expect(store["nodesOffline"] == .int(1))
+        #expect(store["attention"] == .bool(true))
+        #expect(store["coordinator"]?["id"] == .string("hq"))
+        #expect(overview["totals"]?["needAttention"] == .int(1))
+    }
+
+    @Test("a store heard of last 75 s ago is quiet; one no coordinator lists has none")
+    func quietStore() {
+        var board = ChainBoard(broker: "b")
+        _ = board.receive(topic: F.topics.presence(store: 1), payload: F.snapshot(members: [], at: 0), at: F.at(seconds: 0))
+        #expect(board.stores[1]!.isQuiet(at: F.at(seconds: 74)) == false)
+        #expect(board.stores[1]!.isQuiet(at: F.at(seconds: 75)) == true)
+        #expect(board.coordinator(of: 1) == nil)
+        #expect(ChainPageData.json(board, at: F.at(seconds: 10))["stores"].flatMap(first)?["attention"] == .bool(true))
+    }
+
+    @Test("with --store, other stores' messages change nothing and are not shown")
+    func storeFilter() {
+        var board = ChainBoard(broker: "b", stores: [2])
+        #expect(board.receive(topic: F.topics.presence(store: 1), payload: F.snapshot(members: [], at: 0), at: F.at(seconds: 0)).change == .none)
+        #expect(board.stores.keys.sorted() == [2])
+        #expect(board.shows(2) && !board.shows(1))
+    }
+
+    @Test("losing the broker marks every store's data stale; getting it back clears it")
+    func brokerLinkStaleness() {
+        var board = ChainBoard(broker: "b")
+        board.connection(changed: true, at: F.at(seconds: 0))
+        _ = board.receive(topic: F.topics.presence(store: 1), payload: F.snapshot(members: [], at: 0), at: F.at(seconds: 0))
+        board.connection(changed: false, at: F.at(seconds: 5))
+        #expect(board.stores[1]!.model.isStale)
+        #expect(board.board(of: 7).model.isStale, "a store not heard yet shares the broker link's state")
+        board.connection(changed: true, at: F.at(seconds: 6))
+        #expect(!board.stores[1]!.model.isStale)
+    }
+
+    private func first(_ value: JSONValue) -> JSONValue? {
+        guard case .array(let items) = value else { return nil }
+        return items.first
+    }
+}
