@@ -27,6 +27,11 @@ public struct MonitorModel: Sendable {
     public private(set) var droppedMessages = 0
     /// Department names learnt from snapshots and events, for the node and occupancy panels.
     public private(set) var departmentNames: [UInt16: String] = [:]
+    /// The "near the till" list, when this is a till's view (`beacon-monitor --till DEPT`).
+    public private(set) var till: TillPanel?
+    /// The last check-in decided at this store (accepted or refused), newest first, at most `recentCheckinLimit`.
+    public private(set) var recentCheckins: [RecentCheckin] = []
+    public static let recentCheckinLimit = 5
 
     /// Member id → end of that member's arrival highlight.
     private var highlightDeadlines: [String: Timestamp] = [:]
@@ -35,9 +40,20 @@ public struct MonitorModel: Sendable {
     /// Ids of recent events, so a QoS 1 redelivery is not applied twice.
     private var recentEventIDs: [String] = []
 
-    public init(store: UInt16, broker: String) {
+    /// A model of `store`'s view; `tillDepartment` adds the "near the till" list of that department.
+    public init(store: UInt16, broker: String, tillDepartment: UInt16? = nil) {
         self.store = store
         self.broker = broker
+        self.till = tillDepartment.map(TillPanel.init(department:))
+    }
+
+    /// A check-in the store decided: who, and accepted (with the member's count) or refused (with the reason).
+    public struct RecentCheckin: Hashable, Sendable {
+        public var member: String
+        public var accepted: Bool
+        /// The member's count after an accepted check-in; the contract's reason of a refused one.
+        public var detail: String
+        public var at: Timestamp
     }
 
     /// The state of the broker link.
@@ -87,6 +103,7 @@ public struct MonitorModel: Sendable {
         for (department, occupancy) in new.occupancy { if let name = occupancy.name { departmentNames[department] = name } }
         for present in new.members { departmentNames[present.department] = present.departmentName }
         snapshot = new
+        till?.apply(new, at: now)
         lastUpdate = now
     }
 
@@ -151,8 +168,11 @@ public struct MonitorModel: Sendable {
                 current.nodes.append(.init(department: department, node: node, state: state))
             }
             snapshot = current
-        case .checkin, .checkinRefused:
-            break
+        case .checkin(let member, _, _, _, let checkins, _):
+            noteCheckin(RecentCheckin(member: member.name, accepted: true, detail: "check-in \(checkins)", at: event.at))
+        case .checkinRefused(_, let member, _, let reason):
+            let name = snapshot?.members.first { $0.member.id == member }?.member.name ?? member
+            noteCheckin(RecentCheckin(member: name, accepted: false, detail: reason.rawValue, at: event.at))
         }
     }
 
@@ -214,5 +234,16 @@ public struct MonitorModel: Sendable {
     /// Forgets highlights that have ended, so the table of deadlines does not grow.
     private mutating func expire(at now: Timestamp) {
         highlightDeadlines = highlightDeadlines.filter { now < $0.value }
+        till?.prune(at: now)
+    }
+
+    private mutating func noteCheckin(_ checkin: RecentCheckin) {
+        recentCheckins.insert(checkin, at: 0)
+        if recentCheckins.count > Self.recentCheckinLimit { recentCheckins.removeLast() }
+    }
+
+    /// Drops members last heard near the till too long ago (the view calls it on every tick).
+    public mutating func tick(at now: Timestamp) {
+        expire(at: now)
     }
 }

@@ -20,9 +20,23 @@ public final class FullScreenMonitor: Service {
     private let broker: String
     private let topics: Topics
     private let logger: Logger
+    private let till: Till?
 
-    /// A monitor for `store`; `broker` is how the status line names the broker (its URL).
-    public init(store: UInt16, client: MQTTClient, broker: String, topicRoot: String = "beaconmesh", logger: Logger) {
+    /// A till's view: the department whose "near the till" list is shown, and the name its check-in requests carry.
+    public struct Till: Sendable {
+        public var department: UInt16
+        public var name: String
+
+        public init(department: UInt16, name: String) {
+            self.department = department
+            self.name = name
+        }
+    }
+
+    /// A monitor for `store`; `broker` is how the status line names the broker (its URL); with `till`, the "near the
+    /// till" panel, whose numbers send check-in requests.
+    public init(store: UInt16, client: MQTTClient, broker: String, topicRoot: String = "beaconmesh", till: Till? = nil, logger: Logger) {
+        self.till = till
         self.store = store
         self.client = client
         self.broker = broker
@@ -66,7 +80,7 @@ public final class FullScreenMonitor: Service {
                         try? await Task.sleep(for: Self.tick)
                     }
                 }
-                var model = MonitorModel(store: store, broker: broker)
+                var model = MonitorModel(store: store, broker: broker, tillDepartment: till?.department)
                 if client.isConnected { model.connection(changed: true, at: WallClock.now()) }
                 var drops = DropCounter()
                 inputLoop: for await input in inputs {
@@ -79,7 +93,8 @@ public final class FullScreenMonitor: Service {
                     case .connection(.disconnected(let reason)):
                         if reason != .requested { model.connection(changed: false, at: now) }
                     case .tick:
-                        if quitRequested(terminal) { break inputLoop }
+                        model.tick(at: now)
+                        if handleKeys(terminal, model: model, at: now) { break inputLoop }
                         terminal.draw(ScreenRenderer.render(model, size: terminal.size, now: now))
                     }
                 }
@@ -107,11 +122,24 @@ public final class FullScreenMonitor: Service {
         }
     }
 
-    /// Reads every key waiting; `true` if one of them was `q`. A resize needs nothing more: the next frame is drawn
-    /// at the size curses now reports.
-    private func quitRequested(_ terminal: Terminal) -> Bool {
+    /// Reads every key waiting; `true` if one of them was `q`. A number checks in the member listed under it near
+    /// the till. A resize needs nothing more: the next frame is drawn at the size curses now reports.
+    private func handleKeys(_ terminal: Terminal, model: MonitorModel, at now: Timestamp) -> Bool {
         while let key = terminal.nextKey() {
-            if key == .quit { return true }
+            switch key {
+            case .quit: return true
+            case .digit(let number):
+                guard let till, let member = model.till?.member(numbered: number) else { continue }
+                let request = CheckinRequest(id: RandomID.make(hexDigits: 16), member: member.id, department: till.department,
+                                             till: till.name, at: now)
+                do {
+                    try client.publish(topic: topics.checkins(store: store), payload: WireCodec.encode(request), qos: .atLeastOnce)
+                } catch {
+                    logger.warning("could not send a check-in request", metadata: ["member": "\(member.id)", "error": "\(error)"])
+                }
+            case .resize, .other:
+                continue
+            }
         }
         return false
     }

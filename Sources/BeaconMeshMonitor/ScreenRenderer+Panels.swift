@@ -33,6 +33,10 @@ extension ScreenRenderer {
         guard lines >= 1 else { return [] }
 
         var rows = [Screen.Row([Screen.Span(String(repeating: "─", count: width), .dim)])]
+        if let till = model.till {
+            rows += band([self.panel("NEAR THE TILL · press a number to check in", tillLines(model, till: till, width: inner, count: 3),
+                                     width: inner)], width: width)
+        }
         for panels in arrangement {
             let widths = panelWidths(panels, available: inner - separator * (panels.count - 1))
             rows += band(zip(panels, widths).map { panel, width in
@@ -95,6 +99,27 @@ extension ScreenRenderer {
         }
         while rows.count < count { rows.append(Screen.Row()) }
         return rows.prefix(count).map { $0.fitted(to: width) }
+    }
+
+    // MARK: Till
+
+    /// `1  Zoë Martin      immediate` for each member near the till, then the last check-in decided.
+    static func tillLines(_ model: MonitorModel, till: TillPanel, width: Int, count: Int) -> [Screen.Row] {
+        var items = till.entries.map { entry in
+            var row = Screen.Row()
+            row.add("\(entry.number)  ", .header)
+            row.add(entry.member.name, columns: max(1, min(24, width - 14)))
+            row.add("  ")
+            row.add(entry.proximity.rawValue, .dim)
+            return row
+        }
+        if let last = model.recentCheckins.first {
+            var row = Screen.Row()
+            row.add(last.accepted ? "✓ " : "✗ ", last.accepted ? .good : .bad)
+            row.add("\(last.member): \(last.accepted ? "checked in" : "refused") (\(last.detail))", columns: max(1, width - 2))
+            items.append(row)
+        }
+        return listLines(items, none: "Nobody near the till", width: width, count: max(count, min(10, items.count)))
     }
 
     // MARK: Promos

@@ -17,6 +17,8 @@ final class Terminal {
         case quit
         /// The terminal was resized; `size` has the new size.
         case resize
+        /// A digit key, 1–9 (the till panel's numbers).
+        case digit(Int)
         /// Any other key.
         case other
     }
@@ -72,6 +74,7 @@ final class Terminal {
         case ERR: return nil
         case KEY_RESIZE: return .resize
         case Int32(UInt8(ascii: "q")), Int32(UInt8(ascii: "Q")): return .quit
+        case Int32(UInt8(ascii: "1"))...Int32(UInt8(ascii: "9")): return .digit(Int(code) - Int(UInt8(ascii: "0")))
         default: return .other
         }
     }

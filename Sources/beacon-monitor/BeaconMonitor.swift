@@ -24,6 +24,13 @@ struct BeaconMonitor: AsyncParsableCommand {
     @Flag(help: "Print one line per event instead of the full-screen view (the default when output is not a terminal).")
     var plain = false
 
+    @Option(help: ArgumentHelp("Show the till panel of this department (marked till: true): members near it, numbered; pressing a number checks that member in.",
+                               valueName: "DEPT"))
+    var till: UInt16?
+
+    @Option(help: "The name this till gives its check-in requests (default: till-DEPT on this host).")
+    var tillName: String?
+
     static func main() async {
         await CommandLineProgram.main(BeaconMonitor.self, name: "beacon-monitor")
     }
@@ -46,7 +53,13 @@ struct BeaconMonitor: AsyncParsableCommand {
         let client = try MQTTClient(configuration: mqtt, logger: logger)
         let service: any Service
         if fullScreen {
-            service = FullScreenMonitor(store: store, client: client, broker: brokerOptions.connection.url, logger: logger)
+            var name = [CChar](repeating: 0, count: 256)
+            let host = gethostname(&name, name.count) == 0
+                ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).split(separator: ".").first.map(String.init) ?? "till"
+                : "till"
+            service = FullScreenMonitor(
+                store: store, client: client, broker: brokerOptions.connection.url,
+                till: till.map { FullScreenMonitor.Till(department: $0, name: tillName ?? "till-\($0)@\(host)") }, logger: logger)
         } else {
             service = PlainMonitor(store: store, client: client, logger: logger) { line in
                 CommandLineProgram.printLine(line)

@@ -180,12 +180,13 @@ struct MonitorUnderTest {
     /// Holds the monitor's process id (the shell that writes it then `exec`s the monitor).
     let pidFile: String
 
-    static func launch(_ name: String, broker: MosquittoBroker, columns: Int = 100, rows: Int = 30) async throws -> MonitorUnderTest {
+    static func launch(_ name: String, broker: MosquittoBroker, columns: Int = 100, rows: Int = 30, store: Int = 1,
+                       arguments: [String] = []) async throws -> MonitorUnderTest {
         let directory = try Mesh.temporaryDirectory()
         let pidFile = directory + "/monitor.pid"
         let q = ScreenText.shellQuoted
         let monitor = "exec env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 \(q(try BuiltProducts.path(of: "beacon-monitor"))) "
-            + "--store 1 --broker \(q(broker.url))"
+            + "--store \(store) --broker \(q(broker.url))" + arguments.map { " " + q($0) }.joined()
         let afterwards = #"echo "[exit $?]"; echo "terminal: $(stty -a | tr ' ;' '\n\n' | grep -x -- '-\?icanon\|-\?echo' | tr '\n' ' ')"; exec sleep 3600"#
         let command = "sh -c \(q("echo $$ > \(q(pidFile)); \(monitor)")); \(afterwards)"
         let tmux = try await TmuxSession(socket: "beaconmesh-monitor-\(name)", columns: columns, rows: rows, command: command)
