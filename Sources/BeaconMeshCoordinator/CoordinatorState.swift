@@ -447,13 +447,23 @@ struct SnapshotSource: Sendable {
     let nodes: [PresenceSnapshot.NodeState]
     let at: Timestamp
 
+    /// How many bytes of member photos one snapshot carries at most.
+    static let photoBudget = 128 * 1024
+
     /// The snapshot: present members newest arrival first, occupancy of every department (named), node states.
     func snapshot() -> PresenceSnapshot {
         var occupancy: [UInt16: PresenceSnapshot.Occupancy] = [:]
         for department in store.departments { occupancy[department.id] = .init(members: 0, guests: 0, name: department.name) }
         var members: [PresenceSnapshot.PresentMember] = []
         members.reserveCapacity(present.count)
-        for (visit, profile) in present {
+        var photoBytes = 0
+        for (visit, var profile) in present {
+            // Photos ride along while they fit the budget, newest arrivals first: a busy store's snapshot must stay
+            // within what brokers and readers take (256 KiB); later members are shown by their initials.
+            if let photo = profile.photo {
+                photoBytes += photo.utf8.count
+                if photoBytes > SnapshotSource.photoBudget { profile.photo = nil }
+            }
             let departmentName = store.department(visit.department)?.name ?? "Department \(visit.department)"
             members.append(.init(member: profile, department: visit.department, departmentName: departmentName,
                                  proximity: visit.proximity, arrivedAt: visit.arrivedAt, inDepartmentSince: visit.inDepartmentSince,
