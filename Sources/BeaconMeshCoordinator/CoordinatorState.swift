@@ -98,18 +98,12 @@ struct CoordinatorState {
 
     // MARK: Input
 
-    /// Handles one broker message: a sighting batch or a node status of a served store; anything else is dropped
-    /// and counted with its reason.
+    /// Handles one broker message of a served store: a sighting batch, a node status, a ranging report or a till's
+    /// check-in request; anything else is dropped and counted with its reason.
     mutating func receive(_ message: MQTTMessage, at now: Timestamp) {
         switch topics.parse(message.topic) {
         case .sightings(let node)?:
-            let batch: SightingBatch
-            do {
-                batch = try WireCodec.decodeSightingBatch(message.payload)
-            } catch {
-                drops.drop(reason: error.reason, topic: message.topic, detail: error.description, at: now, logger: logger)
-                return
-            }
+            guard let batch = decode(message, at: now, with: WireCodec.decodeSightingBatch) else { return }
             guard batch.node == node else {
                 drops.drop(reason: "topic-mismatch", topic: message.topic,
                            detail: "the body says \(batch.node), the topic \(node)", at: now, logger: logger)
@@ -125,13 +119,7 @@ struct CoordinatorState {
             }
             apply(outputs, at: now)
         case .ranging(let store, let member)?:
-            let report: RangingReport
-            do {
-                report = try WireCodec.decodeRangingReport(message.payload)
-            } catch {
-                drops.drop(reason: error.reason, topic: message.topic, detail: error.description, at: now, logger: logger)
-                return
-            }
+            guard let report = decode(message, at: now, with: WireCodec.decodeRangingReport) else { return }
             guard report.member == member else {
                 drops.drop(reason: "topic-mismatch", topic: message.topic,
                            detail: "the body says member \(report.member), the topic \(member)", at: now, logger: logger)
@@ -147,20 +135,11 @@ struct CoordinatorState {
             }
             apply(outputs, at: now)
         case .storeCheckins(let store)?:
-            do {
-                checkIn(try WireCodec.decodeCheckinRequest(message.payload), store: store, at: now)
-            } catch {
-                drops.drop(reason: error.reason, topic: message.topic, detail: error.description, at: now, logger: logger)
-            }
+            guard let request = decode(message, at: now, with: WireCodec.decodeCheckinRequest) else { return }
+            checkIn(request, store: store, at: now)
         case .nodeStatus(let node)?:
             if message.payload.isEmpty { return }
-            let status: NodeStatus
-            do {
-                status = try WireCodec.decodeNodeStatus(message.payload)
-            } catch {
-                drops.drop(reason: error.reason, topic: message.topic, detail: error.description, at: now, logger: logger)
-                return
-            }
+            guard let status = decode(message, at: now, with: WireCodec.decodeNodeStatus) else { return }
             if message.retained {
                 engine.restoreNode(node, state: status.state, boot: status.boot.isEmpty ? nil : status.boot)
                 dirtyStores.insert(node.store)
@@ -169,6 +148,17 @@ struct CoordinatorState {
             }
         default:
             drops.drop(reason: "bad-topic", topic: message.topic, detail: "not a topic of the contract", at: now, logger: logger)
+        }
+    }
+
+    /// The message's payload read with `decoder`; `nil` when it cannot be, the drop counted with its reason.
+    private mutating func decode<Value>(_ message: MQTTMessage, at now: Timestamp,
+                                        with decoder: ([UInt8]) throws(WireError) -> Value) -> Value? {
+        do {
+            return try decoder(message.payload)
+        } catch {
+            drops.drop(reason: error.reason, topic: message.topic, detail: error.description, at: now, logger: logger)
+            return nil
         }
     }
 

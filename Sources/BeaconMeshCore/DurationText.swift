@@ -15,6 +15,14 @@ public enum DurationText {
         return nil
     }
 
+    /// A length of time as people read it: `45s`, `3m 20s`, `1h 05m`.
+    public static func spoken(seconds: Int) -> String {
+        if seconds < 60 { return "\(seconds)s" }
+        if seconds < 3600 { return "\(seconds / 60)m \(seconds % 60 < 10 ? "0" : "")\(seconds % 60)s" }
+        let minutes = (seconds % 3600) / 60
+        return "\(seconds / 3600)h \(minutes < 10 ? "0" : "")\(minutes)m"
+    }
+
     /// The shortest exact spelling of `duration` (whole milliseconds).
     public static func format(_ duration: Duration) -> String {
         let milliseconds = duration.wholeMilliseconds

@@ -23,10 +23,5 @@ public enum EventText {
     }
 
     /// `45s`, `3m 20s`, `1h 05m`.
-    public static func duration(seconds: Int) -> String {
-        if seconds < 60 { return "\(seconds)s" }
-        if seconds < 3600 { return "\(seconds / 60)m \(seconds % 60 < 10 ? "0" : "")\(seconds % 60)s" }
-        let minutes = (seconds % 3600) / 60
-        return "\(seconds / 3600)h \(minutes < 10 ? "0" : "")\(minutes)m"
-    }
+    public static func duration(seconds: Int) -> String { DurationText.spoken(seconds: seconds) }
 }
