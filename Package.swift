@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "beacon-scanner", targets: ["beacon-scanner"]),
         .executable(name: "beacon-coordinator", targets: ["beacon-coordinator"]),
         .executable(name: "beacon-monitor", targets: ["beacon-monitor"]),
+        .executable(name: "beacon-phone", targets: ["beacon-phone"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -63,6 +64,14 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
 
+        // A member's phone app, simulated: ranging reports out, offers and check-ins in.
+        .target(name: "BeaconMeshPhone", dependencies: [
+            "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+
         // Thin executables: parse options, bootstrap logging, run services.
         .executableTarget(name: "beacon-scanner", dependencies: [
             "BeaconMeshScanner", .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -72,6 +81,9 @@ let package = Package(
         ]),
         .executableTarget(name: "beacon-monitor", dependencies: [
             "BeaconMeshMonitor", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "beacon-phone", dependencies: [
+            "BeaconMeshPhone", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         // Benchmarks that print figures: `swift run -c release beacon-bench scanner|engine|coordinator`.
@@ -90,6 +102,7 @@ let package = Package(
         .testTarget(name: "BeaconMeshCoordinatorTests", dependencies: ["BeaconMeshCoordinator", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshMonitorTests", dependencies: ["BeaconMeshMonitor"]),
         .testTarget(name: "BeaconMeshScannerTests", dependencies: ["BeaconMeshScanner"]),
+        .testTarget(name: "BeaconMeshPhoneTests", dependencies: ["BeaconMeshPhone", "beacon-phone"]),
         .testTarget(name: "EndToEndTests", dependencies: ["BeaconMeshTesting"]),
     ]
 )

@@ -316,7 +316,8 @@ struct CoordinatorState {
                 registryChanges.promoFired(rule.promo.id, member: visit.member, store: store.id, at: now)
                 publish(event: .promo(member: profile, department: department.id, departmentName: department.name, promo: rule.promo),
                         store: store.id, at: now)
-                let offer = Offer(id: nextID(), member: visit.member, store: store.id, department: department.id, promo: rule.promo, at: now)
+                let offer = Offer(id: nextID(), member: visit.member, store: store.id, department: department.id,
+                                  departmentName: department.name, promo: rule.promo, at: now)
                 pending.append(Publication(topic: topics.offers(member: visit.member), payload: WireCodec.encode(offer),
                                            qos: .atLeastOnce, retain: false))
             }
