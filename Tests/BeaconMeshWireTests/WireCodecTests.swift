@@ -87,6 +87,11 @@ struct WireCodecTests {
         }
         let offer = Offer(id: "o1", member: "m-1", store: 9, department: 6, promo: promo, at: Timestamp(milliseconds: 3))
         #expect(try WireCodec.decodeOffer(WireCodec.encode(offer)) == offer)
+        #expect(!String(decoding: WireCodec.encode(offer), as: UTF8.self).contains("departmentName"), "no name, no field")
+        var named = offer
+        named.departmentName = "Counter"
+        #expect(String(decoding: WireCodec.encode(named), as: UTF8.self).contains(#""departmentName":"Counter""#))
+        #expect(try WireCodec.decodeOffer(WireCodec.encode(named)) == named)
     }
 
     @Test("the presence snapshot round-trips and spells occupancy keys as strings")
