@@ -86,6 +86,7 @@ struct PhoneEndToEndTests {
     @Test("a phone walking Clothing → Housewares, no scanner: arrived, moved, the Housewares offer on the phone, left after exitAfter")
     func phoneOnlyVisit() async throws {
         let run = try await PhoneRun.start()
+        let ranging = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/stores/1/members/ana/ranging", qos: 1)
         let phone = try run.phone(["--member", "ana", "--store", "1", "--route", "10,20", "--dwell", "4s"])
         defer { phone.send(SIGKILL) }
 
@@ -102,19 +103,21 @@ struct PhoneEndToEndTests {
                 "\(phone.transcript)")
         #expect(phone.stdoutLines.contains { $0.hasSuffix("  offer     Clothing  Promoção de blusas! — Ganhe R$10!") }, "\(phone.transcript)")
 
-        // The route ends 8 s after the start: the phone says it ranges nothing, and the visit ends exitAfter later.
-        let out = await phone.waitForLine(in: .stderr, timeout: .seconds(8)) { $0.contains("out of the store") }
-        #expect(out != nil, "\(phone.transcript)")
-        let outAt = ContinuousClock.now
-        let left = try #require(await run.waitForEvent("left", of: "ana", timeout: .seconds(8)), "\(run.events.lines)")
-        let waited = ContinuousClock.now - outAt
-        #expect(waited >= .milliseconds(1500), "left only after exitAfter (2 s): \(waited)")
+        // The route ends 8 s after the start: the phone says it ranges nothing, and the visit ends exitAfter (2 s)
+        // after it was last heard (the phone's clock is this machine's here, so its sentAt says when).
+        let left = try #require(await run.waitForEvent("left", of: "ana", timeout: .seconds(14)), "\(run.events.lines)")
+        let reports = ranging.lines.compactMap(Mesh.payload(of:))
+        #expect((reports.last?["beacons"] as? [Any])?.isEmpty == true, "the phone said it left: \(ranging.lines.suffix(2))")
+        let lastHeard = try #require(reports.last { ($0["beacons"] as? [Any])?.isEmpty == false }?["sentAt"] as? Int)
+        let leftAfter = (left["at"] as? Int ?? 0) - lastHeard
+        #expect((1900...3500).contains(leftAfter), "left exitAfter after last heard: \(leftAfter) ms")
         #expect(left["department"] as? Int == 20)
         #expect((left["dwellSeconds"] as? Int).map { (6...11).contains($0) } == true, "\(left)")
         #expect(run.story(of: "ana") == ["arrived 10", "promo shirts", "moved 10→20", "promo kitchen", "left 20"], "\(run.events.lines)")
         #expect(phone.stdoutLines.count == 2, "one line per offer, nothing else: \(phone.stdoutLines)")
 
         #expect(await phone.stop(with: SIGINT, timeout: .seconds(10)) == .exited(0), "\(phone.transcript)")
+        await ranging.stop()
         await run.stop()
     }
 
