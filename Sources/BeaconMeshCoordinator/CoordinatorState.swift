@@ -375,7 +375,8 @@ struct CoordinatorState {
             tracked: engine.trackedCount, rssBytes: ProcessMemory.residentBytes(),
             nodes: engine.nodeClocks.map { .init(address: $0.node, state: $0.state, clockSkew: $0.clockSkew) },
             database: .init(failing: database.failure != nil, queued: database.queued, error: database.failure,
-                            since: database.failingSince))
+                            since: database.failingSince),
+            rangingReports: counters.rangingReports)
         pending.append(Publication(topic: topics.coordinatorHealth(id: configuration.id), payload: WireCodec.encode(health),
                                    qos: .atMostOnce, retain: false))
     }
