@@ -41,7 +41,7 @@ struct PhoneRun {
         try ("id: phone-e2e\nbroker: {url: \"\(broker.url)\"}\ndatabase: mesh.sqlite\nmembers: members.csv\n" + config)
             .write(toFile: path, atomically: true, encoding: .utf8)
         let events = try await MosquittoClients.subscribe(port: broker.port, filter: "beaconmesh/v1/stores/+/events", qos: 1)
-        let coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", path])
+        let coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", path, "--health-interval", "500ms"])
         let running = await coordinator.waitForLine(in: .stderr, timeout: .seconds(15)) { $0.contains("coordinator running") }
         try #require(running != nil, "\(coordinator.transcript)")
         return PhoneRun(broker: broker, directory: directory, coordinator: coordinator, events: events)
@@ -137,6 +137,14 @@ struct PhoneEndToEndTests {
         try await Task.sleep(for: .seconds(5))
         #expect(run.story(of: "mia") == ["arrived 30"], "\(run.events.lines)\n\(run.coordinator.transcript)")
         #expect(!run.coordinator.stderrLines.contains { $0.contains("dropped a message") }, "\(run.coordinator.transcript)")
+        // The coordinator's health counts the reports it applied.
+        let health = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/coordinators/phone-e2e/health")
+        let counted = await health.waitForLine(timeout: .seconds(3)) { _ in true }.flatMap(Mesh.payload(of:))
+        await health.stop()
+        let published = ranging.lines.filter { $0.contains("\"member\":\"mia\"") }.count
+        #expect((counted?["rangingReports"] as? Int).map { $0 >= published - 1 && $0 <= published + 2 } == true,
+                "health rangingReports \(String(describing: counted?["rangingReports"])) for \(published) reports published")
+        #expect((counted?["dropped"] as? [String: Any])?.isEmpty == true, "\(String(describing: counted))")
         #expect(await phone.stop(with: SIGTERM, timeout: .seconds(10)) == .exited(0), "\(phone.transcript)")
         await ranging.stop()
         await run.stop()
