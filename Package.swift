@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "beacon-coordinator", targets: ["beacon-coordinator"]),
         .executable(name: "beacon-monitor", targets: ["beacon-monitor"]),
         .executable(name: "beacon-dashboard", targets: ["beacon-dashboard"]),
+        .executable(name: "beacon-phone", targets: ["beacon-phone"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -83,6 +84,13 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
+        // A member's phone app, simulated: ranging reports out, offers and check-ins in.
+        .target(name: "BeaconMeshPhone", dependencies: [
+            "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
 
         // Thin executables: parse options, bootstrap logging, run services.
         .executableTarget(name: "beacon-scanner", dependencies: [
@@ -96,6 +104,9 @@ let package = Package(
         ]),
         .executableTarget(name: "beacon-dashboard", dependencies: [
             "BeaconMeshDashboard", "BeaconMeshMetrics", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "beacon-phone", dependencies: [
+            "BeaconMeshPhone", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         // Benchmarks that print figures: `swift run -c release beacon-bench scanner|engine|coordinator|dashboard`
@@ -116,6 +127,7 @@ let package = Package(
         .testTarget(name: "BeaconMeshMonitorTests", dependencies: ["BeaconMeshMonitor"]),
         .testTarget(name: "BeaconMeshDashboardTests", dependencies: ["BeaconMeshDashboard", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshScannerTests", dependencies: ["BeaconMeshScanner"]),
+        .testTarget(name: "BeaconMeshPhoneTests", dependencies: ["BeaconMeshPhone", "beacon-phone"]),
         .testTarget(name: "EndToEndTests", dependencies: ["BeaconMeshTesting"]),
     ]
 )

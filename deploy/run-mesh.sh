@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole mesh on this machine: the broker (mosquitto.conf, port 1884), the coordinator with the demo config
-# (deploy/demo), simulated scanners in San Francisco's three departments, the web dashboard (BEACONMESH_DASHBOARD,
-# default 127.0.0.1:8080) and the monitor of store 1.
+# (deploy/demo), simulated scanners in San Francisco's three departments, one phone-only member (Mia: no beacon, heard
+# only through her simulated phone app ranging the departments), the web dashboard (BEACONMESH_DASHBOARD, default
+# 127.0.0.1:8080) and the monitor of store 1.
 # Logs go to .mesh/. Ctrl-C (or q in the monitor) stops everything.
 # BEACONMESH_RUN_FOR=SECONDS stops it by itself after that long (used by the tests).
 set -euo pipefail
@@ -12,7 +13,7 @@ bin=$(swift build --show-bin-path)
 mkdir -p .mesh
 broker=mqtt://127.0.0.1:1884
 
-pids=()        # the clients: coordinator and scanners
+pids=()        # the clients: coordinator, scanners and the phone
 broker_pid=""  # the broker this script started, if any
 # Clients first, and wait for them: scanners flush their queued batches and say `offline`, the coordinator saves its
 # visits, all through the broker. Only then the broker.
@@ -40,6 +41,9 @@ for department in 10 20 30; do
   "$bin/beacon-scanner" --store 1 --department "$department" --source sim --sim-route 10,20,30 --broker "$broker" \
     2>".mesh/scanner-$department.log" & pids+=($!)
 done
+# Mia walks the store with her phone: the offers and check-ins it prints, and its log, go to .mesh/phone-mia.log.
+"$bin/beacon-phone" --member mia --store 1 --route 10,20,30 --dwell 20s --loop --broker "$broker" \
+  >.mesh/phone-mia.log 2>&1 & pids+=($!)
 
 dashboard=${BEACONMESH_DASHBOARD:-127.0.0.1:8080}
 "$bin/beacon-dashboard" --broker "$broker" --listen "$dashboard" >.mesh/dashboard.out 2>.mesh/dashboard.log & pids+=($!)

@@ -315,7 +315,8 @@ struct CoordinatorState {
                 registryChanges.promoFired(rule.promo.id, member: visit.member, store: store.id, at: now)
                 publish(event: .promo(member: profile, department: department.id, departmentName: department.name, promo: rule.promo),
                         store: store.id, at: now)
-                let offer = Offer(id: nextID(), member: visit.member, store: store.id, department: department.id, promo: rule.promo, at: now)
+                let offer = Offer(id: nextID(), member: visit.member, store: store.id, department: department.id,
+                                  departmentName: department.name, promo: rule.promo, at: now)
                 pending.append(Publication(topic: topics.offers(member: visit.member), payload: WireCodec.encode(offer),
                                            qos: .atLeastOnce, retain: false))
             }
@@ -382,7 +383,8 @@ struct CoordinatorState {
             tracked: engine.trackedCount, rssBytes: ProcessMemory.residentBytes(),
             nodes: engine.nodeClocks.map { .init(address: $0.node, state: $0.state, clockSkew: $0.clockSkew) },
             database: .init(failing: database.failure != nil, queued: database.queued, error: database.failure,
-                            since: database.failingSince))
+                            since: database.failingSince),
+            rangingReports: counters.rangingReports)
         pending.append(Publication(topic: topics.coordinatorHealth(id: configuration.id), payload: WireCodec.encode(health),
                                    qos: .atMostOnce, retain: false))
     }

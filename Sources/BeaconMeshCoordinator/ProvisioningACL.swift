@@ -22,10 +22,17 @@ public struct ProvisioningACL: Sendable, Equatable {
         "# `beacon-coordinator provision`; edit outside them. Reload mosquitto (SIGHUP) after a change.",
     ]
 
-    /// The rules for every user: a member app's user name is its member id, and it reads only its own offers.
+    /// The rules for every user: a member app's user name is its member id; it may publish only its own ranging
+    /// reports (in any store) and read only its own offers and check-ins.
     public static func patternLines(topicRoot: String = "beaconmesh") -> [String] {
-        ["# A member app's user name is its member id: it may read only its own offers.",
-         "pattern read \(Topics(root: topicRoot).offers(member: "%u"))"]
+        let topics = Topics(root: topicRoot)
+        return [
+            "# A member app's user name is its member id: it may publish only its own ranging reports and read only",
+            "# its own offers and check-ins.",
+            "pattern write \(topics.prefix)/stores/+/members/%u/ranging",
+            "pattern read \(topics.offers(member: "%u"))",
+            "pattern read \(topics.checkins(member: "%u"))",
+        ]
     }
 
     /// Puts the `patterns` block at the top of the file (after the header comment), replacing an older one.

@@ -296,7 +296,7 @@ extension ProvisioningRole {
     var isService: Bool {
         switch self {
         case .node, .coordinator: true
-        case .monitor, .member, .bridge: false
+        case .monitor, .till, .member, .bridge: false
         }
     }
 }

@@ -4,45 +4,54 @@ import BeaconMeshCore
 ///
 /// User names (one scheme, so an ACL line can be read at a glance):
 /// - a scanner node: `node-<store>-<department>-<node>`, e.g. `node-1-10-a`;
-/// - a till's monitor: `monitor-<store>`, e.g. `monitor-1`;
+/// - a shop-floor monitor: `monitor-<store>`, e.g. `monitor-1`;
+/// - a till (a monitor that checks members in): `till-<store>`, e.g. `till-9`;
 /// - a coordinator: `coordinator-<id>`, e.g. `coordinator-backoffice-1`;
 /// - a store broker's bridge to head office: `bridge-store-<store>`, e.g. `bridge-store-1`;
-/// - a member's app: the member id itself, e.g. `ana` — mosquitto's `%u` ACL pattern puts the user name into the
-///   offers topic `…/members/%u/offers`, so the user name must *be* the member id. Member ids that start with a
-///   service prefix (`node-`, `monitor-`, `coordinator-`, `bridge-`) are refused so that the two kinds never collide.
+/// - a member's app: the member id itself, e.g. `ana` — mosquitto's `%u` ACL patterns put the user name into the
+///   member's topics (`…/members/%u/offers`, `…/members/%u/checkins`, `…/stores/+/members/%u/ranging`), so the
+///   user name must *be* the member id. Member ids that start with a service prefix (`node-`, `monitor-`, `till-`,
+///   `coordinator-`, `bridge-`) are refused so that the two kinds never collide: the patterns apply to every user,
+///   but a service's own name is never a member's, so they give a service nothing a member has.
 public enum ProvisioningRole: Sendable, Equatable {
     /// A scanner: writes only its own node's `sightings`, `status` and `health`.
     case node(NodeAddress)
     /// A shop-floor monitor: reads everything of one store, writes nothing.
     case monitor(store: UInt16)
-    /// A coordinator: reads its stores' node topics, writes their `events` and `presence`, members' `offers` and its
-    /// own `coordinators/{id}/status|health`. No stores means every store (a chain-wide coordinator at head office).
+    /// A till: reads everything of one store, like a monitor, and writes only that store's check-in requests.
+    case till(store: UInt16)
+    /// A coordinator: reads its stores' node topics, members' ranging reports and tills' check-in requests; writes their
+    /// `events` and `presence`, members' `offers` and `checkins`, the registry's events and its own
+    /// `coordinators/{id}/status|health`. No stores means every store (a chain-wide coordinator at head office).
     case coordinator(id: String, stores: [UInt16])
-    /// A member's app: reads only its own offers (through the ACL's `%u` pattern, no user block of its own).
+    /// A member's app: publishes only its own ranging reports (in any store) and reads only its own offers and
+    /// check-ins — all through the ACL's `%u` patterns, no user block of its own.
     case member(id: String)
     /// A store broker's bridge, on the head-office broker: forwards one store's topics there and takes members'
-    /// offers back (deploy/bridge/).
+    /// offers and check-ins back (deploy/bridge/).
     case bridge(store: UInt16)
 
     /// The prefixes of service user names; a member id may not start with one.
-    public static let reservedPrefixes = ["node-", "monitor-", "coordinator-", "bridge-"]
+    public static let reservedPrefixes = ["node-", "monitor-", "till-", "coordinator-", "bridge-"]
 
     /// The broker user name of this credential (see the type's documentation for the scheme).
     public var username: String {
         switch self {
         case .node(let address): "node-\(address.store)-\(address.department)-\(address.node)"
         case .monitor(let store): "monitor-\(store)"
+        case .till(let store): "till-\(store)"
         case .coordinator(let id, _): "coordinator-\(id)"
         case .member(let id): id
         case .bridge(let store): "bridge-store-\(store)"
         }
     }
 
-    /// What kind of credential this is, in a word (`node`, `monitor`, `coordinator`, `member`).
+    /// What kind of credential this is, in a word (`node`, `monitor`, `till`, `coordinator`, `member`, `bridge`).
     public var kind: String {
         switch self {
         case .node: "node"
         case .monitor: "monitor"
+        case .till: "till"
         case .coordinator: "coordinator"
         case .member: "member"
         case .bridge: "bridge"
@@ -50,7 +59,7 @@ public enum ProvisioningRole: Sendable, Equatable {
     }
 
     /// The ACL `topic` lines of this user's block, for topics under `<topicRoot>/v1`; empty for a member, whose only
-    /// right comes from the shared `%u` pattern (`ProvisioningACL.patternLines`).
+    /// rights come from the shared `%u` patterns (`ProvisioningACL.patternLines`).
     public func topicLines(topicRoot: String = "beaconmesh") -> [String] {
         let topics = Topics(root: topicRoot)
         switch self {
@@ -58,15 +67,22 @@ public enum ProvisioningRole: Sendable, Equatable {
             return [topics.sightings(address), topics.nodeStatus(address), topics.nodeHealth(address)].map { "topic write \($0)" }
         case .monitor(let store):
             return ["topic read \(topics.everything(store: store))"]
+        case .till(let store):
+            return ["topic read \(topics.everything(store: store))", "topic write \(topics.checkins(store: store))"]
         case .coordinator(let id, let stores):
             let storeLevels = stores.isEmpty ? ["+"] : stores.sorted().map { "\($0)" }
             var lines: [String] = []
             for store in storeLevels {
                 let base = "\(topics.prefix)/stores/\(store)"
-                lines += ["topic read \(base)/departments/#", "topic write \(base)/events", "topic write \(base)/presence"]
+                lines += [
+                    "topic read \(base)/departments/#", "topic read \(base)/members/+/ranging", "topic read \(base)/checkins",
+                    "topic write \(base)/events", "topic write \(base)/presence",
+                ]
             }
             lines += [
                 "topic write \(topics.prefix)/members/+/offers",
+                "topic write \(topics.prefix)/members/+/checkins",
+                "topic write \(topics.registryEvents)",
                 "topic readwrite \(topics.coordinatorStatus(id: id))",
                 "topic write \(topics.coordinatorHealth(id: id))",
             ]
@@ -74,14 +90,17 @@ public enum ProvisioningRole: Sendable, Equatable {
         case .member:
             return []
         case .bridge(let store):
-            return ["topic write \(topics.everything(store: store))", "topic read \(topics.prefix)/members/+/offers"]
+            return [
+                "topic write \(topics.everything(store: store))", "topic read \(topics.prefix)/members/+/offers",
+                "topic read \(topics.prefix)/members/+/checkins",
+            ]
         }
     }
 
     /// Why this credential cannot be made (a bad coordinator or member id), or `nil` when it can.
     public var problem: String? {
         switch self {
-        case .node, .monitor, .bridge:
+        case .node, .monitor, .till, .bridge:
             return nil
         case .coordinator(let id, _):
             return Self.isTopicSafe(id) ? nil : "the coordinator id '\(id)' must be 1-64 of a-z, A-Z, 0-9, '.', '_' and '-'"

@@ -15,6 +15,8 @@ public struct CoordinatorStatus: Hashable, Sendable {
 public struct CoordinatorHealth: Hashable, Sendable {
     public var uptimeSeconds: Int64
     public var batches: UInt64
+    /// Ranging reports of members' phones applied (their ranged beacons count in `sightings` too).
+    public var rangingReports: UInt64
     public var sightings: UInt64
     public var events: UInt64
     public var dropped: [String: UInt64]
@@ -62,8 +64,10 @@ public struct CoordinatorHealth: Hashable, Sendable {
 
     public init(
         uptimeSeconds: Int64, batches: UInt64, sightings: UInt64, events: UInt64, dropped: [String: UInt64],
-        gaps: UInt64, duplicates: UInt64, tracked: Int, rssBytes: Int, nodes: [Node] = [], database: Database = Database()
+        gaps: UInt64, duplicates: UInt64, tracked: Int, rssBytes: Int, nodes: [Node] = [], database: Database = Database(),
+        rangingReports: UInt64 = 0
     ) {
+        self.rangingReports = rangingReports
         self.nodes = nodes
         self.database = database
         self.uptimeSeconds = uptimeSeconds

@@ -4,14 +4,18 @@ public struct Offer: Hashable, Sendable {
     public var member: String
     public var store: UInt16
     public var department: UInt16
+    /// The department's name, for the app to show (an added field of the offer payload; `nil` when not sent).
+    public var departmentName: String?
     public var promo: Promo
     public var at: Timestamp
 
-    public init(id: String, member: String, store: UInt16, department: UInt16, promo: Promo, at: Timestamp) {
+    public init(id: String, member: String, store: UInt16, department: UInt16, departmentName: String? = nil, promo: Promo,
+                at: Timestamp) {
         self.id = id
         self.member = member
         self.store = store
         self.department = department
+        self.departmentName = departmentName
         self.promo = promo
         self.at = at
     }

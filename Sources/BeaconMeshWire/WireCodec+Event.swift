@@ -141,11 +141,12 @@ extension WireCodec {
         Promo(id: try body.string("id"), title: try body.string("title"), message: try body.string("message"))
     }
 
-    /// The offer payload of `members/{member}/offers`.
+    /// The offer payload of `members/{member}/offers` (with the added `departmentName` when the offer has one).
     public static func encode(_ offer: Offer) -> [UInt8] {
-        serialize(.object([
-            ("v", .integer(1)), ("id", .string(offer.id)), ("member", .string(offer.member)), ("store", .integer(offer.store)),
-            ("department", .integer(offer.department)), ("promo", promoJSON(offer.promo)), ("at", .timestamp(offer.at)),
+        serialize(.object(dropping: [
+            "v": .integer(1), "id": .string(offer.id), "member": .string(offer.member), "store": .integer(offer.store),
+            "department": .integer(offer.department), "departmentName": offer.departmentName.map(JSONValue.string),
+            "promo": promoJSON(offer.promo), "at": .timestamp(offer.at),
         ]))
     }
 
@@ -153,7 +154,8 @@ extension WireCodec {
     public static func decodeOffer(_ bytes: [UInt8]) throws(WireError) -> Offer {
         let body = try parseVersion1(bytes)
         return Offer(id: try body.string("id"), member: try body.optionalString("member") ?? "", store: try body.uint16("store"),
-                     department: try body.uint16("department"), promo: try decodePromo(try body.object("promo")),
+                     department: try body.uint16("department"), departmentName: try body.optionalString("departmentName"),
+                     promo: try decodePromo(try body.object("promo")),
                      at: try body.timestamp("at"))
     }
 }

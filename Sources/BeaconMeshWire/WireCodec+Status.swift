@@ -60,10 +60,11 @@ extension WireCodec {
                                  startedAt: try body.optionalTimestamp("startedAt") ?? Timestamp(milliseconds: 0))
     }
 
-    /// The coordinator health payload.
+    /// The coordinator health payload (with the added `rangingReports`).
     public static func encode(_ health: CoordinatorHealth) -> [UInt8] {
         serialize(.object([
             ("v", .integer(1)), ("uptime", .integer(health.uptimeSeconds)), ("batches", .integer(health.batches)),
+            ("rangingReports", .integer(health.rangingReports)),
             ("sightings", .integer(health.sightings)), ("events", .integer(health.events)),
             ("dropped", .object(health.dropped.sorted { $0.key < $1.key }.map { ($0.key, .integer($0.value)) })),
             ("gaps", .integer(health.gaps)), ("duplicates", .integer(health.duplicates)), ("tracked", .integer(health.tracked)),
@@ -98,7 +99,8 @@ extension WireCodec {
             sightings: UInt64(clamping: try body.int("sightings")), events: UInt64(clamping: try body.int("events")),
             dropped: dropped, gaps: UInt64(clamping: try body.int("gaps")),
             duplicates: UInt64(clamping: try body.int("duplicates")), tracked: Int(try body.int("tracked")),
-            rssBytes: Int(try body.int("rssBytes")), nodes: try decodeHealthNodes(body), database: try decodeHealthDatabase(body))
+            rssBytes: Int(try body.int("rssBytes")), nodes: try decodeHealthNodes(body), database: try decodeHealthDatabase(body),
+            rangingReports: UInt64(clamping: try body.optionalInt("rangingReports") ?? 0))
     }
 
     private static func decodeHealthNodes(_ body: JSONReader) throws(WireError) -> [CoordinatorHealth.Node] {

@@ -6,9 +6,9 @@ import BeaconMeshService
 struct BeaconBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "beacon-bench",
-        abstract: "Measure BeaconMesh: scanner hot path, presence engine, sighting batch decoding, coordinator service through a real broker, dashboard.",
+        abstract: "Measure BeaconMesh: scanner hot path, presence engine, sighting batch decoding, coordinator service (sighting batches, ranging reports) through a real broker, dashboard, soak.",
         discussion: "Build in release mode: swift run -c release beacon-bench <benchmark>",
-        subcommands: [ScannerBenchmark.self, EngineBenchmark.self, WireBenchmark.self, CoordinatorBenchmark.self,
+        subcommands: [ScannerBenchmark.self, EngineBenchmark.self, WireBenchmark.self, CoordinatorBenchmark.self, RangingBenchmark.self,
                       DashboardBenchmark.self, SoakBenchmark.self])
 
     static func main() {

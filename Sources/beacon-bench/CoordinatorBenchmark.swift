@@ -252,8 +252,8 @@ struct CoordinatorBenchmark: ParsableCommand {
     }
 }
 
-/// What the benchmark hears from the coordinator: health counters over time and arrival times, recorded by a
-/// background task.
+/// What the benchmark hears from the coordinator: a health counter over time (`counting`: sighting batches by
+/// default) and arrival times, recorded by a background task.
 final class Observations: Sendable {
     private struct State {
         var batchesSeen: [(time: Double, batches: UInt64)] = []
@@ -261,11 +261,17 @@ final class Observations: Sendable {
     }
 
     private let state = Mutex(State())
+    private let counting: @Sendable (CoordinatorHealth) -> UInt64
+
+    init(counting: @escaping @Sendable (CoordinatorHealth) -> UInt64 = { $0.batches }) {
+        self.counting = counting
+    }
 
     func record(_ message: MQTTMessage) {
         let now = Measure.seconds()
         if message.topic.hasSuffix("/health"), let report = try? WireCodec.decodeCoordinatorHealth(message.payload) {
-            state.withLock { $0.batchesSeen.append((now, report.batches)) }
+            let count = counting(report)
+            state.withLock { $0.batchesSeen.append((now, count)) }
         } else if message.topic.hasSuffix("/events"), let event = try? WireCodec.decodeEvent(message.payload),
                   case .arrived(let member, _, _, _, _) = event.kind, member.id.hasPrefix("n") {
             // The network thread's receive time: the benchmark's own task scheduling is not part of the latency.

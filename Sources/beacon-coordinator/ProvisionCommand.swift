@@ -14,9 +14,11 @@ struct ProvisionCommand: ParsableCommand {
         commandName: "provision",
         abstract: "Create or revoke broker credentials (password + ACL rules) for nodes, monitors, coordinators and member apps.",
         discussion: """
-            User names: node-<store>-<department>-<node> (node-1-10-a), monitor-<store> (monitor-1), \
-            coordinator-<id> (coordinator-backoffice-1), bridge-store-<store> (on the head-office broker), and for a member's app the member id itself (ana), because \
-            the ACL pattern beaconmesh/v1/members/%u/offers puts the user name into the topic.
+            User names: node-<store>-<department>-<node> (node-1-10-a), monitor-<store> (monitor-1), till-<store> \
+            (till-9, from monitor --till), coordinator-<id> (coordinator-backoffice-1), bridge-store-<store> (on the \
+            head-office broker), and for a member's app the member id itself (ana), because the ACL patterns \
+            (beaconmesh/v1/members/%u/offers, …/members/%u/checkins, …/stores/+/members/%u/ranging) put the user name \
+            into the topic.
             Each credential gets a random password in <credentials>/<user>.pass (mode 0600); hand that file to the \
             program (--password-file, or passwordFile: in its config). Running a command again changes nothing; \
             --rotate draws a new password. The broker reads the files only when reloaded: add --reload, or run \
@@ -135,19 +137,28 @@ struct ProvisionCommand: ParsableCommand {
 
     struct Monitor: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "A till's credential: it may read everything of one store and write nothing.")
+            abstract: "A monitor's credential: it may read everything of one store and write nothing; with --till also that store's check-ins.")
         @OptionGroup var files: Files
         @Option(help: "Store number (0-65535).") var store: UInt16
+        @Flag(help: "A till (user till-<store>): it may also publish the store's check-in requests.") var till = false
         @Flag(help: "Draw a new password even if the credential exists.") var rotate = false
 
         func run() throws {
-            try files.provision(.monitor(store: store), rotate: rotate, use: { "on the till: beacon-monitor --store \(store) --username \($0) --password-file \($1)" })
+            if till {
+                try files.provision(.till(store: store), rotate: rotate, use: {
+                    "on the till: beacon-monitor --store \(store) --till DEPT --username \($0) --password-file \($1)"
+                })
+            } else {
+                try files.provision(.monitor(store: store), rotate: rotate, use: {
+                    "on the shop floor: beacon-monitor --store \(store) --username \($0) --password-file \($1)"
+                })
+            }
         }
     }
 
     struct Coordinator: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "A coordinator's credential: its stores' node topics in; events, presence, offers and its own status out.")
+            abstract: "A coordinator's credential: its stores' node topics, ranging and check-ins in; events, presence, offers, check-ins, registry events and its own status out.")
         @OptionGroup var files: Files
         @Option(help: "The coordinator's id (its config's id:; default the host name).") var id: String?
         @Option(name: .customLong("store"), help: "A store it serves (repeatable; none: every store, for head office).")
@@ -163,19 +174,22 @@ struct ProvisionCommand: ParsableCommand {
 
     struct Member: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "A member app's credential: user name = member id; it may read only its own offers.")
+            abstract: "A member app's credential: user name = member id; it may publish only its own ranging reports and read only its own offers and check-ins.")
         @OptionGroup var files: Files
         @Argument(help: "The member id (1-64 of a-z, A-Z, 0-9, '.', '_', '-').") var id: String
         @Flag(help: "Draw a new password even if the credential exists.") var rotate = false
 
         func run() throws {
-            try files.provision(.member(id: id), rotate: rotate, use: { "member app: user name \($0), the password is in \($1); it may read only \(Topics(root: files.topicRoot).offers(member: $0))" })
+            try files.provision(.member(id: id), rotate: rotate, use: {
+                let topics = Topics(root: files.topicRoot)
+                return "member app: user name \($0), the password is in \($1); it may publish only \(topics.prefix)/stores/+/members/\($0)/ranging and read only \(topics.offers(member: $0)) and \(topics.checkins(member: $0))"
+            })
         }
     }
 
     struct Bridge: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "On the head-office broker: a store broker's bridge, which forwards that store's topics and takes offers back.")
+            abstract: "On the head-office broker: a store broker's bridge, which forwards that store's topics and takes offers and check-ins back.")
         @OptionGroup var files: Files
         @Option(help: "Store number (0-65535).") var store: UInt16
         @Flag(help: "Draw a new password even if the credential exists.") var rotate = false
@@ -191,7 +205,7 @@ struct ProvisionCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove a credential: its password entry, ACL block and credential file.")
         @OptionGroup var files: Files
-        @Argument(help: "The user name (node-1-10-a, monitor-1, coordinator-ID or a member id).") var name: String
+        @Argument(help: "The user name (node-1-10-a, monitor-1, till-9, coordinator-ID or a member id).") var name: String
 
         func run() throws {
             let revocation: ProvisioningFiles.Revocation

@@ -11,7 +11,7 @@ struct ProvisioningACLTests {
         let lines = acl.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines.first?.hasPrefix("# BeaconMesh broker ACL") == true)
         let firstRule = lines.firstIndex { !$0.hasPrefix("#") && !$0.isEmpty }
-        #expect(firstRule.map { lines[$0] } == "pattern read beaconmesh/v1/members/%u/offers")
+        #expect(firstRule.map { lines[$0] } == "pattern write beaconmesh/v1/stores/+/members/%u/ranging")
         #expect(acl.userLines("monitor-1") == ["user monitor-1", "topic read beaconmesh/v1/stores/1/#"])
         #expect(acl.text.hasSuffix("# <<< beaconmesh user monitor-1\n"))
     }

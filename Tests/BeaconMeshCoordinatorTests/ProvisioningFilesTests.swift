@@ -86,6 +86,26 @@ struct ProvisioningFilesTests {
         #expect(throws: ProvisioningError.self) { try space.files.provision(.member(id: "monitor-2")) }
     }
 
+    @Test("an ACL written before members ranged (offers-only pattern, old coordinator block) is brought up to date by the next provision")
+    func upgradesAnOlderACL() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        var old = ProvisioningACL()
+        old.setPatterns(["pattern read beaconmesh/v1/members/%u/offers"])
+        old.setUser("coordinator-bo", lines: ["user coordinator-bo", "topic read beaconmesh/v1/stores/1/departments/#"])
+        try FileManager.default.createDirectory(atPath: space.directory + "/broker", withIntermediateDirectories: true)
+        try old.text.write(toFile: space.files.aclFile, atomically: true, encoding: .utf8)
+
+        let outcome = try space.files.provision(.coordinator(id: "bo", stores: [1]))
+        #expect(outcome.aclChanged)
+        let acl = ProvisioningACL(text: space.read(space.files.aclFile))
+        #expect(acl.text.contains("pattern write beaconmesh/v1/stores/+/members/%u/ranging\n"))
+        #expect(acl.text.contains("pattern read beaconmesh/v1/members/%u/checkins\n"))
+        #expect(acl.text.components(separatedBy: "pattern read beaconmesh/v1/members/%u/offers").count == 2, "one patterns block: \(acl.text)")
+        #expect(acl.userLines("coordinator-bo")?.contains("topic read beaconmesh/v1/stores/1/members/+/ranging") == true)
+        #expect(acl.userLines("coordinator-bo")?.contains("topic write beaconmesh/v1/members/+/checkins") == true)
+    }
+
     @Test("revoke removes the entry, the block and the file; revoking again finds nothing")
     func revoke() throws {
         let space = try Workspace()

@@ -9,6 +9,7 @@ struct ProvisioningRoleTests {
         #expect(ProvisioningRole.node(NodeAddress(store: 1, department: 10, node: "a")!).username == "node-1-10-a")
         #expect(ProvisioningRole.node(NodeAddress(store: 65535, department: 0, node: "till-2")!).username == "node-65535-0-till-2")
         #expect(ProvisioningRole.monitor(store: 1).username == "monitor-1")
+        #expect(ProvisioningRole.till(store: 9).username == "till-9")
         #expect(ProvisioningRole.coordinator(id: "backoffice-1", stores: [1]).username == "coordinator-backoffice-1")
         #expect(ProvisioningRole.member(id: "ana").username == "ana")
     }
@@ -29,17 +30,31 @@ struct ProvisioningRoleTests {
         #expect(ProvisioningRole.monitor(store: 7).topicLines() == ["topic read beaconmesh/v1/stores/7/#"])
     }
 
-    @Test("a coordinator reads its stores' node topics and writes events, presence, offers and its own status")
+    @Test("a till reads its store like a monitor and writes only that store's check-in requests")
+    func tillLines() {
+        #expect(ProvisioningRole.till(store: 9).topicLines() == [
+            "topic read beaconmesh/v1/stores/9/#", "topic write beaconmesh/v1/stores/9/checkins",
+        ])
+        #expect(ProvisioningRole.till(store: 9).kind == "till")
+    }
+
+    @Test("a coordinator reads its stores' node topics, ranging and check-in requests and writes events, presence, offers, check-ins, registry events and its own status")
     func coordinatorLines() {
         let lines = ProvisioningRole.coordinator(id: "bo", stores: [2, 1]).topicLines()
         #expect(lines == [
             "topic read beaconmesh/v1/stores/1/departments/#",
+            "topic read beaconmesh/v1/stores/1/members/+/ranging",
+            "topic read beaconmesh/v1/stores/1/checkins",
             "topic write beaconmesh/v1/stores/1/events",
             "topic write beaconmesh/v1/stores/1/presence",
             "topic read beaconmesh/v1/stores/2/departments/#",
+            "topic read beaconmesh/v1/stores/2/members/+/ranging",
+            "topic read beaconmesh/v1/stores/2/checkins",
             "topic write beaconmesh/v1/stores/2/events",
             "topic write beaconmesh/v1/stores/2/presence",
             "topic write beaconmesh/v1/members/+/offers",
+            "topic write beaconmesh/v1/members/+/checkins",
+            "topic write beaconmesh/v1/registry/events",
             "topic readwrite beaconmesh/v1/coordinators/bo/status",
             "topic write beaconmesh/v1/coordinators/bo/health",
         ])
@@ -47,17 +62,25 @@ struct ProvisioningRoleTests {
         #expect(everyStore.first == "topic read beaconmesh/v1/stores/+/departments/#")
     }
 
-    @Test("a store's bridge writes that store's tree at head office and reads members' offers back")
+    @Test("a store's bridge writes that store's tree at head office and reads members' offers and check-ins back")
     func bridgeLines() {
         let role = ProvisioningRole.bridge(store: 3)
         #expect(role.username == "bridge-store-3")
-        #expect(role.topicLines() == ["topic write beaconmesh/v1/stores/3/#", "topic read beaconmesh/v1/members/+/offers"])
+        #expect(role.topicLines() == [
+            "topic write beaconmesh/v1/stores/3/#", "topic read beaconmesh/v1/members/+/offers",
+            "topic read beaconmesh/v1/members/+/checkins",
+        ])
     }
 
-    @Test("a member has no block of its own: the shared %u pattern gives it its offers")
+    @Test("a member has no block of its own: the shared %u patterns give it its ranging reports, offers and check-ins, nothing else")
     func memberLines() {
         #expect(ProvisioningRole.member(id: "ana").topicLines().isEmpty)
-        #expect(ProvisioningACL.patternLines().contains("pattern read beaconmesh/v1/members/%u/offers"))
+        #expect(ProvisioningACL.patternLines().filter { !$0.hasPrefix("#") } == [
+            "pattern write beaconmesh/v1/stores/+/members/%u/ranging",
+            "pattern read beaconmesh/v1/members/%u/offers",
+            "pattern read beaconmesh/v1/members/%u/checkins",
+        ])
+        #expect(ProvisioningACL.patternLines(topicRoot: "acme").filter { !$0.hasPrefix("#") }.allSatisfy { $0.contains(" acme/v1/") })
     }
 
     @Test("member ids that are not topic-safe or look like service names are refused, with the reason")
@@ -69,6 +92,8 @@ struct ProvisioningRoleTests {
         }
         #expect(ProvisioningRole.member(id: "node-1-10-a").problem?.contains("kept for service user names") == true)
         #expect(ProvisioningRole.member(id: "coordinator-x").problem != nil)
+        #expect(ProvisioningRole.member(id: "till-9").problem?.contains("kept for service user names") == true,
+                "a member named like a till would get the till's own-name pattern topics")
         #expect(ProvisioningRole.coordinator(id: "back/office", stores: []).problem != nil)
     }
 

@@ -63,8 +63,12 @@ struct WireCodecTests {
         let coordinator = CoordinatorStatus(state: .offline, stores: [1, 9], startedAt: Timestamp(milliseconds: 7))
         #expect(try WireCodec.decodeCoordinatorStatus(WireCodec.encode(coordinator)) == coordinator)
         let coordinatorHealth = CoordinatorHealth(uptimeSeconds: 1, batches: 2, sightings: 3, events: 4,
-                                                  dropped: ["invalid-json": 1], gaps: 5, duplicates: 6, tracked: 7, rssBytes: 8)
+                                                  dropped: ["invalid-json": 1], gaps: 5, duplicates: 6, tracked: 7, rssBytes: 8,
+                                                  rangingReports: 9)
         #expect(try WireCodec.decodeCoordinatorHealth(WireCodec.encode(coordinatorHealth)) == coordinatorHealth)
+        #expect(String(decoding: WireCodec.encode(coordinatorHealth), as: UTF8.self).contains(#""rangingReports":9"#))
+        let older = #"{"v":1,"uptime":1,"batches":2,"sightings":3,"events":4,"dropped":{},"gaps":0,"duplicates":0,"tracked":0,"rssBytes":0}"#
+        #expect(try WireCodec.decodeCoordinatorHealth(Array(older.utf8)).rangingReports == 0, "a report without the field reads as 0")
     }
 
     @Test("every event type round-trips, with Unicode names intact")
@@ -87,6 +91,11 @@ struct WireCodecTests {
         }
         let offer = Offer(id: "o1", member: "m-1", store: 9, department: 6, promo: promo, at: Timestamp(milliseconds: 3))
         #expect(try WireCodec.decodeOffer(WireCodec.encode(offer)) == offer)
+        #expect(!String(decoding: WireCodec.encode(offer), as: UTF8.self).contains("departmentName"), "no name, no field")
+        var named = offer
+        named.departmentName = "Counter"
+        #expect(String(decoding: WireCodec.encode(named), as: UTF8.self).contains(#""departmentName":"Counter""#))
+        #expect(try WireCodec.decodeOffer(WireCodec.encode(named)) == named)
     }
 
     @Test("the presence snapshot round-trips and spells occupancy keys as strings")

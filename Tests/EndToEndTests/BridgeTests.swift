@@ -58,7 +58,7 @@ private struct Chain {
 
 @Suite("a chain: a store broker bridged to head office", .serialized)
 struct BridgeTests {
-    @Test("a store's events reach HQ and members' offers come back, across restarts of HQ and of the store broker")
+    @Test("a store's events and members' ranging reach HQ and members' offers and check-ins come back, across restarts of HQ and of the store broker")
     func eventsSurviveRestarts() async throws {
         let chain = try await Chain.start()
         var watcher = try await chain.watchHQ()
@@ -73,6 +73,20 @@ struct BridgeTests {
                                            qos: 1, extraArguments: try chain.hq.login("coordinator-hq"))
         #expect(await ana.waitForLine(timeout: .seconds(10)) { $0.hasSuffix("offer from HQ") } != nil, "\(chain.store.log)")
         await ana.stop()
+
+        // So do check-ins made at HQ; and the member's phone's ranging at the store reaches HQ's coordinator.
+        let anasCheckins = try await MosquittoClients.subscribe(port: chain.store.port, filter: "\(Chain.tree)/members/ana/checkins", qos: 1,
+                                                               extraArguments: try chain.store.login("ana"))
+        let hqRanging = try await MosquittoClients.subscribe(port: chain.hq.port, filter: "\(Chain.tree)/stores/+/members/+/ranging", qos: 1,
+                                                            extraArguments: try chain.hq.login("coordinator-hq"))
+        try await MosquittoClients.publish(port: chain.hq.port, topic: "\(Chain.tree)/members/ana/checkins", string: "check-in from HQ",
+                                           qos: 1, extraArguments: try chain.hq.login("coordinator-hq"))
+        try await MosquittoClients.publish(port: chain.store.port, topic: "\(Chain.tree)/stores/1/members/ana/ranging", string: "ana ranging",
+                                           qos: 1, extraArguments: try chain.store.login("ana"))
+        #expect(await anasCheckins.waitForLine(timeout: .seconds(10)) { $0.hasSuffix("check-in from HQ") } != nil, "\(chain.store.log)")
+        #expect(await hqRanging.waitForLine(timeout: .seconds(10)) { $0.hasSuffix("ana ranging") } != nil, "\(chain.hq.log)")
+        await anasCheckins.stop()
+        await hqRanging.stop()
 
         // HQ restarts while the store keeps publishing: the store queues, HQ's persistent session keeps the watcher's.
         await watcher.stop()

@@ -1,0 +1,187 @@
+import ArgumentParser
+import BeaconMeshCore
+import BeaconMeshMQTT
+import BeaconMeshService
+import BeaconMeshWire
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+
+/// Ranging reports of members' phones handled per second by the coordinator service, through a real mosquitto on
+/// loopback: a backlog of reports queued for its persistent session is drained, next to `mosquitto_sub` draining the
+/// same backlog in the same run — the same method and chain as `coordinator`, so the two rates compare.
+struct RangingBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ranging",
+        abstract: "Coordinator service through a real mosquitto: ranging reports of members' phones handled per second, against mosquitto_sub.",
+        discussion: "Needs mosquitto and mosquitto_sub on the PATH and beacon-coordinator built next to beacon-bench.")
+
+    @Option(help: "Ranging reports in the backlog.")
+    var reports: Int = 100_000
+
+    @Option(help: "Department beacons per report (the one the phone stands in, near; the others far).")
+    var beaconsPerReport: Int = 3
+
+    func validate() throws {
+        if reports < 1 { throw ValidationError("--reports must be at least 1") }
+        if !(1...10).contains(beaconsPerReport) { throw ValidationError("--beacons-per-report must be 1-10 (a store has 10 departments)") }
+    }
+
+    func run() throws {
+        let semaphore = DispatchSemaphore(value: 0)
+        let outcome = Mutex<(any Error)?>(nil)
+        let benchmark = self
+        Task {
+            do {
+                try await benchmark.measure()
+            } catch {
+                outcome.withLock { $0 = error }
+            }
+            semaphore.signal()
+        }
+        semaphore.wait()
+        if let error = outcome.withLock({ $0 }) { throw error }
+    }
+
+    /// The chain of `coordinator`: 100 stores of 10 departments, 50 members each (members 1…5000), here heard only
+    /// through their phones.
+    static let members = 5_000
+
+    private func measure() async throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-bench-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let port = try BenchProcess.freePort()
+        try """
+        listener \(port) 127.0.0.1
+        allow_anonymous true
+        max_queued_messages 0
+        max_inflight_messages 0
+        set_tcp_nodelay true
+        log_dest none
+        """.write(toFile: work + "/mosquitto.conf", atomically: true, encoding: .utf8)
+        let broker = try BenchProcess(BenchProcess.which("mosquitto"), ["-c", work + "/mosquitto.conf"])
+        defer { broker.stop() }
+        try await BenchProcess.waitForPort(port)
+
+        // Phone-only members: no beacon in the registry.
+        var csv = "id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt\n"
+        for index in 1...Self.members { csv += "m\(index),Member \(index),Tea,,,0,,\n" }
+        try csv.write(toFile: work + "/members.csv", atomically: true, encoding: .utf8)
+        let departments = (0..<10).map { "          - {id: \($0), name: Department \($0)}" }.joined(separator: "\n")
+        let stores = (1...CoordinatorBenchmark.stores).map { "  - id: \($0)\n    name: Store \($0)\n    departments:\n\(departments)" }
+            .joined(separator: "\n")
+        try """
+        id: bench
+        broker: {url: "mqtt://127.0.0.1:\(port)"}
+        database: bench.sqlite
+        members: members.csv
+        presence: {staleAfter: 5s, exitAfter: 60s, switchMargin: 4, switchDwell: 0s, visitGap: 20m}
+        stores:
+        \(stores)
+        """.write(toFile: work + "/coordinator.yaml", atomically: true, encoding: .utf8)
+
+        let coordinatorPath = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("beacon-coordinator").path
+        let coordinatorArguments = ["run", "--config", work + "/coordinator.yaml", "--health-interval", "200ms", "--log-level", "warning"]
+        let subscriberArguments = ["-h", "127.0.0.1", "-p", "\(port)", "-q", "1", "-c", "-i", "bench-drain",
+                                   "-t", "beaconmesh/v1/stores/+/members/+/ranging"]
+
+        // 1. Both consumers make their persistent sessions, then go away.
+        var coordinator = try BenchProcess(coordinatorPath, coordinatorArguments)
+        let sessionSubscriber = try BenchProcess(BenchProcess.which("mosquitto_sub"), subscriberArguments + ["-W", "2"])
+        try await Task.sleep(for: .seconds(2.5))
+        coordinator.stop()
+        sessionSubscriber.stop()
+
+        // 2. The backlog: member m walks its store's departments, one report at a time, its phone ranging
+        //    `beaconsPerReport` departments (the one it stands in near and strong, the next ones far).
+        MQTTLibrary.initialize()
+        var logger = Logger(label: "beacon-bench")
+        logger.logLevel = .warning
+        let publisher = try MQTTClient(configuration: MQTTConfiguration(broker: BrokerURL("mqtt://127.0.0.1:\(port)"), clientID: "bench-backlog"),
+                                       logger: logger)
+        try publisher.start()
+        guard await publisher.waitUntilConnected(timeout: .seconds(5)) else { throw BenchError("cannot reach the benchmark broker") }
+        var payloadBytes = 0
+        let start = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+        for index in 0..<reports {
+            let member = index % Self.members + 1
+            let store = UInt16(CoordinatorBenchmark.store(ofMember: member))
+            let round = index / Self.members
+            let here = (round / 4) % 10
+            var beacons: [RangingReport.RangedBeacon] = []
+            for offset in 0..<beaconsPerReport {
+                let rssi = offset == 0 ? -60.0 : -80.0 - Double(offset)
+                beacons.append(.init(department: UInt16((here + offset) % 10), proximity: offset == 0 ? .near : .far, rssi: rssi,
+                                     accuracy: offset == 0 ? 1.1 : 9.5))
+            }
+            let report = RangingReport(member: "m\(member)", session: "bench\(member)", seq: UInt64(round + 1),
+                                       sentAt: start + .seconds(round), beacons: beacons)
+            let payload = WireCodec.encode(report)
+            payloadBytes += payload.count
+            _ = try publisher.publish(topic: "beaconmesh/v1/stores/\(store)/members/m\(member)/ranging", payload: payload, qos: .atLeastOnce)
+            if index % 1000 == 999 { while publisher.unacknowledgedCount > 2_000 { try await Task.sleep(for: .milliseconds(2)) } }
+        }
+        while publisher.unacknowledgedCount > 0 { try await Task.sleep(for: .milliseconds(10)) }
+
+        // 3. Both consumers start together and drain the same backlog; the coordinator's rate is read from its
+        //    health reports (`rangingReports`), from the first that counted work to the first that counted it all.
+        let health = try MQTTClient(configuration: MQTTConfiguration(broker: BrokerURL("mqtt://127.0.0.1:\(port)")), logger: logger)
+        try health.start()
+        _ = await health.waitUntilConnected(timeout: .seconds(5))
+        try health.subscribe("beaconmesh/v1/coordinators/bench/health", qos: .atMostOnce)
+        _ = await health.waitUntilSubscribed("beaconmesh/v1/coordinators/bench/health", timeout: .seconds(5))
+        let observations = Observations(counting: { $0.rangingReports })
+        let dropped = Mutex<[String: UInt64]>([:])
+        let watcher = Task { [messages = health.messages] in
+            for await message in messages {
+                observations.record(message)
+                if let report = try? WireCodec.decodeCoordinatorHealth(message.payload) { dropped.withLock { $0 = report.dropped } }
+            }
+        }
+        defer { watcher.cancel() }
+        let drainStart = Measure.seconds()
+        let drainer = try BenchProcess(BenchProcess.which("mosquitto_sub"), subscriberArguments + ["-C", "\(reports)"])
+        coordinator = try BenchProcess(coordinatorPath, coordinatorArguments)
+        var coordinatorDone: Double?
+        var subscriberDone: Double?
+        var coordinatorCPU: [(time: Double, seconds: Double)] = []
+        var subscriberCPU = 0.0
+        while coordinatorDone == nil || subscriberDone == nil, Measure.seconds() < drainStart + 300 {
+            if subscriberDone == nil {
+                if let seconds = drainer.cpuSeconds { subscriberCPU = seconds }
+                if !drainer.isRunning { subscriberDone = Measure.seconds() - drainStart }
+            }
+            if coordinatorDone == nil, let reached = observations.timeBatchesReached(UInt64(reports)) { coordinatorDone = reached - drainStart }
+            if coordinatorDone == nil, let seconds = coordinator.cpuSeconds { coordinatorCPU.append((Measure.seconds(), seconds)) }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        coordinator.stop()
+        drainer.stop()
+        await health.disconnect(timeout: .seconds(1))
+        await publisher.disconnect(timeout: .seconds(1))
+        guard let coordinatorSeconds = coordinatorDone else {
+            throw BenchError("the coordinator did not count all \(reports) reports within 300 s (dropped: \(dropped.withLock { $0 }))")
+        }
+        let coordinatorRate = observations.sustainedRate(upTo: UInt64(reports)) ?? Double(reports) / coordinatorSeconds
+        let cpuPerReport = observations.workWindow(upTo: UInt64(reports)).flatMap { window -> Double? in
+            func cpu(at time: Double) -> Double? { coordinatorCPU.last { $0.time <= time }?.seconds }
+            guard let from = cpu(at: window.from.time), let to = cpu(at: window.to.time), window.to.batches > window.from.batches
+            else { return nil }
+            return (to - from) / Double(window.to.batches - window.from.batches)
+        }
+        let subscriberRate = subscriberDone.map { Double(reports) / $0 }
+
+        print("ranging benchmark: \(Measure.grouped(Double(reports))) ranging reports of \(beaconsPerReport) department beacons (\(payloadBytes / reports) bytes each) through mosquitto on loopback, \(CoordinatorBenchmark.stores) stores × 10 departments, \(Measure.grouped(Double(Self.members))) phone-only members")
+        print("  coordinator        \(Measure.grouped(coordinatorRate)) ranging reports/s (\(Measure.grouped(coordinatorRate * Double(beaconsPerReport))) ranged beacons/s) draining the backlog in \((coordinatorSeconds * 100).rounded() / 100) s")
+        if let subscriberRate, let subscriberDone {
+            print("  mosquitto_sub      \(Measure.grouped(subscriberRate)) reports/s draining the same backlog in \((subscriberDone * 100).rounded() / 100) s")
+            print("  ratio              \(Int((coordinatorRate / subscriberRate * 100).rounded())) % of mosquitto_sub")
+        }
+        print("  CPU per report     coordinator \(cpuPerReport.map { "\(Int(($0 * 1e6).rounded())) µs" } ?? "n/a"), mosquitto_sub \(Int((subscriberCPU / Double(reports) * 1e6).rounded())) µs (all threads, user + system)")
+        let drops = dropped.withLock { $0 }
+        if !drops.isEmpty { print("  dropped            \(drops.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))") }
+    }
+}
