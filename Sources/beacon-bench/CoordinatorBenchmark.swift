@@ -63,19 +63,9 @@ struct CoordinatorBenchmark: ParsableCommand {
     private func measure() async throws {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-bench-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        let port = try BenchProcess.freePort()
-        try """
-        listener \(port) 127.0.0.1
-        allow_anonymous true
-        max_queued_messages 0
-        max_inflight_messages 0
-        max_packet_size 4194304
-        set_tcp_nodelay true
-        log_dest none
-        """.write(toFile: work + "/mosquitto.conf", atomically: true, encoding: .utf8)
-        let broker = try BenchProcess(BenchProcess.which("mosquitto"), ["-c", work + "/mosquitto.conf"])
-        defer { broker.stop() }
-        try await BenchProcess.waitForPort(port)
+        let broker = try await BenchBroker.start(in: work, settings: BenchBroker.unlimited + ["max_packet_size 4194304"])
+        defer { broker.process.stop() }
+        let port = broker.port
 
         // Members: the backlog's beacons are members 1…5000 (they arrive and then move about); the latency
         // phase greets members 100001… one by one.

@@ -67,18 +67,9 @@ struct DashboardBenchmark: ParsableCommand {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-bench-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
-        let brokerPort = try BenchProcess.freePort()
-        try """
-        listener \(brokerPort) 127.0.0.1
-        allow_anonymous true
-        max_queued_messages 0
-        max_inflight_messages 0
-        set_tcp_nodelay true
-        log_dest none
-        """.write(toFile: work + "/mosquitto.conf", atomically: true, encoding: .utf8)
-        let broker = try BenchProcess(BenchProcess.which("mosquitto"), ["-c", work + "/mosquitto.conf"])
-        defer { broker.stop() }
-        try await BenchProcess.waitForPort(brokerPort)
+        let broker = try await BenchBroker.start(in: work, settings: BenchBroker.unlimited)
+        defer { broker.process.stop() }
+        let brokerPort = broker.port
 
         // Members m1… (store s has m((s-1)·perStore+1)…), newcomers n0… for the timed arrivals, all with one photo
         // (a 128 × 128 JPEG of noise, the size of the coordinator's thumbnails) unless --no-photos.

@@ -52,18 +52,9 @@ struct RangingBenchmark: ParsableCommand {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-bench-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
-        let port = try BenchProcess.freePort()
-        try """
-        listener \(port) 127.0.0.1
-        allow_anonymous true
-        max_queued_messages 0
-        max_inflight_messages 0
-        set_tcp_nodelay true
-        log_dest none
-        """.write(toFile: work + "/mosquitto.conf", atomically: true, encoding: .utf8)
-        let broker = try BenchProcess(BenchProcess.which("mosquitto"), ["-c", work + "/mosquitto.conf"])
-        defer { broker.stop() }
-        try await BenchProcess.waitForPort(port)
+        let broker = try await BenchBroker.start(in: work, settings: BenchBroker.unlimited)
+        defer { broker.process.stop() }
+        let port = broker.port
 
         // Phone-only members: no beacon in the registry.
         var csv = "id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt\n"

@@ -69,18 +69,10 @@ struct SoakBenchmark: ParsableCommand {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-soak-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
-        let port = try BenchProcess.freePort()
-        try """
-        listener \(port) 127.0.0.1
-        allow_anonymous true
-        max_queued_messages 10000
-        set_tcp_nodelay true
-        log_dest none
-        """.write(toFile: work + "/mosquitto.conf", atomically: true, encoding: .utf8)
-        var processes: [(name: String, process: BenchProcess)] = []
+        let mosquitto = try await BenchBroker.start(in: work, settings: ["max_queued_messages 10000"])
+        let port = mosquitto.port
+        var processes: [(name: String, process: BenchProcess)] = [("mosquitto", mosquitto.process)]
         defer { for (_, process) in processes.reversed() { process.stop() } }
-        processes.append(("mosquitto", try BenchProcess(BenchProcess.which("mosquitto"), ["-c", work + "/mosquitto.conf"])))
-        try await BenchProcess.waitForPort(port)
 
         let uuid = BenchBeacons.uuidText
         var csv = "id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt\n"
