@@ -60,6 +60,9 @@ struct SoakBenchmark: ParsableCommand {
         if let error = failure.withLock({ $0 }) { throw error }
     }
 
+    /// Probe members, one per probe (a probe every 20 s: 90 in 30 minutes).
+    static let probes = 500
+
     /// The extra store the simulated scanners stand in.
     private var scannerStore: Int { stores + 1 }
 
@@ -78,7 +81,8 @@ struct SoakBenchmark: ParsableCommand {
         var csv = "id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt\n"
         for index in 0..<members { csv += "m\(index),Member \(index),Tea,ibeacon:\(uuid):\(index % stores + 1):\(index),,0,,\n" }
         for minor in 1...5 { csv += "s\(minor),Shopper \(minor),,ibeacon:\(uuid):\(scannerStore):\(minor),,0,,\n" }
-        csv += "probe,Probe,,ibeacon:\(uuid):1:60000,,0,,\n"
+        // A new probe member each time: one coming back within visitGap would resume its visit, not be greeted.
+        for index in 0..<Self.probes { csv += "probe\(index),Probe \(index),,ibeacon:\(uuid):1:\(60000 + index),,0,,\n" }
         try csv.write(toFile: work + "/members.csv", atomically: true, encoding: .utf8)
         let layout = (0..<departments).map { "      - {id: \(($0 + 1) * 10), name: Department \(($0 + 1) * 10)}" }.joined(separator: "\n")
         let storeList = (1...scannerStore).map { "  - id: \($0)\n    name: Store \($0)\n    departments:\n\(layout)" }.joined(separator: "\n")
@@ -147,13 +151,14 @@ struct SoakBenchmark: ParsableCommand {
                 counters.addSightings(sightings.count)
             }
             if tick >= probeDue {
-                // The probe walks into store 1's first department; it leaves by itself (exitAfter) before the next one.
+                // A probe walks into store 1's first department and leaves by itself (exitAfter).
                 probeSequence += 1
-                probeDue = tick + 30
+                probeDue = tick + 20
+                let probe = Int(probeSequence - 1) % Self.probes
                 let node = NodeAddress(store: 1, department: 10, node: "probe")!
                 for step in 0..<4 {
                     let at = Timestamp(milliseconds: now.milliseconds + Int64(step) * 300)
-                    let sighting = Sighting(beacon: .iBeacon(uuid: BenchBeacons.uuid, major: 1, minor: 60000), rssi: -55, count: 3,
+                    let sighting = Sighting(beacon: .iBeacon(uuid: BenchBeacons.uuid, major: 1, minor: UInt16(60000 + probe)), rssi: -55, count: 3,
                                             txPower: -59, distance: 1, proximity: .near, lastSeen: at)
                     if step == 0 { counters.probeSent() }
                     _ = try load.publish(topic: "beaconmesh/v1/stores/1/departments/10/nodes/probe/sightings",
@@ -253,7 +258,7 @@ final class SoakCounters: Sendable {
         guard message.topic.hasSuffix("/events") else { return }
         let received = message.receivedAt ?? .now
         let isProbe = (try? WireCodec.decodeEvent(message.payload)).map { event -> Bool in
-            if case .arrived(let member, _, _, _, _) = event.kind { return member.id == "probe" }
+            if case .arrived(let member, _, _, _, _) = event.kind { return member.id.hasPrefix("probe") }
             return false
         } ?? false
         state.withLock { state in
