@@ -36,24 +36,12 @@ struct CoordinatorBenchmark: ParsableCommand {
     var latencyRate: Double?
 
     func run() throws {
-        let semaphore = DispatchSemaphore(value: 0)
-        let outcome = Mutex<Result<String, any Error>?>(nil)
         let benchmark = self
-        Task {
-            do {
-                outcome.withLock { $0 = .success("") }
-                try await benchmark.measure()
-            } catch {
-                outcome.withLock { $0 = .failure(error) }
-            }
-            semaphore.signal()
-        }
-        semaphore.wait()
-        if case .failure(let error)? = outcome.withLock({ $0 }) { throw error }
+        try BenchRun.blocking { try await benchmark.measure() }
     }
 
     /// The benchmark chain: 100 stores of 10 departments, 50 members each (members 1…5000).
-    static let stores = 100
+    static let stores = BenchChain.stores
 
     /// Member numbers of a store: store 1 has members 1…50, store 2 has 51…100, and so on.
     static func member(inStore store: Int, number: Int) -> Int { (store - 1) * 50 + number % 50 + 1 }
@@ -71,34 +59,18 @@ struct CoordinatorBenchmark: ParsableCommand {
         // phase greets members 100001… one by one.
         let uuid = BenchBeacons.uuidText
         let storeUUID = BenchBeacons.uuid
-        var csv = "id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt\n"
+        let chain = BenchChain(work: work, port: port)
+        var csv = ""
         for index in 1...5_000 { csv += "m\(index),Member \(index),Tea,ibeacon:\(uuid):\(Self.store(ofMember: index)):\(index),,0,,\n" }
         for index in 0..<arrivals { csv += "n\(index),Newcomer \(index),,ibeacon:\(uuid):1000:\(index),,0,,\n" }
-        try csv.write(toFile: work + "/members.csv", atomically: true, encoding: .utf8)
-        let departments = (0..<10).map { "          - {id: \($0), name: Department \($0)}" }.joined(separator: "\n")
-        let stores = (1...Self.stores).map { "  - id: \($0)\n    name: Store \($0)\n    departments:\n\(departments)" }.joined(separator: "\n")
-        try """
-        id: bench
-        broker: {url: "mqtt://127.0.0.1:\(port)"}
-        database: bench.sqlite
-        members: members.csv
-        presence: {staleAfter: 5s, exitAfter: 60s, switchMargin: 4, switchDwell: 0s, visitGap: 20m}
-        stores:
-        \(stores)
-        """.write(toFile: work + "/coordinator.yaml", atomically: true, encoding: .utf8)
-
-        let coordinatorPath = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent().appendingPathComponent("beacon-coordinator").path
-        let coordinatorArguments = ["run", "--config", work + "/coordinator.yaml", "--health-interval", "200ms", "--log-level", "warning"]
-        let subscriberArguments = ["-h", "127.0.0.1", "-p", "\(port)", "-q", "1", "-c", "-i", "bench-drain",
-                                   "-t", "beaconmesh/v1/stores/+/departments/+/nodes/+/sightings"]
+        try chain.writeConfig(members: csv)
+        let coordinatorPath = chain.coordinatorPath
+        let coordinatorArguments = chain.coordinatorArguments
+        let drainTopic = "beaconmesh/v1/stores/+/departments/+/nodes/+/sightings"
+        let subscriberArguments = chain.subscriberArguments(topic: drainTopic)
 
         // 1. Both consumers make their persistent sessions, then go away.
-        var coordinator = try BenchProcess(coordinatorPath, coordinatorArguments)
-        let sessionSubscriber = try BenchProcess(BenchProcess.which("mosquitto_sub"), subscriberArguments + ["-W", "2"])
-        try await Task.sleep(for: .seconds(2.5))
-        coordinator.stop()
-        sessionSubscriber.stop()
+        try await chain.makeSessions(drainTopic: drainTopic)
 
         // 2. The backlog, queued by the broker for both sessions.
         MQTTLibrary.initialize()
@@ -143,7 +115,7 @@ struct CoordinatorBenchmark: ParsableCommand {
         defer { watcher.cancel() }
         let drainStart = Measure.seconds()
         let drainer = try BenchProcess(BenchProcess.which("mosquitto_sub"), subscriberArguments + ["-C", "\(batches)"])
-        coordinator = try BenchProcess(coordinatorPath, coordinatorArguments)
+        let coordinator = try BenchProcess(coordinatorPath, coordinatorArguments)
         var coordinatorDone: Double?
         var subscriberDone: Double?
         // CPU used, sampled as the drain goes: the coordinator's over time (to take the same window as its rate),

@@ -48,19 +48,8 @@ struct DashboardBenchmark: ParsableCommand {
     var noPhotos = false
 
     func run() throws {
-        let semaphore = DispatchSemaphore(value: 0)
-        let outcome = Mutex<(any Error)?>(nil)
         let benchmark = self
-        Task {
-            do {
-                try await benchmark.measure()
-            } catch {
-                outcome.withLock { $0 = error }
-            }
-            semaphore.signal()
-        }
-        semaphore.wait()
-        if let error = outcome.withLock({ $0 }) { throw error }
+        try BenchRun.blocking { try await benchmark.measure() }
     }
 
     private func measure() async throws {

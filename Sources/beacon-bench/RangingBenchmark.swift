@@ -29,19 +29,8 @@ struct RangingBenchmark: ParsableCommand {
     }
 
     func run() throws {
-        let semaphore = DispatchSemaphore(value: 0)
-        let outcome = Mutex<(any Error)?>(nil)
         let benchmark = self
-        Task {
-            do {
-                try await benchmark.measure()
-            } catch {
-                outcome.withLock { $0 = error }
-            }
-            semaphore.signal()
-        }
-        semaphore.wait()
-        if let error = outcome.withLock({ $0 }) { throw error }
+        try BenchRun.blocking { try await benchmark.measure() }
     }
 
     /// The chain of `coordinator`: 100 stores of 10 departments, 50 members each (members 1…5000), here heard only
@@ -57,34 +46,15 @@ struct RangingBenchmark: ParsableCommand {
         let port = broker.port
 
         // Phone-only members: no beacon in the registry.
-        var csv = "id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt\n"
-        for index in 1...Self.members { csv += "m\(index),Member \(index),Tea,,,0,,\n" }
-        try csv.write(toFile: work + "/members.csv", atomically: true, encoding: .utf8)
-        let departments = (0..<10).map { "          - {id: \($0), name: Department \($0)}" }.joined(separator: "\n")
-        let stores = (1...CoordinatorBenchmark.stores).map { "  - id: \($0)\n    name: Store \($0)\n    departments:\n\(departments)" }
-            .joined(separator: "\n")
-        try """
-        id: bench
-        broker: {url: "mqtt://127.0.0.1:\(port)"}
-        database: bench.sqlite
-        members: members.csv
-        presence: {staleAfter: 5s, exitAfter: 60s, switchMargin: 4, switchDwell: 0s, visitGap: 20m}
-        stores:
-        \(stores)
-        """.write(toFile: work + "/coordinator.yaml", atomically: true, encoding: .utf8)
-
-        let coordinatorPath = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent().appendingPathComponent("beacon-coordinator").path
-        let coordinatorArguments = ["run", "--config", work + "/coordinator.yaml", "--health-interval", "200ms", "--log-level", "warning"]
-        let subscriberArguments = ["-h", "127.0.0.1", "-p", "\(port)", "-q", "1", "-c", "-i", "bench-drain",
-                                   "-t", "beaconmesh/v1/stores/+/members/+/ranging"]
+        let chain = BenchChain(work: work, port: port)
+        try chain.writeConfig(members: (1...Self.members).map { "m\($0),Member \($0),Tea,,,0,,\n" }.joined())
+        let coordinatorPath = chain.coordinatorPath
+        let coordinatorArguments = chain.coordinatorArguments
+        let drainTopic = "beaconmesh/v1/stores/+/members/+/ranging"
+        let subscriberArguments = chain.subscriberArguments(topic: drainTopic)
 
         // 1. Both consumers make their persistent sessions, then go away.
-        var coordinator = try BenchProcess(coordinatorPath, coordinatorArguments)
-        let sessionSubscriber = try BenchProcess(BenchProcess.which("mosquitto_sub"), subscriberArguments + ["-W", "2"])
-        try await Task.sleep(for: .seconds(2.5))
-        coordinator.stop()
-        sessionSubscriber.stop()
+        try await chain.makeSessions(drainTopic: drainTopic)
 
         // 2. The backlog: member m walks its store's departments, one report at a time, its phone ranging
         //    `beaconsPerReport` departments (the one it stands in near and strong, the next ones far).
@@ -135,7 +105,7 @@ struct RangingBenchmark: ParsableCommand {
         defer { watcher.cancel() }
         let drainStart = Measure.seconds()
         let drainer = try BenchProcess(BenchProcess.which("mosquitto_sub"), subscriberArguments + ["-C", "\(reports)"])
-        coordinator = try BenchProcess(coordinatorPath, coordinatorArguments)
+        let coordinator = try BenchProcess(coordinatorPath, coordinatorArguments)
         var coordinatorDone: Double?
         var subscriberDone: Double?
         var coordinatorCPU: [(time: Double, seconds: Double)] = []

@@ -49,15 +49,8 @@ struct SoakBenchmark: ParsableCommand {
     }
 
     func run() throws {
-        let semaphore = DispatchSemaphore(value: 0)
-        let failure = Mutex<(any Error)?>(nil)
         let benchmark = self
-        Task {
-            do { try await benchmark.soak() } catch { failure.withLock { $0 = error } }
-            semaphore.signal()
-        }
-        semaphore.wait()
-        if let error = failure.withLock({ $0 }) { throw error }
+        try BenchRun.blocking { try await benchmark.soak() }
     }
 
     /// Probe members, one per probe (a probe every 20 s: 90 in 30 minutes).
