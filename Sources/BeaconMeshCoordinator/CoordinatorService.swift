@@ -263,7 +263,7 @@ public final class CoordinatorService: Service {
 
     /// Reads the session's messages a chunk at a time (what waits, up to `decodingChunk`), decodes up to `workers`
     /// chunks at once on the concurrency pool, and hands them to `inbox` in arrival order. Ends with the messages.
-    static func decode(_ messages: MQTTMessages, topics: Topics, workers: Int, into inbox: DecisionInbox) async {
+    static func decode(_ messages: some MessageChunks, topics: Topics, workers: Int, into inbox: DecisionInbox) async {
         var decoding: [Task<[CoordinatorInput], Never>] = []
         while true {
             var chunk = messages.waiting(upTo: decodingChunk)
