@@ -116,8 +116,9 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
-        // Test support: a mosquitto broker on a free loopback port, process helpers.
-        .target(name: "BeaconMeshTesting", dependencies: ["BeaconMeshCore"]),
+        // Test support: a mosquitto broker on a free loopback port, process helpers, and the seams for fast service
+        // tests: an in-memory broker and client (`MQTTClientProtocol`) and a manual clock (`ServiceClock`).
+        .target(name: "BeaconMeshTesting", dependencies: ["BeaconMeshCore", "BeaconMeshMQTT", "BeaconMeshService"]),
 
         .testTarget(name: "BeaconMeshCoreTests", dependencies: ["BeaconMeshCore", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshWireTests", dependencies: ["BeaconMeshWire"]),
@@ -128,6 +129,7 @@ let package = Package(
         .testTarget(name: "BeaconMeshDashboardTests", dependencies: ["BeaconMeshDashboard", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshScannerTests", dependencies: ["BeaconMeshScanner"]),
         .testTarget(name: "BeaconMeshPhoneTests", dependencies: ["BeaconMeshPhone", "beacon-phone"]),
+        .testTarget(name: "BeaconMeshTestingTests", dependencies: ["BeaconMeshTesting", "BeaconMeshMQTT", "BeaconMeshService"]),
         .testTarget(name: "EndToEndTests", dependencies: ["BeaconMeshTesting"]),
     ]
 )
