@@ -127,7 +127,10 @@ let package = Package(
         .testTarget(name: "BeaconMeshCoordinatorTests", dependencies: ["BeaconMeshCoordinator", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshMonitorTests", dependencies: ["BeaconMeshMonitor"]),
         .testTarget(name: "BeaconMeshDashboardTests", dependencies: ["BeaconMeshDashboard", "BeaconMeshTesting"]),
-        .testTarget(name: "BeaconMeshScannerTests", dependencies: ["BeaconMeshScanner"]),
+        .testTarget(name: "BeaconMeshScannerTests", dependencies: [
+            "BeaconMeshScanner", "BeaconMeshTesting", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "beacon-scanner",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "BeaconMeshPhoneTests", dependencies: ["BeaconMeshPhone", "beacon-phone"]),
         .testTarget(name: "BeaconMeshTestingTests", dependencies: ["BeaconMeshTesting", "BeaconMeshMQTT", "BeaconMeshService"]),
         .testTarget(name: "EndToEndTests", dependencies: ["BeaconMeshTesting"]),

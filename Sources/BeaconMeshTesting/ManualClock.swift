@@ -16,7 +16,8 @@ public final class ManualClock: ServiceClock {
     }
 
     private struct Waiter {
-        var count: Int
+        /// What the waiter waits for, asked of the sleepers' deadlines.
+        var condition: @Sendable ([Timestamp]) -> Bool
         var continuation: CheckedContinuation<Bool, Never>
     }
 
@@ -33,7 +34,8 @@ public final class ManualClock: ServiceClock {
 
         /// Removes and returns the waiters that now see enough sleepers.
         mutating func satisfiedWaiters() -> [CheckedContinuation<Bool, Never>] {
-            let ready = waiters.filter { $0.value.count <= sleepers.count }
+            let deadlines = sleepers.values.map(\.deadline)
+            let ready = waiters.filter { $0.value.condition(deadlines) }
             for id in ready.keys { waiters[id] = nil }
             return ready.values.map(\.continuation)
         }
@@ -111,18 +113,25 @@ public final class ManualClock: ServiceClock {
     /// real time (a safety net for a failing test, not a pace: a passing test never waits for it).
     @discardableResult
     public func waitForSleepers(_ count: Int = 1, timeout: Duration = .seconds(10)) async -> Bool {
-        await withRealTimeout(timeout, otherwise: false) { await self.sleepers(reaching: count) }
+        await withRealTimeout(timeout, otherwise: false) { await self.sleepers(where: { $0.count >= count }) }
     }
 
-    /// `true` once `count` tasks sleep; `false` if the waiting task is cancelled first.
-    private func sleepers(reaching count: Int) async -> Bool {
+    /// Waits until a task sleeps until exactly `deadline` (how a test knows which of a service's waits it is in);
+    /// `false` if none does within `timeout` of real time.
+    @discardableResult
+    public func waitForSleeper(wakingAt deadline: Timestamp, timeout: Duration = .seconds(10)) async -> Bool {
+        await withRealTimeout(timeout, otherwise: false) { await self.sleepers(where: { $0.contains(deadline) }) }
+    }
+
+    /// `true` once the sleepers' deadlines satisfy `condition`; `false` if the waiting task is cancelled first.
+    private func sleepers(where condition: @escaping @Sendable ([Timestamp]) -> Bool) async -> Bool {
         let id = state.withLock { $0.takeID() }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 let result = state.withLock { state -> Bool? in
-                    if state.sleepers.count >= count { return true }
+                    if condition(state.sleepers.values.map(\.deadline)) { return true }
                     if Task.isCancelled { return false }
-                    state.waiters[id] = Waiter(count: count, continuation: continuation)
+                    state.waiters[id] = Waiter(condition: condition, continuation: continuation)
                     return nil
                 }
                 if let result { continuation.resume(returning: result) }
