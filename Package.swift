@@ -53,6 +53,7 @@ let package = Package(
             "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "BeaconMeshBLE",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "BeaconMeshCoordinator", dependencies: [
             "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService",
