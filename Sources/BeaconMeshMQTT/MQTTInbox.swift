@@ -67,6 +67,23 @@ final class MQTTInbox: Sendable {
         }
     }
 
+    /// Adds a message at once, beyond `capacity` if need be; `false` once the inbox is closed. For producers that
+    /// must not wait and bound themselves (`MQTTMessageFeed`).
+    @discardableResult
+    func pushWithoutWaiting(_ message: MQTTMessage) -> Bool {
+        let step: (delivered: CheckedContinuation<MQTTMessage?, Never>?, accepted: Bool) = state.withLock { state in
+            if state.closed { return (nil, false) }
+            if let consumer = state.consumer {
+                state.consumer = nil
+                return (consumer, true)
+            }
+            state.buffer.append(message)
+            return (nil, true)
+        }
+        step.delivered?.resume(returning: message)
+        return step.accepted
+    }
+
     /// The next message; `nil` once the inbox is closed and empty, or when the waiting task is cancelled.
     func next() async -> MQTTMessage? {
         enum Step { case message(MQTTMessage, wakeProducer: Bool), finished, wait }

@@ -13,7 +13,9 @@ import ServiceLifecycle
 /// all state; sources and the MQTT client only feed it inputs.
 public final class ScannerService: Service {
     private let configuration: ScannerConfiguration
-    private let client: MQTTClient
+    private let client: any MQTTClientProtocol
+    /// Ticks, health, the drain's deadline and the simulation read and wait on this clock (a manual one in tests).
+    private let clock: any ServiceClock
     private let logger: Logger
     private let topics: Topics
     private let boot: String
@@ -30,15 +32,17 @@ public final class ScannerService: Service {
     /// figure is small; 16 in flight keep a local broker busy.
     static let replayQueueHighWater = 16
 
-    /// A scanner of `boot`; `startedAt` is the start time its statuses report (the same as in `mqttConfiguration`).
-    public init(configuration: ScannerConfiguration, client: MQTTClient, boot: String, startedAt: Timestamp = WallClock.now(),
-                logger: Logger) {
+    /// A scanner of `boot` publishing through `client`; `startedAt` is the start time its statuses report (the same
+    /// as in `mqttConfiguration`; default: `clock`'s now).
+    public init(configuration: ScannerConfiguration, client: any MQTTClientProtocol, boot: String, startedAt: Timestamp? = nil,
+                logger: Logger, clock: any ServiceClock = WallClock()) {
         self.configuration = configuration
         self.client = client
+        self.clock = clock
         self.logger = logger
         self.topics = Topics(root: configuration.topicRoot)
         self.boot = boot
-        self.startedAt = startedAt
+        self.startedAt = startedAt ?? clock.now()
     }
 
     /// The node status this scanner publishes (`online` while running, `offline` as last will and at shutdown).
@@ -110,9 +114,10 @@ public final class ScannerService: Service {
         let ackTask = Task {
             for await id in acknowledgements { continuation.yield(.acknowledged(id)) }
         }
+        let clock = self.clock
         let ticker = Task {
             while !Task.isCancelled {
-                try? await Task.sleep(for: ScannerService.tickInterval)
+                try? await clock.sleep(for: ScannerService.tickInterval)
                 continuation.yield(.tick)
             }
         }
@@ -155,7 +160,7 @@ public final class ScannerService: Service {
                         if let batch = state.pipeline.tick(at: packet.time) { state.enqueue(batch) }
                     }
                 case .tick:
-                    let now = WallClock.now()
+                    let now = clock.now()
                     if let batch = state.pipeline.tick(at: now) { state.enqueue(batch) }
                     if now - state.lastHealth >= configuration.healthInterval { publishHealth(&state, at: now) }
                 case .acknowledged(let id):
@@ -192,7 +197,7 @@ public final class ScannerService: Service {
 
         // Shutdown: last batch, wait (bounded) for the broker to take the queue, then `offline` and disconnect.
         // A source that failed to start has nothing worth waiting for.
-        if let batch = state.pipeline.flush(at: state.lastPacketTime ?? WallClock.now()) { state.enqueue(batch) }
+        if let batch = state.pipeline.flush(at: state.lastPacketTime ?? clock.now()) { state.enqueue(batch) }
         if failure == nil { await drain(&state) }
         ackTask.cancel()
         let offline = Self.status(.offline, of: configuration, boot: boot, startedAt: startedAt)
@@ -244,10 +249,11 @@ public final class ScannerService: Service {
                 shoppers: ShopperSimulation.demoShoppers(store: configuration.node.store),
                 outside: configuration.simulationOutside)
             let department = configuration.node.department
+            let clock = self.clock
             return Task {
                 var random = SystemRandomNumberGenerator()
                 while !Task.isCancelled {
-                    let now = WallClock.now()
+                    let now = clock.now()
                     var packets: [CaptureReplay.Packet] = []
                     for (index, shopper) in simulation.shoppers.enumerated() {
                         guard let rssi = simulation.rssi(ofShopper: index, heardBy: department, at: now, random: &random) else { continue }
@@ -255,7 +261,7 @@ public final class ScannerService: Service {
                         packets.append(CaptureReplay.Packet(bytes: bytes, time: now))
                     }
                     if !packets.isEmpty { continuation.yield(.packets(packets)) }
-                    try? await Task.sleep(for: .milliseconds(125))
+                    try? await clock.sleep(for: .milliseconds(125))
                 }
             }
         case .adapter(let index):
@@ -283,13 +289,13 @@ public final class ScannerService: Service {
 
     /// Keeps pumping until the queue is empty or the drain timeout passes.
     private func drain(_ state: inout ScannerState) async {
-        let deadline = WallClock.now() + ScannerService.drainTimeout
-        while !state.queue.isEmpty && WallClock.now() < deadline {
+        let deadline = clock.now() + ScannerService.drainTimeout
+        while !state.queue.isEmpty && clock.now() < deadline {
             // The acknowledgement stream is no longer read here: ask the client about each in-flight id.
             state.acknowledgeDelivered(client: client)
             pump(&state)
             if state.queue.isEmpty { break }
-            try? await Task.sleep(for: .milliseconds(20))
+            try? await clock.sleep(for: .milliseconds(20))
         }
         if !state.queue.isEmpty {
             logger.warning("stopping with unsent batches", metadata: ["unsent": "\(state.queue.count)"])
@@ -336,7 +342,7 @@ struct ScannerState {
     }
 
     /// Acknowledges every in-flight message the client no longer waits for.
-    mutating func acknowledgeDelivered(client: MQTTClient) {
+    mutating func acknowledgeDelivered(client: any MQTTClientProtocol) {
         for id in queue.inFlightIDs where client.isAcknowledged(MQTTMessageID(rawValue: id)) {
             queue.acknowledge(id: id)
         }
