@@ -21,8 +21,9 @@ import ServiceLifecycle
 public final class CoordinatorService: Service {
     private let configuration: CoordinatorConfiguration
     private let registry: MemberRegistry
-    private let session: MQTTClient
-    private let publisher: MQTTClient
+    private let session: any MQTTClientProtocol
+    private let publisher: any MQTTClientProtocol
+    private let clock: any ServiceClock
     private let logger: Logger
     private let topics: Topics
     private let healthInterval: Duration
@@ -41,9 +42,11 @@ public final class CoordinatorService: Service {
     static let registryPollInterval: Duration = .seconds(2)
 
     /// A coordinator that publishes its health every `healthInterval` (the contract's default: 30 s), with clients
-    /// made from `mqttConfigurations(for:)`.
-    public init(configuration: CoordinatorConfiguration, registry: MemberRegistry, session: MQTTClient, publisher: MQTTClient,
-                logger: Logger, healthInterval: Duration = .seconds(30)) {
+    /// made from `mqttConfigurations(for:)`, reading the time and waiting on `clock`.
+    public init(configuration: CoordinatorConfiguration, registry: MemberRegistry, session: any MQTTClientProtocol,
+                publisher: any MQTTClientProtocol, logger: Logger, healthInterval: Duration = .seconds(30),
+                clock: any ServiceClock = WallClock()) {
+        self.clock = clock
         self.healthInterval = healthInterval
         self.configuration = configuration
         self.registry = registry
@@ -82,7 +85,7 @@ public final class CoordinatorService: Service {
     }
 
     /// Hands publications to the client (which queues them; it never blocks on the network).
-    private static func publish(_ publications: [Publication], with client: MQTTClient, logger: Logger) {
+    private static func publish(_ publications: [Publication], with client: any MQTTClientProtocol, logger: Logger) {
         for publication in publications {
             do {
                 try client.publish(topic: publication.topic, payload: publication.payload, qos: publication.qos,
@@ -97,12 +100,13 @@ public final class CoordinatorService: Service {
     static let decodingChunk = 64
 
     public func run() async throws {
-        let startedAt = WallClock.now()
+        let clock = self.clock
+        let startedAt = clock.now()
         let start = try CoordinatorState.Start.read(from: registry, at: startedAt)
         let state = CoordinatorState(configuration: configuration, start: start, logger: logger, topics: topics,
                                      startedAt: startedAt, healthInterval: healthInterval)
         let initialRegistryVersion = try registry.dataVersion()
-        let writer = RegistryWriter(registry: registry, logger: logger, clock: { WallClock.now() })
+        let writer = RegistryWriter(registry: registry, logger: logger, clock: { clock.now() })
         let sessionEvents = session.connectionEvents()
         try publisher.start()
         try session.start()
@@ -161,7 +165,7 @@ public final class CoordinatorService: Service {
                 }
                 group.addTask {
                     while !Task.isCancelled {
-                        try? await Task.sleep(for: CoordinatorService.tickInterval)
+                        try? await clock.sleep(for: CoordinatorService.tickInterval)
                         inbox.requestTick()
                     }
                 }
@@ -182,7 +186,7 @@ public final class CoordinatorService: Service {
                     var outbox = RegistryEventOutbox(coordinatorID: coordinatorID)
                     var first = true
                     while !Task.isCancelled {
-                        if !first { try? await Task.sleep(for: CoordinatorService.registryPollInterval) }
+                        if !first { try? await clock.sleep(for: CoordinatorService.registryPollInterval) }
                         first = false
                         do {
                             // Registry events the `members` command (or the CSV at start) left in the outbox.
@@ -211,7 +215,7 @@ public final class CoordinatorService: Service {
                 // The decisions, one item at a time, until shutdown cancels this task.
                 var state = state
                 while let item = await inbox.next() {
-                    let now = WallClock.now()
+                    let now = clock.now()
                     let actions: CoordinatorActions
                     switch item {
                     case .inputs(let inputs):
@@ -249,7 +253,7 @@ public final class CoordinatorService: Service {
 
     /// Performs what the decisions returned: publications in order, registry changes to the writer, snapshots to
     /// their task, the health report with this process's memory.
-    private static func perform(_ actions: CoordinatorActions, publisher: MQTTClient, writer: RegistryWriter,
+    private static func perform(_ actions: CoordinatorActions, publisher: any MQTTClientProtocol, writer: RegistryWriter,
                                 snapshots: SnapshotMailbox, healthTopic: String, logger: Logger) {
         publish(actions.publications, with: publisher, logger: logger)
         if !actions.registry.isEmpty { writer.enqueue(actions.registry) }
