@@ -75,4 +75,3 @@ struct RunCommand: AsyncParsableCommand {
     }
 }
 
-extension Logger.Level: @retroactive ExpressibleByArgument {}
