@@ -140,6 +140,22 @@ struct ScannerServiceTests {
         #expect(topics[secondOnline + 1] == sightings)
     }
 
+    @Test("after a lost connection the scanner says online again, even with nothing left to resend")
+    func onlineAgainAfterLoss() async throws {
+        let fixture = try ReplayFixture(adverts: 1) { $0.source = .simulation }
+        defer { fixture.removeCapture() }
+        let status = ReplayFixture.topics.nodeStatus(ReplayFixture.node)
+        let running = Task { try await fixture.service.run() }
+        _ = try await fixture.broker.waitForPublications(matching: status, count: 1)
+        #expect(fixture.client.unacknowledgedCount == 0)
+        fixture.client.simulateConnectionLoss()
+        fixture.client.restoreConnection()
+        #expect(try fixture.states(fixture.statuses) == [.online, .offline, .online])
+        running.cancel()
+        try await running.value
+        #expect(try fixture.states(fixture.statuses) == [.online, .offline, .online, .offline])
+    }
+
     @Test("a broker that is down at the start gets every batch once it is up, after the online status")
     func brokerDownAtStart() async throws {
         let fixture = try ReplayFixture(adverts: 3_000)
