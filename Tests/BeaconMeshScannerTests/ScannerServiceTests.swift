@@ -156,6 +156,24 @@ struct ScannerServiceTests {
         #expect(try fixture.states(fixture.statuses) == [.online, .offline, .online, .offline])
     }
 
+    @Test("health goes out every healthInterval of the service's clock, with the uptime that clock says")
+    func healthOnTheServiceClock() async throws {
+        let fixture = try ReplayFixture(adverts: 1) {
+            $0.source = .simulation
+            $0.healthInterval = .seconds(10)
+        }
+        defer { fixture.removeCapture() }
+        let health = ReplayFixture.topics.nodeHealth(ReplayFixture.node)
+        let running = Task { try await fixture.service.run() }
+        #expect(await fixture.clock.waitForSleepers(2))  // the ticker and the simulated shoppers
+        fixture.clock.advance(by: .seconds(10))
+        let first = try await fixture.broker.waitForPublications(matching: health, count: 1)
+        #expect(try first.map { try WireCodec.decodeNodeHealth($0.payload).uptimeSeconds } == [10])
+        #expect(first.allSatisfy { $0.qos == .atMostOnce && !$0.retained })
+        running.cancel()
+        try await running.value
+    }
+
     @Test("a broker that is down at the start gets every batch once it is up, after the online status")
     func brokerDownAtStart() async throws {
         let fixture = try ReplayFixture(adverts: 3_000)
