@@ -12,9 +12,9 @@ struct BeaconCoordinatorCommandTests {
         ]) as? RunCommand)
         #expect(command.config == "/etc/beaconmesh/coordinator.yaml")
         #expect(command.logLevel == .debug)
-        #expect(command.healthInterval == "10s")
+        #expect(command.healthInterval.duration == .seconds(10))
         let defaults = try #require(try BeaconCoordinator.parseAsRoot(["run", "--config", "c.yaml"]) as? RunCommand)
-        #expect(defaults.logLevel == .info && defaults.healthInterval == "30s")
+        #expect(defaults.logLevel == .info && defaults.healthInterval.duration == .seconds(30))
     }
 
     @Test("members add: id, name, drink, beacons, photo and database")
@@ -46,6 +46,7 @@ struct BeaconCoordinatorCommandTests {
     @Test("a wrong value or a missing one is refused in one line naming it", arguments: [
         (["run"], "Missing expected argument '--config <FILE>'"),
         (["run", "--config", "c.yaml", "--health-interval", "50ms"], "--health-interval '50ms' must be a duration of at least 100ms, such as 30s"),
+        (["run", "--config", "c.yaml", "--health-interval", "soon"], "The value 'soon' is invalid for '--health-interval <DURATION>'"),
         (["run", "--config", "c.yaml", "--log-level", "loud"], "The value 'loud' is invalid for '--log-level <log-level>'"),
         (["members", "list"], "Missing expected argument '--db <FILE>'"),
         (["provision", "node", "--store", "1", "--department", "70000"], "The value '70000' is invalid for '--department <department>'"),
