@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconMeshCore
+import BeaconMeshService
 import Logging
 
 /// A typed value of a scanner setting: read from a flag by ArgumentParser (`ExpressibleByArgument`) and from the
@@ -46,10 +47,8 @@ extension ReplaySpeed: ExpressibleByArgument, ScannerSettingValue {
     public var defaultValueDescription: String { description }
 }
 
-extension Logger.Level: @retroactive ExpressibleByArgument, ScannerSettingValue {
+extension Logger.Level: ScannerSettingValue {
     public static var expectation: String { "must be trace, debug, info, notice, warning, error or critical" }
-    /// The help already names the levels.
-    public static var allValueStrings: [String] { [] }
 }
 
 /// A node id: 1-32 of a-z, 0-9 and - (`NodeAddress`'s rule).

@@ -20,11 +20,12 @@ struct RunCommand: AsyncParsableCommand {
     var logLevel: Logger.Level = .info
 
     @Option(name: .long, help: ArgumentHelp("How often to publish the coordinator's health.", valueName: "DURATION"))
-    var healthInterval: String = "30s"
+    var healthInterval = DurationArgument(.seconds(30))
 
     func validate() throws {
-        guard let interval = DurationText.parse(healthInterval), interval >= .milliseconds(100) else {
-            throw ValidationError("--health-interval '\(healthInterval)' must be a duration of at least 100ms, such as 30s")
+        guard healthInterval.duration >= .milliseconds(100) else {
+            throw ValidationError(
+                "--health-interval '\(healthInterval.defaultValueDescription)' must be a duration of at least 100ms, such as 30s")
         }
     }
 
@@ -60,7 +61,7 @@ struct RunCommand: AsyncParsableCommand {
         let service = CoordinatorService(configuration: configuration, registry: registry,
                                          session: try MQTTClient(configuration: connections.session, logger: logger),
                                          publisher: try MQTTClient(configuration: connections.publisher, logger: logger), logger: logger,
-                                         healthInterval: DurationText.parse(healthInterval) ?? .seconds(30))
+                                         healthInterval: healthInterval.duration)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let metrics = configuration.metrics {
             PrometheusMetrics.bootstrap()
@@ -75,4 +76,3 @@ struct RunCommand: AsyncParsableCommand {
     }
 }
 
-extension Logger.Level: @retroactive ExpressibleByArgument {}

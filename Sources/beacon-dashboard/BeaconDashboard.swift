@@ -68,4 +68,3 @@ struct BeaconDashboard: AsyncParsableCommand {
     }
 }
 
-extension Logger.Level: @retroactive ExpressibleByArgument {}

@@ -140,6 +140,40 @@ struct ScannerServiceTests {
         #expect(topics[secondOnline + 1] == sightings)
     }
 
+    @Test("after a lost connection the scanner says online again, even with nothing left to resend")
+    func onlineAgainAfterLoss() async throws {
+        let fixture = try ReplayFixture(adverts: 1) { $0.source = .simulation }
+        defer { fixture.removeCapture() }
+        let status = ReplayFixture.topics.nodeStatus(ReplayFixture.node)
+        let running = Task { try await fixture.service.run() }
+        _ = try await fixture.broker.waitForPublications(matching: status, count: 1)
+        #expect(fixture.client.unacknowledgedCount == 0)
+        fixture.client.simulateConnectionLoss()
+        fixture.client.restoreConnection()
+        #expect(try fixture.states(fixture.statuses) == [.online, .offline, .online])
+        running.cancel()
+        try await running.value
+        #expect(try fixture.states(fixture.statuses) == [.online, .offline, .online, .offline])
+    }
+
+    @Test("health goes out every healthInterval of the service's clock, with the uptime that clock says")
+    func healthOnTheServiceClock() async throws {
+        let fixture = try ReplayFixture(adverts: 1) {
+            $0.source = .simulation
+            $0.healthInterval = .seconds(10)
+        }
+        defer { fixture.removeCapture() }
+        let health = ReplayFixture.topics.nodeHealth(ReplayFixture.node)
+        let running = Task { try await fixture.service.run() }
+        #expect(await fixture.clock.waitForSleepers(2))  // the ticker and the simulated shoppers
+        fixture.clock.advance(by: .seconds(10))
+        let first = try await fixture.broker.waitForPublications(matching: health, count: 1)
+        #expect(try first.map { try WireCodec.decodeNodeHealth($0.payload).uptimeSeconds } == [10])
+        #expect(first.allSatisfy { $0.qos == .atMostOnce && !$0.retained })
+        running.cancel()
+        try await running.value
+    }
+
     @Test("a broker that is down at the start gets every batch once it is up, after the online status")
     func brokerDownAtStart() async throws {
         let fixture = try ReplayFixture(adverts: 3_000)

@@ -1,0 +1,172 @@
+import ArgumentParser
+import Logging
+import Testing
+@testable import beacon_coordinator
+
+@Suite("beacon-coordinator command line")
+struct BeaconCoordinatorCommandTests {
+    @Test("run: the config, log level and health interval parse without running")
+    func run() throws {
+        let command = try #require(try BeaconCoordinator.parseAsRoot([
+            "run", "--config", "/etc/beaconmesh/coordinator.yaml", "--log-level", "debug", "--health-interval", "10s",
+        ]) as? RunCommand)
+        #expect(command.config == "/etc/beaconmesh/coordinator.yaml")
+        #expect(command.logLevel == .debug)
+        #expect(command.healthInterval.duration == .seconds(10))
+        let defaults = try #require(try BeaconCoordinator.parseAsRoot(["run", "--config", "c.yaml"]) as? RunCommand)
+        #expect(defaults.logLevel == .info && defaults.healthInterval.duration == .seconds(30))
+    }
+
+    @Test("members add: id, name, drink, beacons, photo and database")
+    func membersAdd() throws {
+        let command = try #require(try BeaconCoordinator.parseAsRoot([
+            "members", "add", "ana", "--name", "Ana", "--drink", "latte", "--beacon", "ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:1:7",
+            "--beacon", "ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:1:8", "--db", "/var/lib/beaconmesh/members.sqlite",
+        ]) as? MembersCommand.Add)
+        #expect(command.id == "ana" && command.name == "Ana" && command.favoriteDrink == "latte")
+        #expect(command.beacons.count == 2)
+        #expect(command.database.db == "/var/lib/beaconmesh/members.sqlite")
+    }
+
+    @Test("provision node: typed store and department, files with their defaults")
+    func provisionNode() throws {
+        let command = try #require(try BeaconCoordinator.parseAsRoot([
+            "provision", "node", "--store", "1", "--department", "10", "--node", "door-2", "--reload",
+        ]) as? ProvisionCommand.Node)
+        #expect(command.store == 1 && command.department == 10 && command.node == "door-2")
+        #expect(command.files.reload && command.files.topicRoot == "beaconmesh")
+    }
+
+    @Test("promos check: the config")
+    func promosCheck() throws {
+        let command = try #require(try BeaconCoordinator.parseAsRoot(["promos", "check", "--config", "c.yaml"]) as? PromosCommand.Check)
+        #expect(command.config == "c.yaml")
+    }
+
+    @Test("a wrong value or a missing one is refused in one line naming it", arguments: [
+        (["run"], "Missing expected argument '--config <FILE>'"),
+        (["run", "--config", "c.yaml", "--health-interval", "50ms"], "--health-interval '50ms' must be a duration of at least 100ms, such as 30s"),
+        (["run", "--config", "c.yaml", "--health-interval", "soon"], "The value 'soon' is invalid for '--health-interval <DURATION>'"),
+        (["run", "--config", "c.yaml", "--log-level", "loud"], "The value 'loud' is invalid for '--log-level <log-level>'"),
+        (["members", "list"], "Missing expected argument '--db <FILE>'"),
+        (["provision", "node", "--store", "1", "--department", "70000"], "The value '70000' is invalid for '--department <department>'"),
+        (["provision", "node", "--store", "1", "--department", "2", "--node", "Door 2"], "--node 'Door 2' must be 1-32 of a-z, 0-9 and -"),
+        (["provision", "monitor", "--store", "1", "--broker-pid-file", "/run/mosquitto.pid"], "--broker-pid-file needs --reload"),
+        (["frobnicate"], "Unexpected argument 'frobnicate'"),
+    ])
+    func wrongValue(arguments: [String], message: String) {
+        do {
+            _ = try BeaconCoordinator.parseAsRoot(arguments)
+            Issue.record("\(arguments) parsed")
+        } catch {
+            #expect(BeaconCoordinator.message(for: error) == message)
+            #expect(BeaconCoordinator.exitCode(for: error) == .validationFailure)
+        }
+    }
+
+    /// A command with subcommands has no final line break in its help (the program adds it when printing).
+    @Test("--help is pinned, for the program and each subcommand")
+    func help() {
+        #expect(BeaconCoordinator.helpMessage(columns: 120) == Self.help)
+        #expect(BeaconCoordinator.helpMessage(for: RunCommand.self, columns: 120) == Self.runHelp + "\n")
+        #expect(BeaconCoordinator.helpMessage(for: MembersCommand.self, columns: 120) == Self.membersHelp)
+        #expect(BeaconCoordinator.helpMessage(for: ProvisionCommand.self, columns: 120) == Self.provisionHelp)
+        #expect(BeaconCoordinator.helpMessage(for: PromosCommand.self, columns: 120) == Self.promosHelp)
+    }
+
+    static let help = #"""
+        OVERVIEW: Works out who is in which department, greets members, fires promos and publishes per-store channels.
+
+        USAGE: beacon-coordinator <subcommand>
+
+        OPTIONS:
+          -h, --help              Show help information.
+
+        SUBCOMMANDS:
+          run                     Run the coordinator with a YAML config (see CONTRACT: Coordinator config).
+          members                 List, add, remove, import, export or forget loyalty members.
+          provision               Create or revoke broker credentials (password + ACL rules) for nodes, monitors, coordinators
+                                  and member apps.
+          promos                  Check the department promos of a config.
+
+          See 'beacon-coordinator help <subcommand>' for detailed help.
+        """#
+
+    static let runHelp = #"""
+        OVERVIEW: Run the coordinator with a YAML config (see CONTRACT: Coordinator config).
+
+        USAGE: beacon-coordinator run --config <FILE> [--log-level <log-level>] [--health-interval <DURATION>]
+
+        OPTIONS:
+          --config <FILE>         The coordinator's YAML config.
+          --log-level <log-level> Log level: trace, debug, info, notice, warning, error or critical. (default: info)
+          --health-interval <DURATION>
+                                  How often to publish the coordinator's health. (default: 30s)
+          -h, --help              Show help information.
+        """#
+
+    static let membersHelp = #"""
+        OVERVIEW: List, add, remove, import, export or forget loyalty members.
+
+        USAGE: beacon-coordinator members <subcommand>
+
+        OPTIONS:
+          -h, --help              Show help information.
+
+        SUBCOMMANDS:
+          list                    Print every member as a table.
+          add                     Add a member, or update the one with this id.
+          remove                  Remove a member from the registry.
+          import                  Merge a members CSV by id: larger visits and later lastVisitAt win; a bad row writes nothing.
+          export                  Write every member as the contract's CSV.
+          forget                  Erase a member with their beacons, visits and offers, leaving no trace in the database file.
+
+          See 'beacon-coordinator help members <subcommand>' for detailed help.
+        """#
+
+    static let provisionHelp = #"""
+        OVERVIEW: Create or revoke broker credentials (password + ACL rules) for nodes, monitors, coordinators and member apps.
+
+        User names: node-<store>-<department>-<node> (node-1-10-a), monitor-<store> (monitor-1), till-<store> (till-9, from
+        monitor --till), coordinator-<id> (coordinator-backoffice-1), bridge-store-<store> (on the head-office broker), and for
+        a member's app the member id itself (ana), because the ACL patterns (beaconmesh/v1/members/%u/offers,
+        …/members/%u/checkins, …/stores/+/members/%u/ranging) put the user name into the topic.
+        Each credential gets a random password in <credentials>/<user>.pass (mode 0600); hand that file to the program
+        (--password-file, or passwordFile: in its config). Running a command again changes nothing; --rotate draws a new
+        password. The broker reads the files only when reloaded: add --reload, or run `systemctl reload mosquitto` afterwards.
+
+        USAGE: beacon-coordinator provision <subcommand>
+
+        OPTIONS:
+          -h, --help              Show help information.
+
+        SUBCOMMANDS:
+          node                    A scanner's credential: it may write only its own node's sightings, status and health.
+          monitor                 A monitor's credential: it may read everything of one store and write nothing; with --till
+                                  also that store's check-ins.
+          coordinator             A coordinator's credential: its stores' node topics, ranging and check-ins in; events,
+                                  presence, offers, check-ins, registry events and its own status out.
+          member                  A member app's credential: user name = member id; it may publish only its own ranging reports
+                                  and read only its own offers and check-ins.
+          bridge                  On the head-office broker: a store broker's bridge, which forwards that store's topics and
+                                  takes offers and check-ins back.
+          revoke                  Remove a credential: its password entry, ACL block and credential file.
+
+          See 'beacon-coordinator help provision <subcommand>' for detailed help.
+        """#
+
+    static let promosHelp = #"""
+        OVERVIEW: Check the department promos of a config.
+
+        USAGE: beacon-coordinator promos <subcommand>
+
+        OPTIONS:
+          -h, --help              Show help information.
+
+        SUBCOMMANDS:
+          check                   Validate the promos (dates, hours, audiences; errors name the line) and print which would
+                                  fire now.
+
+          See 'beacon-coordinator help promos <subcommand>' for detailed help.
+        """#
+}
