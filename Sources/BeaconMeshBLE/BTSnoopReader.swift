@@ -51,43 +51,76 @@ public final class BTSnoopReader {
 
     /// The next record, or `nil` at the end of the file.
     public func next() throws(BTSnoopError) -> BTSnoopRecord? {
+        var record: BTSnoopRecord?
+        guard try nextRecord({ header, packet in
+            record = BTSnoopRecord(
+                frameNumber: header.frameNumber, timestampMicroseconds: header.timestampMicroseconds,
+                originalLength: header.originalLength, flags: header.flags, cumulativeDrops: header.cumulativeDrops,
+                packet: Array(packet))
+        }) else { return nil }
+        return record
+    }
+
+    /// Reads the next record and lends its packet (H4 framing, valid only during `body`, straight from the read
+    /// buffer: nothing is allocated per record) with when it was captured; `false` at the end of the file.
+    public func nextPacket(
+        _ body: (_ packet: UnsafeRawBufferPointer, _ timestampMicroseconds: Int64) -> Void
+    ) throws(BTSnoopError) -> Bool {
+        try nextRecord { header, packet in body(packet, header.timestampMicroseconds) }
+    }
+
+    /// A record's header fields, H4-normalised (`originalLength` counts the indicator).
+    private struct RecordHeader {
+        var frameNumber: Int
+        var timestampMicroseconds: Int64
+        var originalLength: Int
+        var flags: UInt32
+        var cumulativeDrops: UInt32
+    }
+
+    private func nextRecord(_ body: (RecordHeader, UnsafeRawBufferPointer) -> Void) throws(BTSnoopError) -> Bool {
         let frameNumber = nextFrameNumber
         let recordOffset = fileOffset
-        guard try fill(atLeast: 1) else { return nil }
-        let header = try take(BTSnoopFormat.recordHeaderSize) { available in
-            .truncatedRecord(
-                frameNumber: frameNumber, byteOffset: recordOffset, needed: BTSnoopFormat.recordHeaderSize,
-                available: available)
+        let headerSize = BTSnoopFormat.recordHeaderSize
+        guard try fill(atLeast: 1) else { return false }
+        guard try fill(atLeast: headerSize) else {
+            throw failure(.truncatedRecord(
+                frameNumber: frameNumber, byteOffset: recordOffset, needed: headerSize, available: buffer.count - consumed))
         }
-        let originalLength = Int(Self.bigEndian32(header, 0))
-        let includedLength = Self.bigEndian32(header, 4)
-        let flags = Self.bigEndian32(header, 8)
-        let drops = Self.bigEndian32(header, 12)
-        let timestamp = Int64(bitPattern: UInt64(Self.bigEndian32(header, 16)) << 32 | UInt64(Self.bigEndian32(header, 20)))
+        let originalLength = Int(bigEndian32(at: consumed))
+        let includedLength = bigEndian32(at: consumed + 4)
+        let flags = bigEndian32(at: consumed + 8)
+        let drops = bigEndian32(at: consumed + 12)
+        let timestamp = Int64(bitPattern: UInt64(bigEndian32(at: consumed + 16)) << 32 | UInt64(bigEndian32(at: consumed + 20)))
         guard includedLength <= BTSnoopFormat.maximumRecordSize else {
             throw failure(.oversizedRecord(frameNumber: frameNumber, byteOffset: recordOffset, includedLength: includedLength))
         }
-        let data = try take(Int(includedLength)) { available in
-            .truncatedRecord(
-                frameNumber: frameNumber, byteOffset: recordOffset,
-                needed: BTSnoopFormat.recordHeaderSize + Int(includedLength),
-                available: BTSnoopFormat.recordHeaderSize + available)
+        let recordSize = headerSize + Int(includedLength)
+        // The header stays unconsumed while the data is read, so the buffer keeps it just before the data.
+        guard try fill(atLeast: recordSize) else {
+            throw failure(.truncatedRecord(
+                frameNumber: frameNumber, byteOffset: recordOffset, needed: recordSize, available: buffer.count - consumed))
         }
-        nextFrameNumber += 1
-        let packet: [UInt8]
+        var packetStart = consumed + headerSize
         let h4OriginalLength: Int
         switch datalink {
         case .h4:
-            packet = Array(data)
             h4OriginalLength = originalLength
         case .hciUnencapsulated:
-            packet = [Self.h4Indicator(flags: flags)] + data
+            // The indicator goes in place of the header's last byte, already read: the packet stays in place.
+            packetStart -= 1
+            buffer[packetStart] = Self.h4Indicator(flags: flags)
             h4OriginalLength = originalLength + 1
         }
-        return BTSnoopRecord(
-            frameNumber: frameNumber,
-            timestampMicroseconds: timestamp &- BTSnoopFormat.unixEpochOffsetMicroseconds,
-            originalLength: h4OriginalLength, flags: flags, cumulativeDrops: drops, packet: packet)
+        let header = RecordHeader(
+            frameNumber: frameNumber, timestampMicroseconds: timestamp &- BTSnoopFormat.unixEpochOffsetMicroseconds,
+            originalLength: h4OriginalLength, flags: flags, cumulativeDrops: drops)
+        let packetEnd = consumed + recordSize
+        buffer.withUnsafeBytes { bytes in body(header, UnsafeRawBufferPointer(rebasing: bytes[packetStart..<packetEnd])) }
+        consumed += recordSize
+        fileOffset += recordSize
+        nextFrameNumber += 1
+        return true
     }
 
     /// Every record of the capture at `path`, in order.
@@ -146,6 +179,11 @@ public final class BTSnoopReader {
 
     private func failure(_ problem: BTSnoopError.Problem) -> BTSnoopError {
         BTSnoopError(path: path, problem: problem)
+    }
+
+    private func bigEndian32(at offset: Int) -> UInt32 {
+        UInt32(buffer[offset]) << 24 | UInt32(buffer[offset + 1]) << 16 | UInt32(buffer[offset + 2]) << 8
+            | UInt32(buffer[offset + 3])
     }
 
     private static func bigEndian32(_ bytes: ArraySlice<UInt8>, _ offset: Int) -> UInt32 {

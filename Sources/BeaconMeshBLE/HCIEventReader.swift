@@ -11,6 +11,10 @@ import Synchronization
 ///
 /// `onPacket` runs on the reader thread with a buffer valid only during the call: copy what you keep, return fast.
 /// `onEnd` runs once when the thread ends: stopped, end of stream (the peer closed), or a read error.
+/// With a `handOver` callback the reader also says when to pass on what `onPacket` gathered: at most `handOverDelay`
+/// after the first packet since the previous hand-over, so that a consumer is woken a few hundred times a second at
+/// most, not once per packet; if `handOver` answers that packets are still held (no room yet), it is asked again
+/// one `pollInterval` later.
 /// The reader never closes the descriptor; its owner does, after `stop()`.
 public final class HCIEventReader: Sendable {
     /// How the descriptor delivers packets.
@@ -39,8 +43,11 @@ public final class HCIEventReader: Sendable {
     public let framing: Framing
     /// The longest the thread waits in `poll` before looking at the stop flag.
     public let pollInterval: Duration
+    /// The longest a packet given to `onPacket` waits for `handOver`.
+    public let handOverDelay: Duration
 
     private let onPacket: @Sendable (UnsafeRawBufferPointer) -> Void
+    private let handOver: (@Sendable () -> Bool)?
     private let onEnd: @Sendable (Ending) -> Void
     private let stopRequested = Atomic<Bool>(false)
     /// The running thread, if any; `nil` before `start()` and after `stop()` joined it.
@@ -49,26 +56,31 @@ public final class HCIEventReader: Sendable {
     /// A reader of `descriptor`; nothing happens until `start()`.
     public init(
         descriptor: Int32, device: String, framing: Framing, pollInterval: Duration = .milliseconds(50),
+        handOverDelay: Duration = .milliseconds(5),
         onPacket: @escaping @Sendable (UnsafeRawBufferPointer) -> Void,
+        handOver: (@Sendable () -> Bool)? = nil,
         onEnd: @escaping @Sendable (Ending) -> Void = { _ in }
     ) {
         self.descriptor = descriptor
         self.device = device
         self.framing = framing
         self.pollInterval = pollInterval
+        self.handOverDelay = handOverDelay
         self.onPacket = onPacket
+        self.handOver = handOver
         self.onEnd = onEnd
     }
 
     /// A reader of `socket`'s descriptor with the socket's framing.
     public convenience init(
-        socket: HCISocket, pollInterval: Duration = .milliseconds(50),
+        socket: HCISocket, pollInterval: Duration = .milliseconds(50), handOverDelay: Duration = .milliseconds(5),
         onPacket: @escaping @Sendable (UnsafeRawBufferPointer) -> Void,
+        handOver: (@Sendable () -> Bool)? = nil,
         onEnd: @escaping @Sendable (Ending) -> Void = { _ in }
     ) {
         self.init(
             descriptor: socket.descriptor, device: socket.device, framing: socket.framing, pollInterval: pollInterval,
-            onPacket: onPacket, onEnd: onEnd)
+            handOverDelay: handOverDelay, onPacket: onPacket, handOver: handOver, onEnd: onEnd)
     }
 
     /// Starts the reader thread; does nothing if it already runs. Throws if the system cannot create a thread.
@@ -122,35 +134,56 @@ public final class HCIEventReader: Sendable {
         let chunkSize = 4096
         var buffer = [UInt8](repeating: 0, count: chunkSize)
         var framer = H4StreamFramer()
-        let timeoutMilliseconds = Int32(clamping: max(1, pollInterval.wholeMilliseconds))
+        let pollMilliseconds = Int32(clamping: max(1, pollInterval.wholeMilliseconds))
+        let pollNanoseconds = Int64(pollMilliseconds) * 1_000_000
+        let delayNanoseconds = max(0, handOverDelay.wholeMilliseconds) * 1_000_000
+        /// When the packets read since the last hand-over are due to be handed over (monotonic ns), if any are.
+        var handOverDue: Int64?
         let fd = descriptor
         do {
             while !stopRequested.load(ordering: .acquiring) {
+                var timeoutMilliseconds = pollMilliseconds
+                if let handOverDue {
+                    let remaining = handOverDue - Self.monotonicNanoseconds()
+                    timeoutMilliseconds = Int32(clamping: min(Int64(pollMilliseconds), max(0, (remaining + 999_999) / 1_000_000)))
+                }
                 var waiting = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 let ready = try HCIError.systemCall("poll", device: device) { poll(&waiting, 1, timeoutMilliseconds) }
-                if ready == 0 { continue }
-                if waiting.revents & Int16(POLLNVAL) != 0 { return .failed(HCIError(device: device, problem: .connectionEnded)) }
-                let count: Int
-                do {
-                    count = try HCIError.systemCall("read", device: device) {
-                        buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, chunkSize) }
+                if ready > 0 {
+                    if waiting.revents & Int16(POLLNVAL) != 0 { return .failed(HCIError(device: device, problem: .connectionEnded)) }
+                    let count: Int
+                    do {
+                        count = try HCIError.systemCall("read", device: device) {
+                            buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, chunkSize) }
+                        }
+                    } catch let error where error.problem == .systemCall(name: "read", errno: EAGAIN) {
+                        continue
                     }
-                } catch let error where error.problem == .systemCall(name: "read", errno: EAGAIN) {
-                    continue
+                    if count == 0 { return .endOfStream }
+                    buffer.withUnsafeBytes { bytes in
+                        let chunk = UnsafeRawBufferPointer(rebasing: bytes[0..<count])
+                        switch framing {
+                        case .packets: onPacket(chunk)
+                        case .stream: framer.append(chunk, onPacket)
+                        }
+                    }
+                    if handOver != nil && handOverDue == nil { handOverDue = Self.monotonicNanoseconds() + delayNanoseconds }
                 }
-                if count == 0 { return .endOfStream }
-                buffer.withUnsafeBytes { bytes in
-                    let chunk = UnsafeRawBufferPointer(rebasing: bytes[0..<count])
-                    switch framing {
-                    case .packets: onPacket(chunk)
-                    case .stream: framer.append(chunk, onPacket)
-                    }
+                if let handOver, let due = handOverDue {
+                    let now = Self.monotonicNanoseconds()
+                    if now >= due { handOverDue = handOver() ? now + pollNanoseconds : nil }
                 }
             }
             return .stopped
         } catch {
             return .failed(error)
         }
+    }
+
+    private static func monotonicNanoseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 }
 

@@ -18,21 +18,32 @@ public final class ScannerService: Service {
     private let topics: Topics
     private let boot: String
     private let startedAt: Timestamp
+    private let openAdapter: AdapterOpener
 
     /// How often flush windows, the queue and health are looked after.
     static let tickInterval: Duration = .milliseconds(50)
     /// How long a shutdown waits for the broker to take the queued batches (reconnecting if it is away).
     static let drainTimeout: Duration = .seconds(15)
-    /// How many chunks of replayed packets may wait for the scanner loop; the capture reader waits beyond that.
+    /// How many chunks of replayed or radio packets may wait for the scanner loop; beyond that the capture reader
+    /// waits and the radio gathers (up to its buffer).
     static let replayChunksAhead = 4
     /// A replay waits while this many batches are not yet acknowledged (sent or waiting: a slow or absent broker),
     /// instead of piling them up or dropping them. Batches of a busy capture run to hundreds of kB each, so the
     /// figure is small; 16 in flight keep a local broker busy.
     static let replayQueueHighWater = 16
 
+    /// Opens the socket of an `hciN` source's adapter (`hci0`; `true` when it must carry LE advertising events).
+    public typealias AdapterOpener = @Sendable (_ adapter: String, _ leEvents: Bool) throws(HCIError) -> HCISocket
+
     /// A scanner of `boot`; `startedAt` is the start time its statuses report (the same as in `mqttConfiguration`).
+    /// `openAdapter` is how an `hciN` source is reached: the adapter's raw HCI socket, unless a benchmark gives a fake
+    /// controller's socketpair.
     public init(configuration: ScannerConfiguration, client: MQTTClient, boot: String, startedAt: Timestamp = WallClock.now(),
-                logger: Logger) {
+                logger: Logger,
+                openAdapter: @escaping AdapterOpener = { adapter, leEvents throws(HCIError) in
+                    try HCISocket.open(adapter: adapter, leEvents: leEvents)
+                }) {
+        self.openAdapter = openAdapter
         self.configuration = configuration
         self.client = client
         self.logger = logger
@@ -67,13 +78,12 @@ public final class ScannerService: Service {
     }
 
     enum Input: Sendable {
-        case packets([CaptureReplay.Packet])
-        /// Packets from a capture replay, each chunk holding one of the replay's `HandoffCredits`.
-        case replayedPackets([CaptureReplay.Packet])
+        case packets(HCIEventChunk)
+        /// Packets from a capture replay or the radio, each chunk holding one of the source's `HandoffCredits`.
+        case creditedPackets(HCIEventChunk)
         case sourceFinished
         case sourceFailed(String)
         case tick
-        case acknowledged(MQTTMessageID)
     }
 
     /// Why the scanner stopped with an error: its source could not be used (a missing adapter, a broken capture…).
@@ -100,16 +110,13 @@ public final class ScannerService: Service {
             "broker": "\(configuration.broker.url)",
         ])
 
-        // Unbounded, because every producer is bounded by something else: a capture replay by its credits (it waits
-        // for the loop), the radio and the simulation by the pace of the air, ticks by time, acknowledgements by the
-        // in-flight window.
+        // Unbounded, because every producer is bounded by something else: a capture replay and the radio by their
+        // credits (the replay waits for the loop, the radio gathers and in the end drops), the simulation by its
+        // pace, ticks by time. Acknowledgements are not inputs: the loop asks the client about its in-flight batches
+        // each time it wakes.
         let (inputs, continuation) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .unbounded)
         let credits = HandoffCredits(limit: Self.replayChunksAhead)
         var heldCredits = 0
-        let acknowledgements = client.acknowledgements()
-        let ackTask = Task {
-            for await id in acknowledgements { continuation.yield(.acknowledged(id)) }
-        }
         let ticker = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: ScannerService.tickInterval)
@@ -133,33 +140,19 @@ public final class ScannerService: Service {
         var finishedEarly = false
         await withGracefulShutdownHandler {
             for await input in inputs {
-                var packets: [CaptureReplay.Packet] = []
                 switch input {
-                case .packets(let chunk):
-                    packets = chunk
-                case .replayedPackets(let chunk):
-                    packets = chunk
-                    heldCredits += 1
-                default:
-                    break
-                }
-                switch input {
-                case .packets, .replayedPackets:
-                    for packet in packets {
-                        if let recordsHere {
-                            packet.bytes.withUnsafeBytes {
-                                recordsHere.record(h4Packet: $0, timestampMicroseconds: packet.time.milliseconds * 1000, received: true)
-                            }
-                        }
-                        if let batch = state.pipeline.handle(h4Event: packet.bytes, at: packet.time) { state.enqueue(batch) }
-                        if let batch = state.pipeline.tick(at: packet.time) { state.enqueue(batch) }
+                case .packets(let chunk), .creditedPackets(let chunk):
+                    if case .creditedPackets = input { heldCredits += 1 }
+                    chunk.forEach { packet, timestampMicroseconds in
+                        let time = Timestamp(milliseconds: timestampMicroseconds / 1000)
+                        recordsHere?.record(h4Packet: packet, timestampMicroseconds: time.milliseconds * 1000, received: true)
+                        if let batch = state.pipeline.handle(h4Event: packet, at: time) { state.enqueue(batch) }
+                        if let batch = state.pipeline.tick(at: time) { state.enqueue(batch) }
                     }
                 case .tick:
                     let now = WallClock.now()
                     if let batch = state.pipeline.tick(at: now) { state.enqueue(batch) }
                     if now - state.lastHealth >= configuration.healthInterval { publishHealth(&state, at: now) }
-                case .acknowledged(let id):
-                    state.queue.acknowledge(id: id.rawValue)
                 case .sourceFinished:
                     finishedEarly = true
                     continuation.finish()
@@ -167,6 +160,7 @@ public final class ScannerService: Service {
                     failure = message
                     continuation.finish()
                 }
+                state.acknowledgeDelivered(client: client)
                 pump(&state)
                 // Backpressure: the replay gets its credits back only while the queue has room.
                 if heldCredits > 0 && state.queue.count < Self.replayQueueHighWater {
@@ -194,7 +188,6 @@ public final class ScannerService: Service {
         // A source that failed to start has nothing worth waiting for.
         if let batch = state.pipeline.flush(at: state.lastPacketTime ?? WallClock.now()) { state.enqueue(batch) }
         if failure == nil { await drain(&state) }
-        ackTask.cancel()
         let offline = Self.status(.offline, of: configuration, boot: boot, startedAt: startedAt)
         await client.disconnect(timeout: client.isConnected ? .seconds(5) : .milliseconds(200), finalMessage: MQTTMessage(
             topic: topics.nodeStatus(configuration.node), payload: WireCodec.encode(offline), qos: .atLeastOnce, retained: true))
@@ -229,7 +222,7 @@ public final class ScannerService: Service {
                     // Reads ahead at most `replayChunksAhead` chunks: however big the capture, memory stays flat.
                     try await replay.run(start: start) { chunk in
                         guard await credits.acquire() else { return }
-                        continuation.yield(.replayedPackets(chunk))
+                        continuation.yield(.creditedPackets(chunk))
                     }
                     if Task.isCancelled { return }
                     continuation.yield(.sourceFinished)
@@ -248,18 +241,21 @@ public final class ScannerService: Service {
                 var random = SystemRandomNumberGenerator()
                 while !Task.isCancelled {
                     let now = WallClock.now()
-                    var packets: [CaptureReplay.Packet] = []
+                    var packets = HCIEventChunk()
                     for (index, shopper) in simulation.shoppers.enumerated() {
                         guard let rssi = simulation.rssi(ofShopper: index, heardBy: department, at: now, random: &random) else { continue }
                         let bytes = LEAdvertisingReportEvent.make(address: shopper.address, rssi: rssi, data: shopper.beacon.bytes)
-                        packets.append(CaptureReplay.Packet(bytes: bytes, time: now))
+                        packets.append(bytes, timestampMicroseconds: now.milliseconds * 1000)
                     }
                     if !packets.isEmpty { continuation.yield(.packets(packets)) }
                     try? await Task.sleep(for: .milliseconds(125))
                 }
             }
         case .adapter(let index):
-            return RadioSource.start(adapter: index, configuration: configuration, recorder: recorder, logger: logger) { input in
+            return RadioSource.start(
+                adapter: index, configuration: configuration, recorder: recorder, logger: logger, open: openAdapter,
+                credits: credits
+            ) { input in
                 continuation.yield(input)
             }
         }
@@ -285,7 +281,6 @@ public final class ScannerService: Service {
     private func drain(_ state: inout ScannerState) async {
         let deadline = WallClock.now() + ScannerService.drainTimeout
         while !state.queue.isEmpty && WallClock.now() < deadline {
-            // The acknowledgement stream is no longer read here: ask the client about each in-flight id.
             state.acknowledgeDelivered(client: client)
             pump(&state)
             if state.queue.isEmpty { break }
@@ -337,8 +332,6 @@ struct ScannerState {
 
     /// Acknowledges every in-flight message the client no longer waits for.
     mutating func acknowledgeDelivered(client: MQTTClient) {
-        for id in queue.inFlightIDs where client.isAcknowledged(MQTTMessageID(rawValue: id)) {
-            queue.acknowledge(id: id)
-        }
+        queue.acknowledgeAll { client.isAcknowledged(MQTTMessageID(rawValue: $0)) }
     }
 }
