@@ -82,22 +82,27 @@ public final class BTSnoopReader {
         let frameNumber = nextFrameNumber
         let recordOffset = fileOffset
         let headerSize = BTSnoopFormat.recordHeaderSize
-        guard try fill(atLeast: 1) else { return false }
-        guard try fill(atLeast: headerSize) else {
-            throw failure(.truncatedRecord(
-                frameNumber: frameNumber, byteOffset: recordOffset, needed: headerSize, available: buffer.count - consumed))
+        if buffer.count - consumed < headerSize {
+            guard try fill(atLeast: 1) else { return false }
+            guard try fill(atLeast: headerSize) else {
+                throw failure(.truncatedRecord(
+                    frameNumber: frameNumber, byteOffset: recordOffset, needed: headerSize, available: buffer.count - consumed))
+            }
         }
-        let originalLength = Int(bigEndian32(at: consumed))
-        let includedLength = bigEndian32(at: consumed + 4)
-        let flags = bigEndian32(at: consumed + 8)
-        let drops = bigEndian32(at: consumed + 12)
-        let timestamp = Int64(bitPattern: UInt64(bigEndian32(at: consumed + 16)) << 32 | UInt64(bigEndian32(at: consumed + 20)))
+        // One pass over the header (each access to the buffer, a class property, costs an exclusivity check).
+        let start = consumed
+        let (originalLength, includedLength, flags, drops, timestamp) = buffer.withUnsafeBytes { bytes in
+            func field(_ offset: Int) -> UInt32 {
+                UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: start + offset, as: UInt32.self))
+            }
+            return (Int(field(0)), field(4), field(8), field(12), Int64(bitPattern: UInt64(field(16)) << 32 | UInt64(field(20))))
+        }
         guard includedLength <= BTSnoopFormat.maximumRecordSize else {
             throw failure(.oversizedRecord(frameNumber: frameNumber, byteOffset: recordOffset, includedLength: includedLength))
         }
         let recordSize = headerSize + Int(includedLength)
         // The header stays unconsumed while the data is read, so the buffer keeps it just before the data.
-        guard try fill(atLeast: recordSize) else {
+        if buffer.count - consumed < recordSize, try !fill(atLeast: recordSize) {
             throw failure(.truncatedRecord(
                 frameNumber: frameNumber, byteOffset: recordOffset, needed: recordSize, available: buffer.count - consumed))
         }
@@ -179,11 +184,6 @@ public final class BTSnoopReader {
 
     private func failure(_ problem: BTSnoopError.Problem) -> BTSnoopError {
         BTSnoopError(path: path, problem: problem)
-    }
-
-    private func bigEndian32(at offset: Int) -> UInt32 {
-        UInt32(buffer[offset]) << 24 | UInt32(buffer[offset + 1]) << 16 | UInt32(buffer[offset + 2]) << 8
-            | UInt32(buffer[offset + 3])
     }
 
     private static func bigEndian32(_ bytes: ArraySlice<UInt8>, _ offset: Int) -> UInt32 {

@@ -140,45 +140,84 @@ public final class HCIEventReader: Sendable {
         /// When the packets read since the last hand-over are due to be handed over (monotonic ns), if any are.
         var handOverDue: Int64?
         let fd = descriptor
+
+        /// Waits up to `timeout` ms for the descriptor and reads what is there: `nil` if nothing came, the ending if
+        /// the stream ended.
+        /// Whether a read that must not wait can be one `recv(MSG_DONTWAIT)` (sockets) rather than `poll` + `read`.
+        var canReceiveWithoutWaiting = framing == .packets
+        func readOnce(timeout: Int32) throws(HCIError) -> Ending?? {
+            if timeout == 0 && canReceiveWithoutWaiting {
+                let received = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, chunkSize, Int32(MSG_DONTWAIT)) }
+                if received < 0 {
+                    let code = errno
+                    if code == EAGAIN || code == EINTR { return .some(nil) }
+                    if code == ENOTSOCK { canReceiveWithoutWaiting = false } else {
+                        throw HCIError(device: device, call: "recv", errno: code)
+                    }
+                } else {
+                    if received == 0 { return .endOfStream }
+                    buffer.withUnsafeBytes { onPacket(UnsafeRawBufferPointer(rebasing: $0[0..<received])) }
+                    return nil
+                }
+            }
+            var waiting = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = try HCIError.systemCall("poll", device: device) { poll(&waiting, 1, timeout) }
+            if ready == 0 { return .some(nil) }
+            if waiting.revents & Int16(POLLNVAL) != 0 { return .failed(HCIError(device: device, problem: .connectionEnded)) }
+            let count: Int
+            do {
+                count = try HCIError.systemCall("read", device: device) {
+                    buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, chunkSize) }
+                }
+            } catch let error where error.problem == .systemCall(name: "read", errno: EAGAIN) {
+                return .some(nil)
+            }
+            if count == 0 { return .endOfStream }
+            buffer.withUnsafeBytes { bytes in
+                let chunk = UnsafeRawBufferPointer(rebasing: bytes[0..<count])
+                switch framing {
+                case .packets: onPacket(chunk)
+                case .stream: framer.append(chunk, onPacket)
+                }
+            }
+            return nil
+        }
+
         do {
             while !stopRequested.load(ordering: .acquiring) {
-                var timeoutMilliseconds = pollMilliseconds
-                if let handOverDue {
-                    let remaining = handOverDue - Self.monotonicNanoseconds()
-                    timeoutMilliseconds = Int32(clamping: min(Int64(pollMilliseconds), max(0, (remaining + 999_999) / 1_000_000)))
-                }
-                var waiting = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                let ready = try HCIError.systemCall("poll", device: device) { poll(&waiting, 1, timeoutMilliseconds) }
-                if ready > 0 {
-                    if waiting.revents & Int16(POLLNVAL) != 0 { return .failed(HCIError(device: device, problem: .connectionEnded)) }
-                    let count: Int
-                    do {
-                        count = try HCIError.systemCall("read", device: device) {
-                            buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, chunkSize) }
-                        }
-                    } catch let error where error.problem == .systemCall(name: "read", errno: EAGAIN) {
+                guard let handOver, let due = handOverDue else {
+                    // Idle (or no hand-over wanted): wait for the next packet.
+                    if let ending = try readOnce(timeout: pollMilliseconds) {
+                        if let ending { return ending }
                         continue
                     }
-                    if count == 0 { return .endOfStream }
-                    buffer.withUnsafeBytes { bytes in
-                        let chunk = UnsafeRawBufferPointer(rebasing: bytes[0..<count])
-                        switch framing {
-                        case .packets: onPacket(chunk)
-                        case .stream: framer.append(chunk, onPacket)
-                        }
-                    }
-                    if handOver != nil && handOverDue == nil { handOverDue = Self.monotonicNanoseconds() + delayNanoseconds }
+                    if self.handOver != nil { handOverDue = Self.monotonicNanoseconds() + delayNanoseconds }
+                    continue
                 }
-                if let handOver, let due = handOverDue {
-                    let now = Self.monotonicNanoseconds()
-                    if now >= due { handOverDue = handOver() ? now + pollNanoseconds : nil }
+                // Packets are flowing: let them gather in the socket until the hand-over is due, then read them all.
+                // One wake-up per hand-over instead of one per packet; each is stamped when read, at most about
+                // `handOverDelay` late.
+                let remaining = due - Self.monotonicNanoseconds()
+                if remaining > 0 {
+                    var pause = timespec(tv_sec: Int(remaining / 1_000_000_000), tv_nsec: Int(remaining % 1_000_000_000))
+                    var left = timespec()
+                    while nanosleep(&pause, &left) != 0 && errno == EINTR { pause = left }
                 }
+                for _ in 0..<Self.packetsPerHandOver {
+                    guard let ending = try readOnce(timeout: 0) else { continue }
+                    if let ending { return ending }
+                    break
+                }
+                handOverDue = handOver() ? Self.monotonicNanoseconds() + pollNanoseconds : nil
             }
             return .stopped
         } catch {
             return .failed(error)
         }
     }
+
+    /// The most packets read in one go before a hand-over (the rest wait for the next one).
+    private static let packetsPerHandOver = 4096
 
     private static func monotonicNanoseconds() -> Int64 {
         var now = timespec()

@@ -5,9 +5,9 @@ import Logging
 /// Hears adverts from a local Bluetooth adapter through a raw HCI socket (and, with `--advertise`, broadcasts the
 /// department's iBeacon from it), until its task is cancelled; then scanning and advertising are switched off.
 ///
-/// The scanner's reader thread hands its chunks of events straight to `deliver`, each holding one of `credits`
-/// (taken without waiting: while none is left the scanner keeps gathering, up to its buffer). The task itself only
-/// starts, waits and stops.
+/// The scanner's reader thread hands its chunks of events straight to `deliver`, each holding one of `credits` until
+/// the scanner loop has processed it (taken without waiting: while none is left, the loop being busy, the scanner
+/// keeps gathering, up to its buffer). The task itself only starts, waits and stops.
 enum RadioSource {
     static func start(
         adapter index: Int, configuration: ScannerConfiguration, recorder: BTSnoopRecorder?, logger: Logger,
@@ -22,7 +22,7 @@ enum RadioSource {
                     socket: try open(adapter, true), settings: configuration.scanSettings, recorder: recorder,
                     onEvents: { chunk in
                         guard credits.tryAcquire() else { return false }
-                        deliver(.creditedPackets(chunk))
+                        deliver(.radioPackets(chunk))
                         return true
                     })
                 let commands = try await scanner.start()

@@ -5,6 +5,7 @@ import BeaconMeshService
 import BeaconMeshWire
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// A scanner node: hears adverts from its source, turns them into sighting batches and publishes them, with its
 /// retained status (and `offline` last will) and periodic health.
@@ -22,6 +23,8 @@ public final class ScannerService: Service {
 
     /// How often flush windows, the queue and health are looked after.
     static let tickInterval: Duration = .milliseconds(50)
+    /// How often the loop asks the client about acknowledgements while a replay waits for the broker to take batches.
+    static let brokerPollInterval: Duration = .milliseconds(2)
     /// How long a shutdown waits for the broker to take the queued batches (reconnecting if it is away).
     static let drainTimeout: Duration = .seconds(15)
     /// How many chunks of replayed or radio packets may wait for the scanner loop; beyond that the capture reader
@@ -79,8 +82,12 @@ public final class ScannerService: Service {
 
     enum Input: Sendable {
         case packets(HCIEventChunk)
-        /// Packets from a capture replay or the radio, each chunk holding one of the source's `HandoffCredits`.
-        case creditedPackets(HCIEventChunk)
+        /// Packets from a capture replay, each chunk holding one of the replay's `HandoffCredits` until the queue has
+        /// room (a replay runs no faster than the broker takes its batches).
+        case replayedPackets(HCIEventChunk)
+        /// Packets from the radio, each chunk holding one of the radio's `HandoffCredits` until it is processed (the
+        /// air does not wait for a broker: while it is away, batches queue and the oldest are dropped).
+        case radioPackets(HCIEventChunk)
         case sourceFinished
         case sourceFailed(String)
         case tick
@@ -117,9 +124,12 @@ public final class ScannerService: Service {
         let (inputs, continuation) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .unbounded)
         let credits = HandoffCredits(limit: Self.replayChunksAhead)
         var heldCredits = 0
+        // Set while the replay waits for the broker: then the ticks come often, to see acknowledgements soon.
+        let waitingForBroker = Atomic(false)
         let ticker = Task {
             while !Task.isCancelled {
-                try? await Task.sleep(for: ScannerService.tickInterval)
+                let waiting = waitingForBroker.load(ordering: .relaxed)
+                try? await Task.sleep(for: waiting ? ScannerService.brokerPollInterval : ScannerService.tickInterval)
                 continuation.yield(.tick)
             }
         }
@@ -141,14 +151,15 @@ public final class ScannerService: Service {
         await withGracefulShutdownHandler {
             for await input in inputs {
                 switch input {
-                case .packets(let chunk), .creditedPackets(let chunk):
-                    if case .creditedPackets = input { heldCredits += 1 }
+                case .packets(let chunk), .replayedPackets(let chunk), .radioPackets(let chunk):
                     chunk.forEach { packet, timestampMicroseconds in
                         let time = Timestamp(milliseconds: timestampMicroseconds / 1000)
                         recordsHere?.record(h4Packet: packet, timestampMicroseconds: time.milliseconds * 1000, received: true)
                         if let batch = state.pipeline.handle(h4Event: packet, at: time) { state.enqueue(batch) }
                         if let batch = state.pipeline.tick(at: time) { state.enqueue(batch) }
                     }
+                    if case .replayedPackets = input { heldCredits += 1 }
+                    if case .radioPackets = input { credits.release() }
                 case .tick:
                     let now = WallClock.now()
                     if let batch = state.pipeline.tick(at: now) { state.enqueue(batch) }
@@ -167,6 +178,7 @@ public final class ScannerService: Service {
                     credits.release(heldCredits)
                     heldCredits = 0
                 }
+                waitingForBroker.store(heldCredits > 0, ordering: .relaxed)
             }
         } onGracefulShutdown: {
             continuation.finish()
@@ -222,7 +234,7 @@ public final class ScannerService: Service {
                     // Reads ahead at most `replayChunksAhead` chunks: however big the capture, memory stays flat.
                     try await replay.run(start: start) { chunk in
                         guard await credits.acquire() else { return }
-                        continuation.yield(.creditedPackets(chunk))
+                        continuation.yield(.replayedPackets(chunk))
                     }
                     if Task.isCancelled { return }
                     continuation.yield(.sourceFinished)
