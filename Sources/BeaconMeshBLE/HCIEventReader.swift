@@ -11,10 +11,11 @@ import Synchronization
 ///
 /// `onPacket` runs on the reader thread with a buffer valid only during the call: copy what you keep, return fast.
 /// `onEnd` runs once when the thread ends: stopped, end of stream (the peer closed), or a read error.
-/// With a `handOver` callback the reader also says when to pass on what `onPacket` gathered: at most `handOverDelay`
-/// after the first packet since the previous hand-over, so that a consumer is woken a few hundred times a second at
-/// most, not once per packet; if `handOver` answers that packets are still held (no room yet), it is asked again
-/// one `pollInterval` later.
+/// With a `handOver` callback the reader also says when to pass on what `onPacket` gathered: `handOverDelay` after
+/// the first packet since the previous hand-over. Meanwhile packets gather in the socket and are read in one go just
+/// before (so neither the reader nor the consumer wakes once per packet; a packet is stamped when read, up to about
+/// `handOverDelay` after it came). If `handOver` answers that packets are still held (no room yet), it is asked
+/// again one `pollInterval` later.
 /// The reader never closes the descriptor; its owner does, after `stop()`.
 public final class HCIEventReader: Sendable {
     /// How the descriptor delivers packets.
