@@ -53,6 +53,7 @@ let package = Package(
             "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "BeaconMeshBLE",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "BeaconMeshCoordinator", dependencies: [
             "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService",
@@ -118,8 +119,9 @@ let package = Package(
             "BeaconMeshScanner", "BeaconMeshBLE", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
 
-        // Test support: a mosquitto broker on a free loopback port, process helpers.
-        .target(name: "BeaconMeshTesting", dependencies: ["BeaconMeshCore"]),
+        // Test support: a mosquitto broker on a free loopback port, process helpers, and the seams for fast service
+        // tests: an in-memory broker and client (`MQTTClientProtocol`) and a manual clock (`ServiceClock`).
+        .target(name: "BeaconMeshTesting", dependencies: ["BeaconMeshCore", "BeaconMeshMQTT", "BeaconMeshService"]),
 
         .testTarget(name: "BeaconMeshCoreTests", dependencies: ["BeaconMeshCore", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshWireTests", dependencies: ["BeaconMeshWire"]),
@@ -128,8 +130,12 @@ let package = Package(
         .testTarget(name: "BeaconMeshCoordinatorTests", dependencies: ["BeaconMeshCoordinator", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshMonitorTests", dependencies: ["BeaconMeshMonitor"]),
         .testTarget(name: "BeaconMeshDashboardTests", dependencies: ["BeaconMeshDashboard", "BeaconMeshTesting"]),
-        .testTarget(name: "BeaconMeshScannerTests", dependencies: ["BeaconMeshScanner"]),
+        .testTarget(name: "BeaconMeshScannerTests", dependencies: [
+            "BeaconMeshScanner", "BeaconMeshTesting", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "beacon-scanner",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "BeaconMeshPhoneTests", dependencies: ["BeaconMeshPhone", "beacon-phone"]),
+        .testTarget(name: "BeaconMeshTestingTests", dependencies: ["BeaconMeshTesting", "BeaconMeshMQTT", "BeaconMeshService"]),
         .testTarget(name: "EndToEndTests", dependencies: ["BeaconMeshTesting"]),
     ]
 )

@@ -2,14 +2,15 @@ import BeaconMeshCore
 import BeaconMeshMQTT
 import BeaconMeshService
 import BeaconMeshWire
+import Foundation
 import Logging
 import ServiceLifecycle
-import Synchronization
 
 /// The back-office brain: consumes every sighting and node status of its stores, runs the presence engine, and
 /// publishes events, promos, offers and the retained presence snapshots.
 ///
-/// The state is worked on by two tasks under one lock: one handles broker messages, the other ticks every 50 ms.
+/// Messages are decoded on every core it may use and decided in arrival order by one task (`CoordinatorState`, a
+/// pure state machine: inputs and time in, actions out), which alone holds the state, so nothing waits on a lock.
 /// Visits and promo history are kept in the registry, so a restart greets nobody twice; they are written by a
 /// `RegistryWriter` on its own thread, so the database never holds up a sighting on its way to an event, and a
 /// locked or full database delays the writes without losing them. Changes made by the `members` command are read
@@ -20,8 +21,9 @@ import Synchronization
 public final class CoordinatorService: Service {
     private let configuration: CoordinatorConfiguration
     private let registry: MemberRegistry
-    private let session: MQTTClient
-    private let publisher: MQTTClient
+    private let session: any MQTTClientProtocol
+    private let publisher: any MQTTClientProtocol
+    private let clock: any ServiceClock
     private let logger: Logger
     private let topics: Topics
     private let healthInterval: Duration
@@ -40,9 +42,11 @@ public final class CoordinatorService: Service {
     static let registryPollInterval: Duration = .seconds(2)
 
     /// A coordinator that publishes its health every `healthInterval` (the contract's default: 30 s), with clients
-    /// made from `mqttConfigurations(for:)`.
-    public init(configuration: CoordinatorConfiguration, registry: MemberRegistry, session: MQTTClient, publisher: MQTTClient,
-                logger: Logger, healthInterval: Duration = .seconds(30)) {
+    /// made from `mqttConfigurations(for:)`, reading the time and waiting on `clock`.
+    public init(configuration: CoordinatorConfiguration, registry: MemberRegistry, session: any MQTTClientProtocol,
+                publisher: any MQTTClientProtocol, logger: Logger, healthInterval: Duration = .seconds(30),
+                clock: any ServiceClock = WallClock()) {
+        self.clock = clock
         self.healthInterval = healthInterval
         self.configuration = configuration
         self.registry = registry
@@ -81,7 +85,7 @@ public final class CoordinatorService: Service {
     }
 
     /// Hands publications to the client (which queues them; it never blocks on the network).
-    private static func publish(_ publications: [Publication], with client: MQTTClient, logger: Logger) {
+    private static func publish(_ publications: [Publication], with client: any MQTTClientProtocol, logger: Logger) {
         for publication in publications {
             do {
                 try client.publish(topic: publication.topic, payload: publication.payload, qos: publication.qos,
@@ -92,12 +96,17 @@ public final class CoordinatorService: Service {
         }
     }
 
+    /// How many messages the decoding side takes from the session at once, at most.
+    static let decodingChunk = 64
+
     public func run() async throws {
-        let startedAt = WallClock.now()
-        var state = try CoordinatorState(configuration: configuration, registry: registry, logger: logger, topics: topics,
-                                         startedAt: startedAt, healthInterval: healthInterval)
+        let clock = self.clock
+        let startedAt = clock.now()
+        let start = try CoordinatorState.Start.read(from: registry, at: startedAt)
+        let state = CoordinatorState(configuration: configuration, start: start, logger: logger, topics: topics,
+                                     startedAt: startedAt, healthInterval: healthInterval)
         let initialRegistryVersion = try registry.dataVersion()
-        let writer = RegistryWriter(registry: registry, logger: logger, clock: { WallClock.now() })
+        let writer = RegistryWriter(registry: registry, logger: logger, clock: { clock.now() })
         let sessionEvents = session.connectionEvents()
         try publisher.start()
         try session.start()
@@ -112,25 +121,29 @@ public final class CoordinatorService: Service {
         let online = CoordinatorStatus(state: .online, stores: configuration.storeIDs, startedAt: startedAt)
         let onlinePayload = WireCodec.encode(online)
         try session.publish(topic: topics.coordinatorStatus(id: configuration.id), payload: onlinePayload, qos: .atLeastOnce, retain: true)
+        let workers = CoordinatorService.decodingWorkers()
         logger.info("coordinator running", metadata: [
             "id": "\(configuration.id)", "broker": "\(configuration.broker.url)",
-            "stores": "\(configuration.storeIDs.map(String.init).joined(separator: ","))",
+            "stores": "\(configuration.storeIDs.map(String.init).joined(separator: ","))", "decoders": "\(workers)",
         ])
 
-        // Messages are handled by the task that receives them (no hand-over to another task per message); ticks run
-        // beside it. Both work on the one state under its lock, and publish while holding it, so events leave in
-        // the order they happened.
-        let shared = SharedState(state)
+        // Messages are decoded a chunk at a time on up to `workers` cores, and decided on one task, in arrival order,
+        // together with ticks and registry changes (`DecisionInbox`). That task alone holds the state, so nothing is
+        // locked; it publishes what it decides in order, hands registry changes to the writer's thread and
+        // snapshots to a task of their own (a big store's snapshot takes a while to encode).
+        let inbox = DecisionInbox(capacity: 2 * workers)
+        let snapshots = SnapshotMailbox()
         let messages = session.messages
         let publisher = self.publisher
         let session = self.session
         let logger = self.logger
         let topics = self.topics
         let statusTopic = topics.coordinatorStatus(id: configuration.id)
+        let healthTopic = topics.coordinatorHealth(id: configuration.id)
         let registry = self.registry
         let coordinatorID = configuration.id
-        await cancelWhenGracefulShutdown {
-            await withDiscardingTaskGroup { group in
+        let finalState = await cancelWhenGracefulShutdown { [state] in
+            await withDiscardingTaskGroup(returning: CoordinatorState.self) { group in
                 group.addTask {
                     // A lost session connection made the broker publish our last will (`offline`): say `online`
                     // again on every reconnection (the first connection has it from above).
@@ -148,24 +161,32 @@ public final class CoordinatorService: Service {
                     }
                 }
                 group.addTask {
-                    for await message in messages {
-                        let changes = shared.state.withLock { state in
-                            state.receive(message, at: WallClock.now())
-                            CoordinatorService.publish(state.takePublications(), with: publisher, logger: logger)
-                            return state.takeRegistryChanges()
-                        }
-                        writer.enqueue(changes)
+                    await CoordinatorService.decode(messages, topics: topics, workers: workers, into: inbox)
+                }
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await clock.sleep(for: CoordinatorService.tickInterval)
+                        inbox.requestTick()
                     }
                 }
                 group.addTask {
-                    // The `members` command changes the registry while we run: read its changes outside the lock (the
-                    // database may be slow or locked), then hand them to the state.
+                    // Snapshots are retained state, not events: they are made and encoded while decisions go on.
+                    while let due = await snapshots.next() {
+                        CoordinatorService.publish(due.map {
+                            Publication(topic: topics.presence(store: $0.store.id), payload: WireCodec.encode($0.snapshot()),
+                                        qos: .atLeastOnce, retain: true)
+                        }, with: publisher, logger: logger)
+                    }
+                }
+                group.addTask {
+                    // The `members` command changes the registry while we run: read its changes here (the database
+                    // may be slow or locked), then hand them to the decisions.
                     var registryVersion = initialRegistryVersion
                     var lastFailure: String?
                     var outbox = RegistryEventOutbox(coordinatorID: coordinatorID)
                     var first = true
                     while !Task.isCancelled {
-                        if !first { try? await Task.sleep(for: CoordinatorService.registryPollInterval) }
+                        if !first { try? await clock.sleep(for: CoordinatorService.registryPollInterval) }
                         first = false
                         do {
                             // Registry events the `members` command (or the CSV at start) left in the outbox.
@@ -178,12 +199,7 @@ public final class CoordinatorService: Service {
                             guard version != registryVersion else { continue }
                             let contents = try registry.contents()
                             registryVersion = version
-                            let changes = shared.state.withLock { state in
-                                state.registryChanged(contents, at: WallClock.now())
-                                CoordinatorService.publish(state.takePublications(), with: publisher, logger: logger)
-                                return state.takeRegistryChanges()
-                            }
-                            writer.enqueue(changes)
+                            inbox.registryChanged(contents)
                             lastFailure = nil
                         } catch {
                             let cause = RegistryWriter.describe(error)
@@ -195,35 +211,38 @@ public final class CoordinatorService: Service {
                         }
                     }
                 }
-                group.addTask {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: CoordinatorService.tickInterval)
+
+                // The decisions, one item at a time, until shutdown cancels this task.
+                var state = state
+                while let item = await inbox.next() {
+                    let now = clock.now()
+                    let actions: CoordinatorActions
+                    switch item {
+                    case .inputs(let inputs):
+                        actions = state.handle(inputs, at: now)
+                    case .tick:
                         let started = ContinuousClock.now
-                        let database = writer.status
-                        let (snapshots, changes) = shared.state.withLock { state in
-                            state.tick(at: WallClock.now(), database: database)
-                            CoordinatorService.publish(state.takePublications(), with: publisher, logger: logger)
-                            return (state.takeSnapshots(), state.takeRegistryChanges())
-                        }
-                        writer.enqueue(changes)
+                        actions = state.tick(at: now, database: writer.status)
                         let took = ContinuousClock.now - started
                         if took > .milliseconds(10) {
-                            // Messages wait while a tick holds the state: a slow one shows as event latency.
+                            // Messages wait while a tick is decided: a slow one shows as event latency.
                             logger.log(level: took > .milliseconds(100) ? .warning : .debug, "slow tick",
                                        metadata: ["milliseconds": "\(took.wholeMilliseconds)"])
                         }
-                        // Snapshots are retained state, not events: they may be made and encoded while messages go on.
-                        CoordinatorService.publish(snapshots.map {
-                            Publication(topic: topics.presence(store: $0.store.id), payload: WireCodec.encode($0.snapshot()),
-                                        qos: .atLeastOnce, retain: true)
-                        }, with: publisher, logger: logger)
+                    case .registryChanged(let contents):
+                        actions = state.registryChanged(contents, at: now)
                     }
+                    CoordinatorService.perform(actions, publisher: publisher, writer: writer, snapshots: snapshots,
+                                               healthTopic: healthTopic, logger: logger)
                 }
+                inbox.close()
+                snapshots.close()
+                group.cancelAll()
+                return state
             }
         }
-        state = shared.state.withLock { $0 }
-        state.saveVisits()
-        writer.enqueue(state.takeRegistryChanges())
+        var stopping = finalState
+        writer.enqueue(stopping.saveVisits().registry)
         await writer.close(timeout: .seconds(5))
         await publisher.disconnect(timeout: .seconds(5))
         let offline = CoordinatorStatus(state: .offline, stores: configuration.storeIDs, startedAt: startedAt)
@@ -231,13 +250,48 @@ public final class CoordinatorService: Service {
             topic: topics.coordinatorStatus(id: configuration.id), payload: WireCodec.encode(offline), qos: .atLeastOnce, retained: true))
         logger.info("coordinator stopped")
     }
-}
 
-/// The coordinator's state, shared by its message task and its tick task under one lock.
-private final class SharedState: Sendable {
-    let state: Mutex<CoordinatorState>
+    /// Performs what the decisions returned: publications in order, registry changes to the writer, snapshots to
+    /// their task, the health report with this process's memory.
+    private static func perform(_ actions: CoordinatorActions, publisher: any MQTTClientProtocol, writer: RegistryWriter,
+                                snapshots: SnapshotMailbox, healthTopic: String, logger: Logger) {
+        publish(actions.publications, with: publisher, logger: logger)
+        if !actions.registry.isEmpty { writer.enqueue(actions.registry) }
+        snapshots.put(actions.snapshots)
+        if var health = actions.health {
+            health.rssBytes = ProcessMemory.residentBytes()
+            publish([Publication(topic: healthTopic, payload: WireCodec.encode(health), qos: .atMostOnce, retain: false)],
+                    with: publisher, logger: logger)
+        }
+    }
 
-    init(_ state: consuming CoordinatorState) {
-        self.state = Mutex(state)
+    /// Reads the session's messages a chunk at a time (what waits, up to `decodingChunk`), decodes up to `workers`
+    /// chunks at once on the concurrency pool, and hands them to `inbox` in arrival order. Ends with the messages.
+    static func decode(_ messages: some MessageChunks, topics: Topics, workers: Int, into inbox: DecisionInbox) async {
+        var decoding: [Task<[CoordinatorInput], Never>] = []
+        while true {
+            var chunk = messages.waiting(upTo: decodingChunk)
+            if chunk.isEmpty {
+                // Nothing new: hand over the oldest chunk being decoded, or wait for messages.
+                if !decoding.isEmpty {
+                    await inbox.push(await decoding.removeFirst().value)
+                    continue
+                }
+                guard let next = await messages.next(upTo: decodingChunk) else { break }
+                chunk = next
+            }
+            if workers <= 1 {
+                await inbox.push(chunk.map { CoordinatorInput.decode($0, topics: topics) })
+                continue
+            }
+            decoding.append(Task { chunk.map { CoordinatorInput.decode($0, topics: topics) } })
+            if decoding.count >= workers { await inbox.push(await decoding.removeFirst().value) }
+        }
+        for task in decoding { await inbox.push(await task.value) }
+    }
+
+    /// How many chunks are decoded at once: the cores this process may run on.
+    static func decodingWorkers() -> Int {
+        max(1, ProcessInfo.processInfo.activeProcessorCount)
     }
 }

@@ -4,17 +4,12 @@ import BeaconMeshService
 import BeaconMeshWire
 import Logging
 
-/// One message the coordinator wants published.
-struct Publication: Sendable {
-    var topic: String
-    var payload: [UInt8]
-    var qos: MQTTQoS
-    var retain: Bool
-}
-
-/// The coordinator's working state: the presence engine plus what it needs to turn engine outputs into the
-/// contract's events, offers and snapshots. Driven by `CoordinatorService`, which performs what it hands out:
-/// publications, snapshots and registry changes (written by the `RegistryWriter`, never on this path).
+/// The coordinator's decisions: feed it decoded messages, ticks and registry changes with the time, get back the
+/// actions that follow (events, offers and snapshots to publish, registry changes to write, health to report).
+///
+/// A state machine in the manner of STYLE example 5: it holds the presence engine and what turns the engine's outputs
+/// into the contract's events, and does no I/O — it neither reads the clock, nor decodes, publishes or touches the
+/// database. `CoordinatorService` feeds it in arrival order and performs what it returns.
 struct CoordinatorState {
     let configuration: CoordinatorConfiguration
     let logger: Logger
@@ -30,144 +25,128 @@ struct CoordinatorState {
     private var lastCheckinPrune: Timestamp
     private var drops = DropCounter()
     private var eventsPublished: UInt64 = 0
-    private var pending: [Publication] = []
-    /// What must reach the registry database; handed to the writer by the caller.
-    private var registryChanges = RegistryChanges()
+    /// What has been decided and not yet handed out (each public method returns it).
+    private var actions = CoordinatorActions()
     /// How the registry writer is doing, as the caller last said (for health).
     private var database = RegistryWriter.Status(queued: 0)
-    /// Snapshots due: made, encoded and published by the caller outside the lock (a big store's snapshot takes a while).
-    private var pendingSnapshots: [SnapshotSource] = []
     private var dirtyStores: Set<UInt16> = []
     private var lastSnapshot: [UInt16: Timestamp] = [:]
     private var lastHealth: Timestamp
     /// The next member slot whose visit the periodic save writes.
     private var visitSaveCursor = 0
     private var eventCounter: UInt64 = 0
-    private let eventPrefix = RandomID.make(hexDigits: 8)
+    /// Event ids are `{eventPrefix}-{counter}`: the prefix is new at every start, so ids never repeat.
+    private let eventPrefix: String
     /// The stores with a promo in any department: promos are checked for them at every tick.
     private let promoStores: Set<UInt16>
     /// The Prometheus series (recorded through swift-metrics), and when they last followed the health figures.
     private var metrics = CoordinatorMetrics()
     private var metricsUpdatedAt: Timestamp?
 
-    /// A state that starts from what `registry` holds now (members, promo history, visits open at the last stop).
-    init(configuration: CoordinatorConfiguration, registry: MemberRegistry, logger: Logger, topics: Topics, startedAt: Timestamp,
-         healthInterval: Duration) throws {
+    /// What the state starts from, as the registry held it at start.
+    struct Start: Sendable {
+        /// Members, beacon owners and promo history.
+        var contents: MemberRegistry.Contents
+        /// Visits open (or recently left) at the last stop.
+        var visits: [PresenceEngine.Visit]
+        /// Ids of check-in requests handled within `checkinMemory`.
+        var handledCheckins: Set<String>
+
+        /// Reads what a state starts from out of `registry` (at `now`).
+        static func read(from registry: MemberRegistry, at now: Timestamp) throws -> Start {
+            Start(contents: try registry.contents(), visits: try registry.loadVisits(),
+                  handledCheckins: try registry.checkinRequests(since: now - CoordinatorState.checkinMemory))
+        }
+    }
+
+    /// A state that starts from `start` at `startedAt`; its event ids begin with `eventPrefix`.
+    init(configuration: CoordinatorConfiguration, start: Start, logger: Logger, topics: Topics, startedAt: Timestamp,
+         healthInterval: Duration, eventPrefix: String = RandomID.make(hexDigits: 8)) {
         self.healthInterval = healthInterval
         self.configuration = configuration
         self.logger = logger
         self.topics = topics
         self.startedAt = startedAt
+        self.eventPrefix = eventPrefix
         promoStores = Set(configuration.stores.filter { $0.departments.contains { $0.promo != nil } }.map(\.id))
         var stores: [UInt16: [DepartmentLayout]] = [:]
         for store in configuration.stores {
             stores[store.id] = store.departments.map { DepartmentLayout(id: $0.id, rules: $0.presence) }
         }
         engine = PresenceEngine(rules: configuration.presence, stores: stores)
-        let contents = try registry.contents()
-        _ = engine.setDirectory(contents.beaconOwners, members: contents.profiles.keys)
+        _ = engine.setDirectory(start.contents.beaconOwners, members: start.contents.profiles.keys)
         lastCheckinPrune = startedAt
-        for id in try registry.checkinRequests(since: startedAt - CoordinatorState.checkinMemory) { handledCheckins[id] = startedAt }
-        profiles = contents.profiles
-        promoFires = contents.promoFires
-        let visits = try registry.loadVisits()
-        engine.restore(visits)
+        for id in start.handledCheckins { handledCheckins[id] = startedAt }
+        profiles = start.contents.profiles
+        promoFires = start.contents.promoFires
+        engine.restore(start.visits)
         lastHealth = startedAt
         dirtyStores = Set(configuration.storeIDs)
-        logger.info("registry loaded", metadata: ["members": "\(profiles.count)", "openVisits": "\(visits.filter { $0.leftAt == nil }.count)"])
+        logger.info("registry loaded", metadata: [
+            "members": "\(profiles.count)", "openVisits": "\(start.visits.filter { $0.leftAt == nil }.count)",
+        ])
     }
 
-    /// Hands over what the presence snapshots that are due are made from (publish them on `Topics.presence(store:)`,
-    /// retained).
-    mutating func takeSnapshots() -> [SnapshotSource] {
-        defer { pendingSnapshots.removeAll(keepingCapacity: true) }
-        return pendingSnapshots
-    }
-
-    /// Hands over what must be written to the registry database (to `RegistryWriter.enqueue`).
-    mutating func takeRegistryChanges() -> RegistryChanges {
-        defer { registryChanges = RegistryChanges() }
-        return registryChanges
-    }
-
-    /// Hands over what should be published now.
-    mutating func takePublications() -> [Publication] {
-        defer { pending.removeAll(keepingCapacity: true) }
-        return pending
+    /// Hands out what has been decided since the last call.
+    private mutating func takeActions() -> CoordinatorActions {
+        defer { actions = CoordinatorActions() }
+        return actions
     }
 
     // MARK: Input
 
-    /// Handles one broker message of a served store: a sighting batch, a node status, a ranging report or a till's
-    /// check-in request; anything else is dropped and counted with its reason.
-    mutating func receive(_ message: MQTTMessage, at now: Timestamp) {
-        switch topics.parse(message.topic) {
-        case .sightings(let node)?:
-            guard let batch = decode(message, at: now, with: WireCodec.decodeSightingBatch) else { return }
-            guard batch.node == node else {
-                drops.drop(reason: "topic-mismatch", topic: message.topic,
-                           detail: "the body says \(batch.node), the topic \(node)", at: now, logger: logger)
-                return
-            }
+    /// Decides on `inputs`, in order, all received at `now`: sighting batches and ranging reports drive the
+    /// presence engine, node statuses its node states, check-in requests are accepted or refused; refused messages
+    /// are counted by reason (and logged once per reason).
+    mutating func handle(_ inputs: some Sequence<CoordinatorInput>, at now: Timestamp) -> CoordinatorActions {
+        for input in inputs { handle(input, at: now) }
+        return takeActions()
+    }
+
+    private mutating func handle(_ input: CoordinatorInput, at now: Timestamp) {
+        switch input {
+        case .sightings(let batch):
             let (verdict, outputs) = engine.ingest(batch, at: now)
-            switch verdict {
-            case .applied: break
-            case .unknownStore:
-                drops.drop(reason: "unknown-store", topic: message.topic, detail: "store \(node.store) is not served here", at: now, logger: logger)
-            case .duplicate, .late, .nodeOffline:
-                break
+            if verdict == .unknownStore {
+                drops.drop(reason: "unknown-store", topic: topics.sightings(batch.node),
+                           detail: "store \(batch.node.store) is not served here", at: now, logger: logger)
             }
             apply(outputs, at: now)
-        case .ranging(let store, let member)?:
-            guard let report = decode(message, at: now, with: WireCodec.decodeRangingReport) else { return }
-            guard report.member == member else {
-                drops.drop(reason: "topic-mismatch", topic: message.topic,
-                           detail: "the body says member \(report.member), the topic \(member)", at: now, logger: logger)
-                return
-            }
+        case .ranging(let report, let store):
             let (verdict, outputs) = engine.ingest(report, store: store, at: now)
             switch verdict {
             case .applied, .duplicate, .late: break
             case .unknownStore:
-                drops.drop(reason: "unknown-store", topic: message.topic, detail: "store \(store) is not served here", at: now, logger: logger)
+                drops.drop(reason: "unknown-store", topic: topics.ranging(store: store, member: report.member),
+                           detail: "store \(store) is not served here", at: now, logger: logger)
             case .unknownMember:
-                drops.drop(reason: "unknown-member", topic: message.topic, detail: "the registry has no member \(member)", at: now, logger: logger)
+                drops.drop(reason: "unknown-member", topic: topics.ranging(store: store, member: report.member),
+                           detail: "the registry has no member \(report.member)", at: now, logger: logger)
             }
             apply(outputs, at: now)
-        case .storeCheckins(let store)?:
-            guard let request = decode(message, at: now, with: WireCodec.decodeCheckinRequest) else { return }
+        case .checkin(let request, let store):
             checkIn(request, store: store, at: now)
-        case .nodeStatus(let node)?:
-            if message.payload.isEmpty { return }
-            guard let status = decode(message, at: now, with: WireCodec.decodeNodeStatus) else { return }
-            if message.retained {
-                engine.restoreNode(node, state: status.state, boot: status.boot.isEmpty ? nil : status.boot)
+        case .nodeStatus(let node, let status, let retained):
+            let boot = status.boot.isEmpty ? nil : status.boot
+            if retained {
+                engine.restoreNode(node, state: status.state, boot: boot)
                 dirtyStores.insert(node.store)
             } else {
-                apply(engine.nodeStatusChanged(node, state: status.state, boot: status.boot.isEmpty ? nil : status.boot, at: now), at: now)
+                apply(engine.nodeStatusChanged(node, state: status.state, boot: boot, at: now), at: now)
             }
-        default:
-            drops.drop(reason: "bad-topic", topic: message.topic, detail: "not a topic of the contract", at: now, logger: logger)
+        case .ignored:
+            break
+        case .refused(let reason, let topic, let detail):
+            drops.drop(reason: reason, topic: topic, detail: detail, at: now, logger: logger)
         }
     }
 
-    /// The message's payload read with `decoder`; `nil` when it cannot be, the drop counted with its reason.
-    private mutating func decode<Value>(_ message: MQTTMessage, at now: Timestamp,
-                                        with decoder: ([UInt8]) throws(WireError) -> Value) -> Value? {
-        do {
-            return try decoder(message.payload)
-        } catch {
-            drops.drop(reason: error.reason, topic: message.topic, detail: error.description, at: now, logger: logger)
-            return nil
-        }
-    }
-
-    /// Advances time: engine tick, promos, snapshots, health, visit saving. `database` is how the registry writer
-    /// is doing now (health reports it).
-    mutating func tick(at now: Timestamp, database: RegistryWriter.Status = .init(queued: 0)) {
+    /// Advances time to `now`: engine tick (arrival settling, switch dwell, exits), promos, snapshots, health, visit
+    /// saving. `database` is how the registry writer is doing now (health reports it).
+    mutating func tick(at now: Timestamp, database: RegistryWriter.Status = .init(queued: 0)) -> CoordinatorActions {
         self.database = database
         apply(engine.tick(at: now), at: now)
-        for member in engine.expireVisits(at: now) { registryChanges.endVisit(of: member) }
+        for member in engine.expireVisits(at: now) { actions.registry.endVisit(of: member) }
         pruneCheckins(at: now)
         let snapshotStores = storesDueForSnapshot(at: now)
         let wanted = promoStores.union(snapshotStores)
@@ -184,6 +163,7 @@ struct CoordinatorState {
             metrics.update(batches: engine.counters.batches, sightings: engine.counters.sightings, dropped: droppedCounts(),
                            tracked: engine.trackedCount)
         }
+        return takeActions()
     }
 
     // MARK: Engine outputs
@@ -216,7 +196,7 @@ struct CoordinatorState {
             }
         }
         for member in visitsChanged {
-            if let visit = engine.visit(of: member) { registryChanges.save(visit) }
+            if let visit = engine.visit(of: member) { actions.registry.save(visit) }
         }
     }
 
@@ -228,8 +208,8 @@ struct CoordinatorState {
         profile.visits = visit.number
         profile.lastVisitAt = time
         profiles[member] = profile
-        registryChanges.countVisit(of: member, visits: visit.number, at: time)
-        if let open = engine.visit(of: member) { registryChanges.save(open) }
+        actions.registry.countVisit(of: member, visits: visit.number, at: time)
+        if let open = engine.visit(of: member) { actions.registry.save(open) }
         return (profile, visit)
     }
 
@@ -249,7 +229,7 @@ struct CoordinatorState {
         eventsPublished += 1
         metrics.countEvent(type: event.type)
         let payload = WireCodec.encode(event)
-        pending.append(Publication(topic: topics.events(store: store), payload: payload, qos: .atLeastOnce, retain: false))
+        actions.publications.append(Publication(topic: topics.events(store: store), payload: payload, qos: .atLeastOnce, retain: false))
         logger.info("event", metadata: ["type": "\(event.type)", "store": "\(store)", "member": "\(event.member?.id ?? "-")"])
         return payload
     }
@@ -268,7 +248,7 @@ struct CoordinatorState {
         guard handledCheckins[request.id] == nil else { return }
         guard let store = configuration.store(storeID) else { return }
         handledCheckins[request.id] = now
-        registryChanges.handledCheckinRequest(request.id, at: now)
+        actions.registry.handledCheckinRequest(request.id, at: now)
         func refuse(_ reason: CheckinRefusal) {
             publish(event: .checkinRefused(request: request.id, member: request.member, department: request.department, reason: reason),
                     store: storeID, at: now)
@@ -279,11 +259,11 @@ struct CoordinatorState {
         else { return refuse(.notNearTill) }
         profile.checkins += 1
         profiles[request.member] = profile
-        registryChanges.countCheckin(of: profile.id, count: profile.checkins)
+        actions.registry.countCheckin(of: profile.id, count: profile.checkins)
         let event = publish(event: .checkin(member: profile, department: department.id, departmentName: department.name,
                                             request: request.id, checkins: profile.checkins, verified: false),
                             store: storeID, at: now)
-        pending.append(Publication(topic: topics.checkins(member: profile.id), payload: event, qos: .atLeastOnce, retain: false))
+        actions.publications.append(Publication(topic: topics.checkins(member: profile.id), payload: event, qos: .atLeastOnce, retain: false))
     }
 
     /// Forgets handled check-in requests older than `checkinMemory`, once an hour.
@@ -292,7 +272,7 @@ struct CoordinatorState {
         lastCheckinPrune = now
         let before = now - Self.checkinMemory
         handledCheckins = handledCheckins.filter { $0.value >= before }
-        registryChanges.forgetCheckinRequests(before: before)
+        actions.registry.forgetCheckinRequests(before: before)
     }
 
     // MARK: Promos
@@ -312,12 +292,12 @@ struct CoordinatorState {
                       rule.audience.includes(member: visit.member, visits: profile.visits, checkins: profile.checkins)
                 else { continue }
                 promoFires[visit.member, default: [:]][rule.promo.id] = now
-                registryChanges.promoFired(rule.promo.id, member: visit.member, store: store.id, at: now)
+                actions.registry.promoFired(rule.promo.id, member: visit.member, store: store.id, at: now)
                 publish(event: .promo(member: profile, department: department.id, departmentName: department.name, promo: rule.promo),
                         store: store.id, at: now)
                 let offer = Offer(id: nextID(), member: visit.member, store: store.id, department: department.id,
                                   departmentName: department.name, promo: rule.promo, at: now)
-                pending.append(Publication(topic: topics.offers(member: visit.member), payload: WireCodec.encode(offer),
+                actions.publications.append(Publication(topic: topics.offers(member: visit.member), payload: WireCodec.encode(offer),
                                            qos: .atLeastOnce, retain: false))
             }
         }
@@ -361,7 +341,7 @@ struct CoordinatorState {
             let members = (present[store.id] ?? []).compactMap { visit in profiles[visit.member].map { (visit, $0) } }
             metrics.snapshot(store: store.id, members: members.count, guests: (guests[store.id] ?? [:]).values.reduce(0, +),
                              nodes: nodes.map { ($0.department, $0.node, $0.state == .online) })
-            pendingSnapshots.append(SnapshotSource(store: store, present: members, guests: guests[store.id] ?? [:], nodes: nodes, at: now))
+            actions.snapshots.append(SnapshotSource(store: store, present: members, guests: guests[store.id] ?? [:], nodes: nodes, at: now))
         }
     }
 
@@ -380,18 +360,18 @@ struct CoordinatorState {
         let health = CoordinatorHealth(
             uptimeSeconds: (now - startedAt).wholeMilliseconds / 1000, batches: counters.batches, sightings: counters.sightings,
             events: eventsPublished, dropped: dropped, gaps: counters.gaps, duplicates: counters.duplicates,
-            tracked: engine.trackedCount, rssBytes: ProcessMemory.residentBytes(),
+            tracked: engine.trackedCount, rssBytes: 0,
             nodes: engine.nodeClocks.map { .init(address: $0.node, state: $0.state, clockSkew: $0.clockSkew) },
             database: .init(failing: database.failure != nil, queued: database.queued, error: database.failure,
                             since: database.failingSince),
             rangingReports: counters.rangingReports)
-        pending.append(Publication(topic: topics.coordinatorHealth(id: configuration.id), payload: WireCodec.encode(health),
-                                   qos: .atMostOnce, retain: false))
+        actions.health = health
     }
 
-    /// Saves every visit the engine holds (open and recently left), with their latest last-seen times.
-    mutating func saveVisits() {
-        for visit in engine.visits { registryChanges.save(visit) }
+    /// Saves every visit the engine holds (open and recently left), with their latest last-seen times (at a stop).
+    mutating func saveVisits() -> CoordinatorActions {
+        for visit in engine.visits { actions.registry.save(visit) }
+        return takeActions()
     }
 
     /// Saves the visits of the next slice of members, so that every visit is saved at least every
@@ -404,12 +384,12 @@ struct CoordinatorState {
         let end = min(slots, visitSaveCursor + (slots + ticks - 1) / ticks)
         let visits = engine.visits(inSlots: visitSaveCursor..<end)
         visitSaveCursor = end
-        for visit in visits { registryChanges.save(visit) }
+        for visit in visits { actions.registry.save(visit) }
     }
 
     /// Takes the registry as the `members` command left it (read by the caller outside the lock). Visit counts
     /// made here and still waiting for the writer are kept: the larger count and the later visit win.
-    mutating func registryChanged(_ contents: MemberRegistry.Contents, at now: Timestamp) {
+    mutating func registryChanged(_ contents: MemberRegistry.Contents, at now: Timestamp) -> CoordinatorActions {
         var merged = contents.profiles
         for (id, profile) in merged {
             guard let known = profiles[id], known.visits > profile.visits else { continue }
@@ -426,6 +406,7 @@ struct CoordinatorState {
         promoFires = fires
         apply(engine.setDirectory(contents.beaconOwners, members: merged.keys), at: now)
         logger.info("registry changed", metadata: ["members": "\(profiles.count)"])
+        return takeActions()
     }
 }
 

@@ -14,7 +14,10 @@
 /// - `lost` lists and offline nodes remove readings at once; batches are ordered per node by `boot`/`seq`.
 ///
 /// Inside, members and nodes are numbered (`Int32`) so that a sighting costs a few array accesses and one
-/// `BeaconTable` lookup: the engine handles over a million sightings a second on one core.
+/// `BeaconTable` lookup: the engine handles over a million sightings a second on one core. Nothing walks every
+/// member or guest per tick, count or message: people wait in `DeadlineQueue`s for the time they next need
+/// attention, guests are counted per department as they change (`GuestTracker`), and the members present in each
+/// store, the people tracked and each node's listeners are kept up to date as they change.
 public struct PresenceEngine: Sendable {
     /// What the caller must do after an input.
     public enum Output: Hashable, Sendable {
@@ -85,21 +88,7 @@ public struct PresenceEngine: Sendable {
         public init() {}
     }
 
-    /// One node's latest smoothed reading of one person (member or guest).
-    struct Reading: Sendable {
-        var node: Int32
-        var store: UInt16
-        var department: UInt16
-        /// Smoothed over the node's successive batches.
-        var rssi: Double
-        /// As the latest batch said it (for the decisive switch, which must not wait for the smoothing).
-        var latest: Double
-        var proximity: Proximity
-        /// Milliseconds since the epoch, on our clock (the node's time turned into ours by its `SenderClock`).
-        var lastSeen: Int64
-    }
-
-    /// A member or guest: their readings, and for members the visit and a pending department switch.
+    /// A member: their readings, their visit and a pending department switch.
     struct Person: Sendable {
         var readings: [Reading] = []
         var firstHeard: Int64?
@@ -115,6 +104,24 @@ public struct PresenceEngine: Sendable {
         /// Milliseconds since the epoch at which time alone (a reading going stale, an exit, a switch dwell, an
         /// arrival settling) could change this person's state; ticks before then skip them.
         var nextCheck: Int64 = 0
+
+        /// Whether the engine counts this member as tracked: heard lately or with a visit to remember.
+        var isTracked: Bool { !readings.isEmpty || visit != nil }
+    }
+
+    /// What the engine's member indexes hold of one member, to update them when the member changes.
+    struct MemberMarks: Equatable, Sendable {
+        var tracked: Bool
+        /// The store the member is in now.
+        var presentIn: UInt16?
+        /// The visit that ended, for its expiry: its store, department and end.
+        var left: LeftVisit?
+
+        struct LeftVisit: Equatable, Sendable {
+            var store: UInt16
+            var department: UInt16
+            var leftAt: Int64
+        }
     }
 
     /// What the engine knows of a node.
@@ -152,12 +159,24 @@ public struct PresenceEngine: Sendable {
     /// Member id → number, and back; numbers of forgotten members are reused.
     private var memberNumbers: [String: Int32] = [:]
     private var memberIDs: [String] = []
-    private var members: [Person] = []
+    private(set) var members: [Person] = []
     private var freeMemberNumbers: [Int32] = []
     private var owners = BeaconTable<Int32>()
-    private var guests = BeaconTable<Person>()
-    private var nodeNumbers: [NodeAddress: Int32] = [:]
+    private(set) var guests: GuestTracker
+    private(set) var nodeNumbers: [NodeAddress: Int32] = [:]
     private var nodes: [NodeTrack] = []
+    /// Members by the time they next need a tick (`Person.nextCheck`), and the earliest time queued for each.
+    private var memberDeadlines = DeadlineQueue()
+    private var memberQueuedAt: [Int64] = []
+    /// Members whose visit ended, by the time it is forgotten (`visitGap` after it ended).
+    private var visitExpiries = DeadlineQueue()
+    /// The members in each store now (an open visit there).
+    private var presentByStore: [UInt16: Set<Int32>] = [:]
+    /// How many members are tracked (`Person.isTracked`).
+    private var trackedMembers = 0
+    /// The members each node has had a reading of since it last went offline (some may have lost it since), by
+    /// node number.
+    private var membersHeardBy: [Set<Int32>] = []
     private var nodesByStore: [UInt16: [Int32]] = [:]
     /// The phone-ranging node of each store and department (`store << 16 | department`).
     private var phoneNodes: [UInt32: Int32] = [:]
@@ -170,6 +189,7 @@ public struct PresenceEngine: Sendable {
     /// An engine for the given stores (store id → its departments), with `rules` where a department sets none.
     public init(rules: PresenceRules, stores: [UInt16: [DepartmentLayout]]) {
         defaultRules = rules
+        guests = GuestTracker(exitAfter: rules.exitAfter.wholeMilliseconds)
         departments = stores.mapValues { layouts in
             Dictionary(layouts.map { ($0.id, $0.rules) }, uniquingKeysWith: { first, _ in first })
         }
@@ -186,7 +206,7 @@ public struct PresenceEngine: Sendable {
         var changedStores: Set<UInt16> = []
         for (id, number) in memberNumbers where !known.contains(id) {
             if let visit = members[Int(number)].visit, visit.leftAt == nil { changedStores.insert(visit.store) }
-            members[Int(number)] = Person()
+            changeMember(number) { $0 = Person() }
             memberNumbers[id] = nil
             memberIDs[Int(number)] = ""
             freeMemberNumbers.append(number)
@@ -211,6 +231,7 @@ public struct PresenceEngine: Sendable {
         } else {
             number = Int32(members.count)
             members.append(Person())
+            memberQueuedAt.append(.max)
             memberIDs.append(id)
         }
         memberNumbers[id] = number
@@ -220,9 +241,12 @@ public struct PresenceEngine: Sendable {
     /// Restores visits saved before a restart (open ones and recently left ones, for `visitGap`).
     public mutating func restore(_ visits: [Visit]) {
         for visit in visits where departments[visit.store] != nil {
-            let number = Int(memberNumber(for: visit.member))
-            members[number].visit = visit
-            members[number].nextCheck = 0
+            let number = memberNumber(for: visit.member)
+            changeMember(number) {
+                $0.visit = visit
+                $0.nextCheck = 0
+            }
+            scheduleMember(number, at: 0)
         }
     }
 
@@ -239,8 +263,10 @@ public struct PresenceEngine: Sendable {
     private mutating func nodeNumber(for node: NodeAddress) -> Int32 {
         if let number = nodeNumbers[node] { return number }
         let number = Int32(nodes.count)
-        nodes.append(NodeTrack(address: node, state: .online, boot: nil, lastSeq: 0,
-                               staleAfter: rules(store: node.store, department: node.department).staleAfter.wholeMilliseconds))
+        let staleAfter = rules(store: node.store, department: node.department).staleAfter.wholeMilliseconds
+        nodes.append(NodeTrack(address: node, state: .online, boot: nil, lastSeq: 0, staleAfter: staleAfter))
+        guests.addNode(number, store: node.store, department: node.department, staleAfter: staleAfter)
+        membersHeardBy.append([])
         nodeNumbers[node] = number
         nodesByStore[node.store, default: []].append(number)
         return number
@@ -261,11 +287,15 @@ public struct PresenceEngine: Sendable {
     }
 
     /// How many people (members with a reading or a visit, and guests) the engine tracks, for health.
-    public var trackedCount: Int {
-        memberNumbers.values.reduce(0) { count, number in
-            let person = members[Int(number)]
-            return count + (person.readings.isEmpty && person.visit == nil ? 0 : 1)
-        } + guests.count
+    public var trackedCount: Int { trackedMembers + guests.count }
+
+    /// The earliest time at which a tick or `expireVisits` may have something to do (a member's reading going
+    /// stale, an exit, a switch dwell, an arrival settling, a guest's reading going stale or old, a visit to
+    /// forget); `nil` when nothing waits. Ticks before then change nothing, so a caller may sleep until then or
+    /// until the next input, whichever comes first. It may be early (a tick then finds nothing due).
+    public var nextDeadline: Timestamp? {
+        let earliest = [memberDeadlines.first?.deadline, guests.nextDeadline, visitExpiries.first?.deadline].compactMap { $0 }.min()
+        return earliest.map { Timestamp(milliseconds: $0) }
     }
 
     // MARK: Inputs
@@ -325,29 +355,27 @@ public struct PresenceEngine: Sendable {
                                   lastSeen: track.clock.local(sighting.lastSeen.milliseconds, now: nowMilliseconds))
             if let position = owners.position(of: sighting.beacon) {
                 let member = owners.values[position]
-                members[Int(member)].absorb(reading, now: nowMilliseconds)
+                let wasTracked = members[Int(member)].isTracked
+                if members[Int(member)].absorb(reading, now: nowMilliseconds) { membersHeardBy[Int(node)].insert(member) }
+                if !wasTracked { trackedMembers += 1 }
                 if members[Int(member)].lastBatch != batchNumber {
                     members[Int(member)].lastBatch = batchNumber
                     touched.append(member)
                 }
-            } else if let position = guests.position(of: sighting.beacon) {
-                guests.values[position].absorb(reading, now: nowMilliseconds)
             } else {
-                var guest = Person()
-                guest.absorb(reading, now: nowMilliseconds)
-                guests.insert(sighting.beacon, guest)
+                guests.hear(sighting.beacon, reading, at: nowMilliseconds)
             }
         }
         for beacon in batch.lost {
             if let position = owners.position(of: beacon) {
                 let member = owners.values[position]
-                members[Int(member)].readings.removeAll { $0.node == node }
+                changeMember(member) { $0.readings.removeAll { $0.node == node } }
                 if members[Int(member)].lastBatch != batchNumber {
                     members[Int(member)].lastBatch = batchNumber
                     touched.append(member)
                 }
-            } else if let position = guests.position(of: beacon) {
-                guests.values[position].readings.removeAll { $0.node == node }
+            } else {
+                guests.lose(beacon, node: node, at: nowMilliseconds)
             }
         }
         if !batch.sightings.isEmpty || !batch.lost.isEmpty { outputs.append(.presenceChanged(store: address.store)) }
@@ -398,6 +426,7 @@ public struct PresenceEngine: Sendable {
         counters.sightings += UInt64(report.beacons.count)
 
         let seen = phone.clock.local(report.sentAt.milliseconds, now: nowMilliseconds)
+        let before = marks(of: member)
         var ranged: [Int32] = []
         for beacon in report.beacons where departments[store]?[beacon.department] != nil {
             let node = phoneNode(store: store, department: beacon.department)
@@ -409,6 +438,7 @@ public struct PresenceEngine: Sendable {
         members[Int(member)].readings.removeAll { reading in
             reading.store == store && nodes[Int(reading.node)].isPhone && !ranged.contains(reading.node)
         }
+        reindex(member, from: before)
         var outputs: [Output] = [.presenceChanged(store: store)]
         batchNumber += 1
         members[Int(member)].lastBatch = batchNumber
@@ -424,6 +454,8 @@ public struct PresenceEngine: Sendable {
                               lastSeq: 0, staleAfter: rules(store: store, department: department).staleAfter.wholeMilliseconds)
         track.isPhone = true
         nodes.append(track)
+        guests.addNode(number, store: store, department: department, staleAfter: track.staleAfter)
+        membersHeardBy.append([])
         phoneNodes[key] = number
         return number
     }
@@ -450,11 +482,13 @@ public struct PresenceEngine: Sendable {
         if known?.boot != boot { nodes[Int(node)].lastSeq = 0 }
         var outputs: [Output] = [.node(address, state, at: now), .presenceChanged(store: address.store)]
         if state == .offline {
-            for number in 0..<members.count where members[number].readings.contains(where: { $0.node == node }) {
-                members[number].readings.removeAll { $0.node == node }
-                evaluate(member: Int32(number), at: now.milliseconds, into: &outputs)
+            let heard = membersHeardBy[Int(node)].sorted()
+            membersHeardBy[Int(node)] = []
+            for number in heard where members[Int(number)].readings.contains(where: { $0.node == node }) {
+                changeMember(number) { $0.readings.removeAll { $0.node == node } }
+                evaluate(member: number, at: now.milliseconds, into: &outputs)
             }
-            for position in 0..<guests.count { guests.values[position].readings.removeAll { $0.node == node } }
+            guests.dropReadings(of: node, at: now.milliseconds)
         }
         return outputs
     }
@@ -463,24 +497,26 @@ public struct PresenceEngine: Sendable {
     public mutating func tick(at now: Timestamp) -> [Output] {
         var outputs: [Output] = []
         let nowMilliseconds = now.milliseconds
-        for number in 0..<members.count where members[number].nextCheck <= nowMilliseconds || evaluatesEveryoneOnTick {
-            let person = members[number]
+        // The members whose time has come, each once, in member order (those pushed again below wait for the next tick).
+        var due: [Int32] = []
+        while let entry = memberDeadlines.popDue(at: nowMilliseconds) {
+            guard memberQueuedAt[Int(entry.id)] == entry.deadline else { continue }
+            memberQueuedAt[Int(entry.id)] = .max
+            due.append(entry.id)
+        }
+        if evaluatesEveryoneOnTick { due = members.indices.map { Int32($0) } }
+        due.sort()
+        for number in due {
+            let person = members[Int(number)]
             guard person.firstHeard != nil || person.visit?.leftAt == nil && person.visit != nil else { continue }
-            evaluate(member: Int32(number), at: nowMilliseconds, into: &outputs)
+            guard person.nextCheck <= nowMilliseconds || evaluatesEveryoneOnTick else {
+                scheduleMember(number, at: person.nextCheck)
+                continue
+            }
+            evaluate(member: number, at: nowMilliseconds, into: &outputs)
         }
         if outputs.count > 1 { outputs = PresenceEngine.inMemberOrder(outputs) }
-        let exitAfter = defaultRules.exitAfter.wholeMilliseconds
-        var guestsChanged: Set<UInt16> = []
-        var gone: [BeaconKey] = []
-        for position in 0..<guests.count {
-            let readings = guests.values[position].readings
-            guard readings.contains(where: { nowMilliseconds - $0.lastSeen >= exitAfter }) else { continue }
-            for reading in readings { guestsChanged.insert(reading.store) }
-            guests.values[position].readings.removeAll { nowMilliseconds - $0.lastSeen >= exitAfter }
-            if guests.values[position].readings.isEmpty { gone.append(guests.keys[position]) }
-        }
-        for beacon in gone { guests.remove(beacon) }
-        outputs += guestsChanged.sorted().map { .presenceChanged(store: $0) }
+        outputs += guests.expire(at: nowMilliseconds).sorted().map { .presenceChanged(store: $0) }
         return outputs
     }
 
@@ -500,7 +536,7 @@ public struct PresenceEngine: Sendable {
 
     // MARK: Decisions
 
-    /// The best fresh reading of a person (strongest; proximity, then store and department break ties) and the
+    /// The best fresh reading of a person (the first that no other outranks) and the
     /// best fresh reading in `department`, counting only readings in `store` when given.
     private func bestReadings(of person: Person, store: UInt16?, department: UInt16?, at now: Int64)
         -> (best: Reading?, current: Reading?, lastHeard: Int64?)
@@ -512,15 +548,7 @@ public struct PresenceEngine: Sendable {
             if lastHeard == nil || reading.lastSeen > lastHeard! { lastHeard = reading.lastSeen }
             if let store, reading.store != store { continue }
             guard now - reading.lastSeen < nodes[Int(reading.node)].staleAfter else { continue }
-            if let incumbent = best {
-                if reading.rssi > incumbent.rssi
-                    || reading.rssi == incumbent.rssi && (reading.proximity < incumbent.proximity
-                        || reading.proximity == incumbent.proximity && (reading.store, reading.department) < (incumbent.store, incumbent.department)) {
-                    best = reading
-                }
-            } else {
-                best = reading
-            }
+            if best.map({ reading.outranks($0) }) ?? true { best = reading }
             if reading.department == department, current.map({ reading.rssi > $0.rssi }) ?? true { current = reading }
         }
         return (best, current, lastHeard)
@@ -528,9 +556,12 @@ public struct PresenceEngine: Sendable {
 
     private mutating func evaluate(member number: Int32, at now: Int64, into outputs: inout [Output]) {
         var person = members[Int(number)]
+        let before = marks(of: number)
         defer {
             person.nextCheck = nextCheck(of: person, after: now)
             members[Int(number)] = person
+            reindex(number, from: before)
+            scheduleMember(number, at: person.nextCheck)
         }
         let id = memberIDs[Int(number)]
         let nowTime = Timestamp(milliseconds: now)
@@ -728,44 +759,33 @@ public struct PresenceEngine: Sendable {
 
     /// Members in `store` now, with their visit, newest arrival first.
     public func presentMembers(store: UInt16) -> [Visit] {
-        memberNumbers.values.compactMap { number in
-            guard let visit = members[Int(number)].visit, visit.store == store, visit.leftAt == nil else { return nil }
-            return visit
-        }.sorted { ($0.arrivedAt, $0.member) > ($1.arrivedAt, $1.member) }
+        (presentByStore[store] ?? []).compactMap { members[Int($0)].visit }.sorted { ($0.arrivedAt, $0.member) > ($1.arrivedAt, $1.member) }
     }
 
-    /// Members in each store now (one pass over everyone), newest arrival first within a store; only the stores in
-    /// `stores` when given.
+    /// Members in each store now, newest arrival first within a store; only the stores in `stores` when given, and
+    /// only stores with someone in them. Costs the members present, not every member.
     public func presentMembersByStore(in stores: Set<UInt16>? = nil) -> [UInt16: [Visit]] {
         var byStore: [UInt16: [Visit]] = [:]
-        for number in members.indices where members[number].visit?.leftAt == nil {
-            guard let visit = members[number].visit, stores?.contains(visit.store) ?? true else { continue }
-            byStore[visit.store, default: []].append(visit)
+        for store in stores.map(Array.init) ?? Array(presentByStore.keys) {
+            let visits = presentMembers(store: store)
+            if !visits.isEmpty { byStore[store] = visits }
         }
-        for store in byStore.keys { byStore[store]?.sort { ($0.arrivedAt, $0.member) > ($1.arrivedAt, $1.member) } }
         return byStore
     }
 
-    /// Guests per department of `store`: beacons of no member with a fresh reading there (their strongest).
+    /// Guests per department of `store` at `now`: beacons of no member with a fresh reading there, each in the
+    /// department of its best one. Costs the store's departments (plus the guests whose reading went stale since
+    /// the last tick), not every guest.
     public func guestCounts(store: UInt16, at now: Timestamp) -> [UInt16: Int] {
-        guestCountsByStore(at: now)[store] ?? [:]
+        guests.counts(store: store, at: now.milliseconds)
     }
 
-    /// Guests per department of every store, in one pass over the guests: a guest counts in each store where it
-    /// has a fresh reading, in the department of its strongest reading there.
+    /// Guests per department of every store at `now`: a guest counts in each store where it has a fresh reading,
+    /// in the department of its best one there. Costs the departments (plus the guests whose reading went stale
+    /// since the last tick), not every guest — unless `now` is before the latest input or tick (a clock set back),
+    /// which walks every guest.
     public func guestCountsByStore(at now: Timestamp) -> [UInt16: [UInt16: Int]] {
-        var counts: [UInt16: [UInt16: Int]] = [:]
-        var stores: [UInt16] = []
-        for guest in guests.values {
-            stores.removeAll(keepingCapacity: true)
-            for reading in guest.readings where !stores.contains(reading.store) { stores.append(reading.store) }
-            for store in stores {
-                if let best = bestReadings(of: guest, store: store, department: nil, at: now.milliseconds).best {
-                    counts[store, default: [:]][best.department, default: 0] += 1
-                }
-            }
-        }
-        return counts
+        guests.countsByStore(at: now.milliseconds)
     }
 
     /// Every node the engine has heard of, with its state and how far its clock is ahead of ours (milliseconds,
@@ -782,33 +802,56 @@ public struct PresenceEngine: Sendable {
     /// Forgets visits that ended more than `visitGap` ago; returns the members whose visit ended for good.
     public mutating func expireVisits(at now: Timestamp) -> [String] {
         var expired: [String] = []
-        for (id, number) in memberNumbers {
-            guard let visit = members[Int(number)].visit, let leftAt = visit.leftAt else { continue }
-            if now - leftAt >= rules(store: visit.store, department: visit.department).visitGap {
-                members[Int(number)].visit = nil
-                expired.append(id)
-            }
+        while let entry = visitExpiries.popDue(at: now.milliseconds) {
+            // An entry of a visit since resumed, or forgotten, or of a member number since reused, finds nothing due.
+            guard let visit = members[Int(entry.id)].visit, let leftAt = visit.leftAt,
+                  now - leftAt >= rules(store: visit.store, department: visit.department).visitGap
+            else { continue }
+            changeMember(entry.id) { $0.visit = nil }
+            expired.append(memberIDs[Int(entry.id)])
         }
         return expired.sorted()
     }
-}
 
-extension PresenceEngine.Person {
-    /// Folds a node's reading into this person's readings, smoothing successive readings of the same node.
-    mutating func absorb(_ reading: PresenceEngine.Reading, now: Int64) {
-        if firstHeard == nil { firstHeard = now }
-        if let index = readings.firstIndex(where: { $0.node == reading.node }) {
-            let previous = readings[index]
-            guard reading.lastSeen >= previous.lastSeen else { return }
-            let elapsed = Double(reading.lastSeen - previous.lastSeen) / 1000
-            let weight = elapsed >= 5 ? 1 : 1 - PresenceEngine.decay(elapsed / PresenceEngine.smoothing.inSeconds)
-            readings[index].rssi = previous.rssi + weight * (reading.rssi - previous.rssi)
-            readings[index].latest = reading.rssi
-            readings[index].proximity = reading.proximity
-            readings[index].lastSeen = reading.lastSeen
-        } else {
-            readings.append(reading)
+    // MARK: Member indexes
+
+    private func marks(of number: Int32) -> MemberMarks {
+        let person = members[Int(number)]
+        guard let visit = person.visit else { return MemberMarks(tracked: !person.readings.isEmpty, presentIn: nil, left: nil) }
+        return MemberMarks(tracked: true, presentIn: visit.leftAt == nil ? visit.store : nil,
+                           left: visit.leftAt.map { .init(store: visit.store, department: visit.department, leftAt: $0.milliseconds) })
+    }
+
+    /// Brings the member indexes (tracked count, members present, visit expiries) up to date with a change of
+    /// member `number` from `before`.
+    private mutating func reindex(_ number: Int32, from before: MemberMarks) {
+        let after = marks(of: number)
+        guard after != before else { return }
+        if after.tracked != before.tracked { trackedMembers += after.tracked ? 1 : -1 }
+        if after.presentIn != before.presentIn {
+            if let store = before.presentIn { presentByStore[store]?.remove(number) }
+            if let store = after.presentIn { presentByStore[store, default: []].insert(number) }
         }
+        if let left = after.left, left != before.left {
+            let gap = rules(store: left.store, department: left.department).visitGap
+            // Rounded up to the millisecond, so the entry is never due before the visit is.
+            let wholeGap = gap.wholeMilliseconds
+            visitExpiries.push(left.leftAt &+ (Duration.milliseconds(wholeGap) < gap ? wholeGap + 1 : wholeGap), number)
+        }
+    }
+
+    /// Changes member `number` with `change` and brings the member indexes up to date.
+    private mutating func changeMember(_ number: Int32, _ change: (inout Person) -> Void) {
+        let before = marks(of: number)
+        change(&members[Int(number)])
+        reindex(number, from: before)
+    }
+
+    /// Makes sure member `number` comes up in the first tick at or after `deadline` (`Int64.max`: never).
+    private mutating func scheduleMember(_ number: Int32, at deadline: Int64) {
+        guard deadline < memberQueuedAt[Int(number)] else { return }
+        memberDeadlines.push(deadline, number)
+        memberQueuedAt[Int(number)] = deadline
     }
 }
 

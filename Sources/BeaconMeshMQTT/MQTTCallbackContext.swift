@@ -39,8 +39,10 @@ final class MQTTCallbackContext: Sendable {
             guard let mosq, let userdata else { return }
             MQTTCallbackContext.from(userdata).didConnect(mosq, code: code, flags: flags)
         }
-        mosquitto_disconnect_callback_set(mosq) { _, userdata, code in
+        mosquitto_disconnect_callback_set(mosq) { mosq, userdata, code in
             guard let userdata else { return }
+            // Connecting again: libmosquitto's lines say why a connection fails (see `installLogCallback`).
+            if let mosq { MQTTCallbackContext.installLogCallback(on: mosq) }
             MQTTCallbackContext.from(userdata).didDisconnect(code: code)
         }
         mosquitto_publish_callback_set(mosq) { _, userdata, mid in
@@ -55,6 +57,16 @@ final class MQTTCallbackContext: Sendable {
             guard let userdata, let message else { return }
             MQTTCallbackContext.from(userdata).didReceive(message.pointee)
         }
+        installLogCallback(on: mosq)
+    }
+
+    /// Passes libmosquitto's log lines to `didLog`.
+    ///
+    /// While a log callback is set, libmosquitto formats a line (malloc, vsnprintf, free) for every packet it sends
+    /// or receives, before any level is looked at: two lines per received QoS 1 message, a good share of the network
+    /// thread's time per message (`mosquitto_sub` sets none unless `-d`). So it is set only while connecting — when
+    /// libmosquitto's lines carry the reasons of TLS and connection failures — or when the logger wants debug lines.
+    private static func installLogCallback(on mosq: OpaquePointer) {
         mosquitto_log_callback_set(mosq) { _, userdata, level, text in
             guard let userdata, let text else { return }
             MQTTCallbackContext.from(userdata).didLog(level: level, text: String(cString: text))
@@ -73,6 +85,8 @@ final class MQTTCallbackContext: Sendable {
             notifyConnection(.disconnected(.refused(reason)))
             return
         }
+        // Connected: libmosquitto's per-packet lines would cost more than the packets (see `installLogCallback`).
+        if logger.logLevel > .debug { mosquitto_log_callback_set(mosq, nil) }
         let sessionPresent = flags & 1 != 0
         let subscriptions = state.withLock { state in
             state.isConnected = true

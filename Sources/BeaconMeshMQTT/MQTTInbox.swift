@@ -67,6 +67,23 @@ final class MQTTInbox: Sendable {
         }
     }
 
+    /// Adds a message at once, beyond `capacity` if need be; `false` once the inbox is closed. For producers that
+    /// must not wait and bound themselves (`MQTTMessageFeed`).
+    @discardableResult
+    func pushWithoutWaiting(_ message: MQTTMessage) -> Bool {
+        let step: (delivered: CheckedContinuation<MQTTMessage?, Never>?, accepted: Bool) = state.withLock { state in
+            if state.closed { return (nil, false) }
+            if let consumer = state.consumer {
+                state.consumer = nil
+                return (consumer, true)
+            }
+            state.buffer.append(message)
+            return (nil, true)
+        }
+        step.delivered?.resume(returning: message)
+        return step.accepted
+    }
+
     /// The next message; `nil` once the inbox is closed and empty, or when the waiting task is cancelled.
     func next() async -> MQTTMessage? {
         enum Step { case message(MQTTMessage, wakeProducer: Bool), finished, wait }
@@ -110,6 +127,22 @@ final class MQTTInbox: Sendable {
         }
     }
 
+    /// Up to `limit` of the messages waiting now, oldest first, without waiting (none if none wait).
+    func take(upTo limit: Int) -> [MQTTMessage] {
+        let (messages, wake): ([MQTTMessage], Bool) = state.withLock { state in
+            let count = min(limit, state.count)
+            guard count > 0 else { return ([], false) }
+            var messages: [MQTTMessage] = []
+            messages.reserveCapacity(count)
+            for _ in 0..<count { messages.append(state.takeFirst()) }
+            let wake = state.producerWaiting && state.count <= capacity / 2
+            if wake { state.producerWaiting = false }
+            return (messages, wake)
+        }
+        if wake { room.signal() }
+        return messages
+    }
+
     /// Ends the inbox: a waiting consumer gets `nil` (after what is left), a waiting producer gives up.
     func close() {
         let consumer = state.withLock { state in
@@ -136,4 +169,16 @@ public struct MQTTMessages: AsyncSequence, Sendable {
     }
 
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(inbox: inbox) }
+
+    /// The next messages in order: all that wait now, up to `limit`, or (when none wait) the next one to arrive;
+    /// `nil` once the sequence has ended. For a consumer that handles messages a chunk at a time.
+    public func next(upTo limit: Int) async -> [MQTTMessage]? {
+        let waiting = inbox.take(upTo: limit)
+        if !waiting.isEmpty { return waiting }
+        guard let first = await inbox.next() else { return nil }
+        return [first] + inbox.take(upTo: limit - 1)
+    }
+
+    /// Up to `limit` of the messages waiting now, in order, without waiting (none if none wait).
+    public func waiting(upTo limit: Int) -> [MQTTMessage] { inbox.take(upTo: limit) }
 }

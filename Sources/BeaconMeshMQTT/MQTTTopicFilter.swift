@@ -24,7 +24,7 @@ public struct MQTTTopicFilter: Sendable, Hashable, CustomStringConvertible {
     public var description: String { filter }
 
     /// Throws unless `filter` is a valid subscription filter.
-    static func validateFilter(_ filter: String) throws(MQTTError) {
+    public static func validateFilter(_ filter: String) throws(MQTTError) {
         guard mosquitto_sub_topic_check(filter) == MOSQ_ERR_SUCCESS.rawValue, !filter.isEmpty else {
             throw .invalidConfiguration(
                 "topic filter \"\(filter)\" is not valid (\"+\" and \"#\" must fill a whole level; \"#\" only at the end)")
@@ -32,7 +32,7 @@ public struct MQTTTopicFilter: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Throws unless `topic` is a valid topic to publish to (non-empty, no wildcards).
-    static func validatePublishTopic(_ topic: String, what: String = "topic") throws(MQTTError) {
+    public static func validatePublishTopic(_ topic: String, what: String = "topic") throws(MQTTError) {
         guard mosquitto_pub_topic_check(topic) == MOSQ_ERR_SUCCESS.rawValue, !topic.isEmpty else {
             throw .invalidConfiguration("\(what) \"\(topic)\" is not valid (empty, or contains \"+\" or \"#\")")
         }

@@ -14,7 +14,9 @@ import Synchronization
 /// all state; sources and the MQTT client only feed it inputs.
 public final class ScannerService: Service {
     private let configuration: ScannerConfiguration
-    private let client: MQTTClient
+    private let client: any MQTTClientProtocol
+    /// Ticks, health, the drain's deadline and the simulation read and wait on this clock (a manual one in tests).
+    private let clock: any ServiceClock
     private let logger: Logger
     private let topics: Topics
     private let boot: String
@@ -38,21 +40,22 @@ public final class ScannerService: Service {
     /// Opens the socket of an `hciN` source's adapter (`hci0`; `true` when it must carry LE advertising events).
     public typealias AdapterOpener = @Sendable (_ adapter: String, _ leEvents: Bool) throws(HCIError) -> HCISocket
 
-    /// A scanner of `boot`; `startedAt` is the start time its statuses report (the same as in `mqttConfiguration`).
-    /// `openAdapter` is how an `hciN` source is reached: the adapter's raw HCI socket, unless a benchmark gives a fake
-    /// controller's socketpair.
-    public init(configuration: ScannerConfiguration, client: MQTTClient, boot: String, startedAt: Timestamp = WallClock.now(),
-                logger: Logger,
+    /// A scanner of `boot` publishing through `client`; `startedAt` is the start time its statuses report (the same
+    /// as in `mqttConfiguration`; default: `clock`'s now). `openAdapter` is how an `hciN` source is reached: the
+    /// adapter's raw HCI socket, unless a benchmark gives a fake controller's socketpair.
+    public init(configuration: ScannerConfiguration, client: any MQTTClientProtocol, boot: String, startedAt: Timestamp? = nil,
+                logger: Logger, clock: any ServiceClock = WallClock(),
                 openAdapter: @escaping AdapterOpener = { adapter, leEvents throws(HCIError) in
                     try HCISocket.open(adapter: adapter, leEvents: leEvents)
                 }) {
         self.openAdapter = openAdapter
         self.configuration = configuration
         self.client = client
+        self.clock = clock
         self.logger = logger
         self.topics = Topics(root: configuration.topicRoot)
         self.boot = boot
-        self.startedAt = startedAt
+        self.startedAt = startedAt ?? clock.now()
     }
 
     /// The node status this scanner publishes (`online` while running, `offline` as last will and at shutdown).
@@ -126,10 +129,11 @@ public final class ScannerService: Service {
         var heldCredits = 0
         // Set while the replay waits for the broker: then the ticks come often, to see acknowledgements soon.
         let waitingForBroker = Atomic(false)
+        let clock = self.clock
         let ticker = Task {
             while !Task.isCancelled {
                 let waiting = waitingForBroker.load(ordering: .relaxed)
-                try? await Task.sleep(for: waiting ? ScannerService.brokerPollInterval : ScannerService.tickInterval)
+                try? await clock.sleep(for: waiting ? ScannerService.brokerPollInterval : ScannerService.tickInterval)
                 continuation.yield(.tick)
             }
         }
@@ -161,7 +165,7 @@ public final class ScannerService: Service {
                     if case .replayedPackets = input { heldCredits += 1 }
                     if case .radioPackets = input { credits.release() }
                 case .tick:
-                    let now = WallClock.now()
+                    let now = clock.now()
                     if let batch = state.pipeline.tick(at: now) { state.enqueue(batch) }
                     if now - state.lastHealth >= configuration.healthInterval { publishHealth(&state, at: now) }
                 case .sourceFinished:
@@ -198,7 +202,7 @@ public final class ScannerService: Service {
 
         // Shutdown: last batch, wait (bounded) for the broker to take the queue, then `offline` and disconnect.
         // A source that failed to start has nothing worth waiting for.
-        if let batch = state.pipeline.flush(at: state.lastPacketTime ?? WallClock.now()) { state.enqueue(batch) }
+        if let batch = state.pipeline.flush(at: state.lastPacketTime ?? clock.now()) { state.enqueue(batch) }
         if failure == nil { await drain(&state) }
         let offline = Self.status(.offline, of: configuration, boot: boot, startedAt: startedAt)
         await client.disconnect(timeout: client.isConnected ? .seconds(5) : .milliseconds(200), finalMessage: MQTTMessage(
@@ -249,10 +253,11 @@ public final class ScannerService: Service {
                 shoppers: ShopperSimulation.demoShoppers(store: configuration.node.store),
                 outside: configuration.simulationOutside)
             let department = configuration.node.department
+            let clock = self.clock
             return Task {
                 var random = SystemRandomNumberGenerator()
                 while !Task.isCancelled {
-                    let now = WallClock.now()
+                    let now = clock.now()
                     var packets = HCIEventChunk()
                     for (index, shopper) in simulation.shoppers.enumerated() {
                         guard let rssi = simulation.rssi(ofShopper: index, heardBy: department, at: now, random: &random) else { continue }
@@ -260,7 +265,7 @@ public final class ScannerService: Service {
                         packets.append(bytes, timestampMicroseconds: now.milliseconds * 1000)
                     }
                     if !packets.isEmpty { continuation.yield(.packets(packets)) }
-                    try? await Task.sleep(for: .milliseconds(125))
+                    try? await clock.sleep(for: .milliseconds(125))
                 }
             }
         case .adapter(let index):
@@ -291,12 +296,12 @@ public final class ScannerService: Service {
 
     /// Keeps pumping until the queue is empty or the drain timeout passes.
     private func drain(_ state: inout ScannerState) async {
-        let deadline = WallClock.now() + ScannerService.drainTimeout
-        while !state.queue.isEmpty && WallClock.now() < deadline {
+        let deadline = clock.now() + ScannerService.drainTimeout
+        while !state.queue.isEmpty && clock.now() < deadline {
             state.acknowledgeDelivered(client: client)
             pump(&state)
             if state.queue.isEmpty { break }
-            try? await Task.sleep(for: .milliseconds(20))
+            try? await clock.sleep(for: .milliseconds(20))
         }
         if !state.queue.isEmpty {
             logger.warning("stopping with unsent batches", metadata: ["unsent": "\(state.queue.count)"])
@@ -343,7 +348,7 @@ struct ScannerState {
     }
 
     /// Acknowledges every in-flight message the client no longer waits for.
-    mutating func acknowledgeDelivered(client: MQTTClient) {
+    mutating func acknowledgeDelivered(client: any MQTTClientProtocol) {
         queue.acknowledgeAll { client.isAcknowledged(MQTTMessageID(rawValue: $0)) }
     }
 }

@@ -4,11 +4,21 @@ import Glibc
 import BeaconMeshCore
 
 /// The real time, for services: Core itself never reads a clock.
-public enum WallClock {
+public struct WallClock: ServiceClock {
+    public init() {}
+
     /// Now, in whole milliseconds since the Unix epoch.
     public static func now() -> Timestamp {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return Timestamp(milliseconds: Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000)
+    }
+
+    /// Now, in whole milliseconds since the Unix epoch.
+    public func now() -> Timestamp { Self.now() }
+
+    /// Sleeps on the system's clock (`Task.sleep`).
+    public func sleep(for duration: Duration) async throws {
+        try await Task.sleep(for: duration)
     }
 }

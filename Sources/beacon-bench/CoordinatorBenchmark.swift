@@ -21,7 +21,10 @@ struct CoordinatorBenchmark: ParsableCommand {
     var batches: Int = 100_000
 
     @Option(help: "Sightings per batch.")
-    var sightingsPerBatch: Int = 5
+    var sightingsPerBatch: Int = 10
+
+    @Flag(help: "Drain the backlog a second time with the coordinator pinned to one core (taskset -c 0), and print the ratio of the two rates.")
+    var compareOneCore = false
 
     @Option(help: "Arrivals timed for the latency figures.")
     var arrivals: Int = 2_000
@@ -72,36 +75,15 @@ struct CoordinatorBenchmark: ParsableCommand {
         // 1. Both consumers make their persistent sessions, then go away.
         try await chain.makeSessions(drainTopic: drainTopic)
 
-        // 2. The backlog, queued by the broker for both sessions.
         MQTTLibrary.initialize()
         var logger = Logger(label: "beacon-bench")
         logger.logLevel = .warning
-        let publisher = try MQTTClient(configuration: MQTTConfiguration(broker: BrokerURL("mqtt://127.0.0.1:\(port)"), clientID: "bench-backlog"), logger: logger)
-        try publisher.start()
-        guard await publisher.waitUntilConnected(timeout: .seconds(5)) else { throw ValidationError("cannot reach the benchmark broker") }
-        var payloadBytes = 0
-        let start = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
-        for index in 0..<batches {
-            // Batch `index` comes from store (index % 100) + 1, department (index / 100) % 10, and carries members of
-            // that store (50 per store).
-            let store = UInt16(index % Self.stores + 1)
-            let department = UInt16((index / Self.stores) % 10)
-            let node = NodeAddress(store: store, department: department, node: "a")!
-            var sightings: [Sighting] = []
-            for offset in 0..<sightingsPerBatch {
-                let member = Self.member(inStore: Int(store), number: (index / Self.stores) * sightingsPerBatch + offset)
-                let rssi = -60.0 - Double(offset)
-                sightings.append(Sighting(beacon: .iBeacon(uuid: storeUUID, major: store, minor: UInt16(member)), rssi: rssi, count: 4,
-                                          txPower: -59, distance: 1.2, proximity: .near, lastSeen: start))
-            }
-            let payload = WireCodec.encode(SightingBatch(node: node, boot: "bench", seq: UInt64(index / (Self.stores * 10) + 1), sentAt: start, sightings: sightings))
-            payloadBytes += payload.count
-            _ = try publisher.publish(topic: "beaconmesh/v1/stores/\(store)/departments/\(department)/nodes/a/sightings", payload: payload, qos: .atLeastOnce)
-            if index % 1000 == 999 { while publisher.unacknowledgedCount > 2_000 { try await Task.sleep(for: .milliseconds(2)) } }
-        }
-        while publisher.unacknowledgedCount > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        let drained = try await drain(chain: chain, port: port, drainTopic: drainTopic, boot: "bench", pinned: nil, logger: logger)
+        let coordinatorRate = drained.coordinatorRate
+        let oneCore = compareOneCore
+            ? try await drain(chain: chain, port: port, drainTopic: drainTopic, boot: "bench-one-core", pinned: "0", logger: logger) : nil
+        let decodeCPU = Self.decodeCPUPerBatch(sightingsPerBatch: sightingsPerBatch)
 
-        // 3. Both consumers start together and drain the same backlog.
         let health = try MQTTClient(configuration: MQTTConfiguration(broker: BrokerURL("mqtt://127.0.0.1:\(port)")), logger: logger)
         try health.start()
         _ = await health.waitUntilConnected(timeout: .seconds(5))
@@ -113,36 +95,7 @@ struct CoordinatorBenchmark: ParsableCommand {
             for await message in messages { observations.record(message) }
         }
         defer { watcher.cancel() }
-        let drainStart = Measure.seconds()
-        let drainer = try BenchProcess(BenchProcess.which("mosquitto_sub"), subscriberArguments + ["-C", "\(batches)"])
         let coordinator = try BenchProcess(coordinatorPath, coordinatorArguments)
-        var coordinatorDone: Double?
-        var subscriberDone: Double?
-        // CPU used, sampled as the drain goes: the coordinator's over time (to take the same window as its rate),
-        // mosquitto_sub's last reading before it exits.
-        var coordinatorCPU: [(time: Double, seconds: Double)] = []
-        var subscriberCPU = 0.0
-        while coordinatorDone == nil || subscriberDone == nil, Measure.seconds() < drainStart + 300 {
-            if subscriberDone == nil {
-                if let seconds = drainer.cpuSeconds { subscriberCPU = seconds }
-                if !drainer.isRunning { subscriberDone = Measure.seconds() - drainStart }
-            }
-            if coordinatorDone == nil, let reached = observations.timeBatchesReached(UInt64(batches)) { coordinatorDone = reached - drainStart }
-            if coordinatorDone == nil, let seconds = coordinator.cpuSeconds { coordinatorCPU.append((Measure.seconds(), seconds)) }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        let coordinatorSeconds = coordinatorDone ?? .nan
-        let subscriberSeconds = subscriberDone ?? .nan
-        // The sustained rate: from the first health report that counted work to the one that counted it all, so the
-        // coordinator's start-up (loading the registry, merging the members CSV) is not part of it.
-        let coordinatorRate = observations.sustainedRate(upTo: UInt64(batches)) ?? Double(batches) / coordinatorSeconds
-        let coordinatorCPUPerBatch = observations.workWindow(upTo: UInt64(batches)).flatMap { window -> Double? in
-            func cpu(at time: Double) -> Double? { coordinatorCPU.last { $0.time <= time }?.seconds }
-            guard let from = cpu(at: window.from.time), let to = cpu(at: window.to.time), window.to.batches > window.from.batches
-            else { return nil }
-            return (to - from) / Double(window.to.batches - window.from.batches)
-        }
-        let subscriberRate = Double(batches) / subscriberSeconds
 
         // 4. Latency at half the coordinator's rate: the stream of known members goes on, and one batch in
         //    `probeEvery` brings a newcomer whose `arrived` event is timed. The payloads are made beforehand, stamped with the
@@ -200,17 +153,144 @@ struct CoordinatorBenchmark: ParsableCommand {
             return "\((value * 100).rounded() / 100) ms"
         }
         coordinator.stop()
-        drainer.stop()
         await health.disconnect(timeout: .seconds(1))
-        await publisher.disconnect(timeout: .seconds(1))
 
-        print("coordinator benchmark: \(Measure.grouped(Double(batches))) sighting batches of \(sightingsPerBatch) (\(payloadBytes / max(batches, 1)) bytes each) through mosquitto on loopback, \(Self.stores) stores × 10 departments, 5,000 members")
-        print("  coordinator        \(Measure.grouped(coordinatorRate)) batches/s (\(Measure.grouped(coordinatorRate * Double(sightingsPerBatch))) sightings/s) draining the backlog in \((coordinatorSeconds * 100).rounded() / 100) s")
-        print("  mosquitto_sub      \(Measure.grouped(subscriberRate)) batches/s draining the same backlog in \((subscriberSeconds * 100).rounded() / 100) s")
-        print("  ratio              \(Int((coordinatorRate / subscriberRate * 100).rounded())) % of mosquitto_sub")
-        print("  CPU per batch      coordinator \(coordinatorCPUPerBatch.map { "\(Int(($0 * 1e6).rounded())) µs" } ?? "n/a"), mosquitto_sub \(Int((subscriberCPU / Double(batches) * 1e6).rounded())) µs (all threads, user + system)")
+        func micros(_ seconds: Double?) -> String { seconds.map { "\((($0 * 1e7).rounded() / 10)) µs" } ?? "n/a" }
+        let subscriberCPUPerBatch = drained.subscriberCPU / Double(batches)
+        print("coordinator benchmark: \(Measure.grouped(Double(batches))) sighting batches of \(sightingsPerBatch) (\(drained.payloadBytes / max(batches, 1)) bytes each) through mosquitto on loopback, \(Self.stores) stores × 10 departments, 5,000 members; \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        print("  coordinator        \(Measure.grouped(coordinatorRate)) batches/s (\(Measure.grouped(coordinatorRate * Double(sightingsPerBatch))) sightings/s) draining the backlog in \((drained.coordinatorSeconds * 100).rounded() / 100) s")
+        print("  mosquitto_sub      \(Measure.grouped(drained.subscriberRate)) batches/s draining the same backlog in \((drained.subscriberSeconds * 100).rounded() / 100) s")
+        print("  ratio              \(Int((coordinatorRate / drained.subscriberRate * 100).rounded())) % of mosquitto_sub")
+        print("  CPU per batch      coordinator \(micros(drained.coordinatorCPUPerBatch)), mosquitto_sub \(micros(subscriberCPUPerBatch)) (all threads, user + system)")
+        print("                     json-c decode of the same batches \(micros(decodeCPU)) (one thread, in this process: WireCodec.decodeSightingBatch)")
+        print("                     the coordinator's own (all but decoding and the receive path): \(micros(drained.coordinatorCPUPerBatch.map { $0 - decodeCPU - subscriberCPUPerBatch }))")
+        if let oneCore {
+            print("  one core           \(Measure.grouped(oneCore.coordinatorRate)) batches/s pinned to core 0 (taskset -c 0), \(micros(oneCore.coordinatorCPUPerBatch)) CPU per batch; \(ProcessInfo.processInfo.activeProcessorCount) cores ÷ 1 core = \(((coordinatorRate / oneCore.coordinatorRate) * 100).rounded() / 100)×; pinned it drains at \(Int((oneCore.coordinatorRate / oneCore.subscriberRate * 100).rounded())) % of mosquitto_sub")
+        }
         print("  latency            publish → arrived event, stream at \(Measure.grouped(halfRate)) batches/s (\(Int((halfRate / coordinatorRate * 100).rounded())) % of the coordinator's rate): p50 \(percentile(0.5)), p99 \(percentile(0.99)) (\(latencies.count) of \(arrivals) newcomers)")
         try? FileManager.default.removeItem(atPath: work)
+    }
+
+    /// What one drain of the backlog measured.
+    struct Drain {
+        var coordinatorRate: Double
+        var coordinatorSeconds: Double
+        var coordinatorCPUPerBatch: Double?
+        var subscriberRate: Double
+        var subscriberSeconds: Double
+        var subscriberCPU: Double
+        var payloadBytes: Int
+    }
+
+    /// Queues a backlog of `batches` for both persistent sessions, then starts the coordinator (on the CPUs `pinned`
+    /// names, with `taskset -c`, if any) and `mosquitto_sub` together and measures how each drains it.
+    private func drain(chain: BenchChain, port: Int, drainTopic: String, boot: String, pinned: String?, logger: Logger) async throws -> Drain {
+        let coordinatorPath = chain.coordinatorPath
+        let coordinatorArguments = chain.coordinatorArguments
+        let subscriberArguments = chain.subscriberArguments(topic: drainTopic)
+        let storeUUID = BenchBeacons.uuid
+        // 2. The backlog, queued by the broker for both sessions.
+        let publisher = try MQTTClient(configuration: MQTTConfiguration(broker: BrokerURL("mqtt://127.0.0.1:\(port)"), clientID: "bench-backlog"), logger: logger)
+        try publisher.start()
+        guard await publisher.waitUntilConnected(timeout: .seconds(5)) else { throw ValidationError("cannot reach the benchmark broker") }
+        var payloadBytes = 0
+        let start = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+        for index in 0..<batches {
+            // Batch `index` comes from store (index % 100) + 1, department (index / 100) % 10, and carries members of
+            // that store (50 per store).
+            let store = UInt16(index % Self.stores + 1)
+            let department = UInt16((index / Self.stores) % 10)
+            let node = NodeAddress(store: store, department: department, node: "a")!
+            var sightings: [Sighting] = []
+            for offset in 0..<sightingsPerBatch {
+                let member = Self.member(inStore: Int(store), number: (index / Self.stores) * sightingsPerBatch + offset)
+                let rssi = -60.0 - Double(offset)
+                sightings.append(Sighting(beacon: .iBeacon(uuid: storeUUID, major: store, minor: UInt16(member)), rssi: rssi, count: 4,
+                                          txPower: -59, distance: 1.2, proximity: .near, lastSeen: start))
+            }
+            let payload = WireCodec.encode(SightingBatch(node: node, boot: boot, seq: UInt64(index / (Self.stores * 10) + 1), sentAt: start, sightings: sightings))
+            payloadBytes += payload.count
+            _ = try publisher.publish(topic: "beaconmesh/v1/stores/\(store)/departments/\(department)/nodes/a/sightings", payload: payload, qos: .atLeastOnce)
+            if index % 1000 == 999 { while publisher.unacknowledgedCount > 2_000 { try await Task.sleep(for: .milliseconds(2)) } }
+        }
+        while publisher.unacknowledgedCount > 0 { try await Task.sleep(for: .milliseconds(10)) }
+
+        // 3. Both consumers start together and drain the same backlog.
+        let health = try MQTTClient(configuration: MQTTConfiguration(broker: BrokerURL("mqtt://127.0.0.1:\(port)")), logger: logger)
+        try health.start()
+        _ = await health.waitUntilConnected(timeout: .seconds(5))
+        try health.subscribe("beaconmesh/v1/coordinators/bench/health", qos: .atMostOnce)
+        try health.subscribe("beaconmesh/v1/stores/+/events", qos: .atLeastOnce)
+        _ = await health.waitUntilSubscribed("beaconmesh/v1/stores/+/events", timeout: .seconds(5))
+        let observations = Observations()
+        let watcher = Task { [messages = health.messages] in
+            for await message in messages { observations.record(message) }
+        }
+        defer { watcher.cancel() }
+        let drainStart = Measure.seconds()
+        let drainer = try BenchProcess(BenchProcess.which("mosquitto_sub"), subscriberArguments + ["-C", "\(batches)"])
+        let coordinator = try pinned.map { try BenchProcess(BenchProcess.which("taskset"), ["-c", $0, coordinatorPath] + coordinatorArguments) }
+            ?? BenchProcess(coordinatorPath, coordinatorArguments)
+        var coordinatorDone: Double?
+        var subscriberDone: Double?
+        // CPU used, sampled as the drain goes: the coordinator's over time (to take the same window as its rate),
+        // mosquitto_sub's last reading before it exits.
+        var coordinatorCPU: [(time: Double, seconds: Double)] = []
+        var subscriberCPU = 0.0
+        while coordinatorDone == nil || subscriberDone == nil, Measure.seconds() < drainStart + 300 {
+            if subscriberDone == nil {
+                if let seconds = drainer.cpuSeconds { subscriberCPU = seconds }
+                if !drainer.isRunning { subscriberDone = Measure.seconds() - drainStart }
+            }
+            if coordinatorDone == nil, let reached = observations.timeBatchesReached(UInt64(batches)) { coordinatorDone = reached - drainStart }
+            if coordinatorDone == nil, let seconds = coordinator.cpuSeconds { coordinatorCPU.append((Measure.seconds(), seconds)) }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let coordinatorSeconds = coordinatorDone ?? .nan
+        let subscriberSeconds = subscriberDone ?? .nan
+        // The sustained rate: from the first health report that counted work to the one that counted it all, so the
+        // coordinator's start-up (loading the registry, merging the members CSV) is not part of it.
+        let coordinatorRate = observations.sustainedRate(upTo: UInt64(batches)) ?? Double(batches) / coordinatorSeconds
+        let coordinatorCPUPerBatch = observations.workWindow(upTo: UInt64(batches)).flatMap { window -> Double? in
+            func cpu(at time: Double) -> Double? { coordinatorCPU.last { $0.time <= time }?.seconds }
+            guard let from = cpu(at: window.from.time), let to = cpu(at: window.to.time), window.to.batches > window.from.batches
+            else { return nil }
+            return (to - from) / Double(window.to.batches - window.from.batches)
+        }
+        let subscriberRate = Double(batches) / subscriberSeconds
+
+        coordinator.stop()
+        drainer.stop()
+        watcher.cancel()
+        await health.disconnect(timeout: .seconds(1))
+        await publisher.disconnect(timeout: .seconds(1))
+        return Drain(coordinatorRate: coordinatorRate, coordinatorSeconds: coordinatorSeconds, coordinatorCPUPerBatch: coordinatorCPUPerBatch,
+                     subscriberRate: subscriberRate, subscriberSeconds: subscriberSeconds, subscriberCPU: subscriberCPU,
+                     payloadBytes: payloadBytes)
+    }
+
+    /// One thread's CPU time to decode one of the backlog's batches (`WireCodec.decodeSightingBatch`: json-c's parse
+    /// and the walk into Swift values), averaged over 20,000 decodes of varied batches.
+    static func decodeCPUPerBatch(sightingsPerBatch: Int) -> Double {
+        let start = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+        let payloads = (0..<1_000).map { index in
+            let store = UInt16(index % stores + 1)
+            let node = NodeAddress(store: store, department: UInt16(index % 10), node: "a")!
+            let sightings = (0..<sightingsPerBatch).map { offset in
+                Sighting(beacon: .iBeacon(uuid: BenchBeacons.uuid, major: store, minor: UInt16(member(inStore: Int(store), number: index + offset))),
+                         rssi: -60 - Double(offset), count: 4, txPower: -59, distance: 1.2, proximity: .near, lastSeen: start)
+            }
+            return WireCodec.encode(SightingBatch(node: node, boot: "bench", seq: UInt64(index + 1), sentAt: start, sightings: sightings))
+        }
+        var decoded = 0
+        let rounds = 20
+        let before = Measure.threadCPUSeconds()
+        for _ in 0..<rounds {
+            for payload in payloads { decoded += (try? WireCodec.decodeSightingBatch(payload).sightings.count) ?? 0 }
+        }
+        let cpu = Measure.threadCPUSeconds() - before
+        precondition(decoded == rounds * payloads.count * sightingsPerBatch, "the benchmark's batches did not decode")
+        return cpu / Double(rounds * payloads.count)
     }
 }
 

@@ -24,8 +24,9 @@ struct SnapshotScheduleTests {
         }
         var logger = Logger(label: "test.schedule")
         logger.logLevel = .critical
-        return try CoordinatorState(configuration: configuration, registry: try MemberRegistry(path: folder + "/db.sqlite"), logger: logger,
-                                    topics: Topics(), startedAt: start, healthInterval: .seconds(30))
+        let registry = try MemberRegistry(path: folder + "/db.sqlite")
+        return CoordinatorState(configuration: configuration, start: try .read(from: registry, at: start), logger: logger,
+                                topics: Topics(), startedAt: start, healthInterval: .seconds(30))
     }
 
     /// Runs `seconds` of 50 ms ticks; before each tick every store's node sends a batch when `changing`.
@@ -43,11 +44,10 @@ struct SnapshotScheduleTests {
                     let guest = Sighting(beacon: .iBeacon(uuid: uuid, major: store, minor: 7), rssi: -60 - Double(step % 5), count: 1,
                                          txPower: -59, distance: 1, proximity: .near, lastSeen: now)
                     let batch = SightingBatch(node: node, boot: "b", seq: UInt64(step + 1), sentAt: now, sightings: [guest])
-                    state.receive(MQTTMessage(topic: Topics().sightings(node), payload: WireCodec.encode(batch), qos: .atLeastOnce), at: now)
+                    _ = state.handle([.sightings(batch)], at: now)
                 }
             }
-            state.tick(at: now)
-            let snapshots = state.takeSnapshots()
+            let snapshots = state.tick(at: now).snapshots
             mostPerTick = max(mostPerTick, snapshots.count)
             for snapshot in snapshots { times[snapshot.store.id, default: []].append(now) }
         }

@@ -30,8 +30,8 @@ struct VisitSavingTests {
         var logger = Logger(label: "test.visits")
         logger.logLevel = .critical
         let start = Timestamp(milliseconds: 1_763_769_600_000)
-        var state = try CoordinatorState(configuration: configuration, registry: registry, logger: logger, topics: Topics(),
-                                         startedAt: start, healthInterval: .seconds(30))
+        var state = CoordinatorState(configuration: configuration, start: try .read(from: registry, at: start), logger: logger,
+                                     topics: Topics(), startedAt: start, healthInterval: .seconds(30))
 
         let node = NodeAddress(store: 1, department: 10, node: "a")!
         var sequence: UInt64 = 0
@@ -45,11 +45,10 @@ struct VisitSavingTests {
                 let sighting = Sighting(beacon: .iBeacon(uuid: BeaconUUID(uuid)!, major: 1, minor: 250), rssi: -60, count: 2, txPower: -59,
                                         distance: 1, proximity: .near, lastSeen: now)
                 let batch = SightingBatch(node: node, boot: "b", seq: sequence, sentAt: now, sightings: [sighting])
-                state.receive(MQTTMessage(topic: Topics().sightings(node), payload: WireCodec.encode(batch), qos: .atLeastOnce), at: now)
-                try registry.apply(state.takeRegistryChanges())
+                let message = MQTTMessage(topic: Topics().sightings(node), payload: WireCodec.encode(batch), qos: .atLeastOnce)
+                try registry.apply(state.handle([CoordinatorInput.decode(message, topics: Topics())], at: now).registry)
             }
-            state.tick(at: now)
-            try registry.apply(state.takeRegistryChanges())
+            try registry.apply(state.tick(at: now).registry)
             if step == 40 {
                 // Two seconds in: the arrival was saved when it happened.
                 let saved = try #require(try registry.loadVisits().first { $0.member == "m250" })

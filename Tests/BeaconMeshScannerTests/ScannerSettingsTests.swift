@@ -1,3 +1,4 @@
+import ArgumentParser
 import BeaconMeshCore
 import BeaconMeshService
 import Testing
@@ -6,7 +7,12 @@ import Testing
 @Suite("Scanner settings and config file")
 struct ScannerSettingsTests {
     private func file(_ text: String) throws -> ScannerConfigFile {
-        try ScannerConfigFile(text: text, path: "node.yaml", allowedKeys: ScannerSettings.keys)
+        try ScannerConfigFile(text: text, path: "node.yaml", allowedKeys: ScannerOptions.configKeys)
+    }
+
+    /// The settings of a command line (`flags`) and a config file (`text`), checked.
+    private func resolve(flags: [String] = [], file text: String) throws -> ScannerConfiguration {
+        try ScannerSettings(commandLine: try ScannerOptions.parse(flags), file: try file(text)).resolve()
     }
 
     @Test("a config file can hold every flag; lists inline or as items")
@@ -29,9 +35,7 @@ struct ScannerSettingsTests {
             cafile: /etc/beaconmesh/ca.crt
             simRoute: [10, 20]
             """)
-        var settings = ScannerSettings()
-        settings.add(config)
-        let configuration = try settings.resolve()
+        let configuration = try ScannerSettings(commandLine: try ScannerOptions.parse([]), file: config).resolve()
         #expect(configuration.node == NodeAddress(store: 1, department: 10, node: "door-2"))
         #expect(configuration.broker == BrokerConnection(url: "mqtts://broker.local:8883", username: "node-1-10-door-2",
                                                          passwordFile: "/etc/beaconmesh/node.pass", caFile: "/etc/beaconmesh/ca.crt"))
@@ -46,10 +50,7 @@ struct ScannerSettingsTests {
 
     @Test("flags win over the file")
     func flagsWin() throws {
-        var settings = ScannerSettings()
-        settings.flag("department", "30")
-        settings.add(try file("store: 1\ndepartment: 10\n"))
-        #expect(try settings.resolve().node.department == 30)
+        #expect(try resolve(flags: ["--department", "30"], file: "store: 1\ndepartment: 10\n").node.department == 30)
     }
 
     @Test("config mistakes name the file, line and key", arguments: [
@@ -77,25 +78,63 @@ struct ScannerSettingsTests {
         ("store: 1\ndepartment: 10\nimmediateBelow: 2\nnearBelow: 1\n", "node.yaml:4: nearBelow '1.0' must be farther"),
     ])
     func valueErrors(text: String, message: String) throws {
-        var settings = ScannerSettings()
-        settings.add(try file(text))
         #expect {
-            _ = try settings.resolve()
+            _ = try resolve(file: text)
         } throws: { error in
             "\(error)".hasPrefix(message)
         }
     }
 
-    @Test("a bad flag names the flag")
-    func flagError() {
-        var settings = ScannerSettings()
-        settings.flag("store", "1")
-        settings.flag("department", "2")
-        settings.flag("lostAfter", "0s")
+    @Test("a bad flag names the flag", arguments: [
+        (["--store", "1", "--department", "2", "--lost-after", "0s"], "The value '0s' is invalid for '--lost-after <DURATION>'"),
+        (["--store", "1", "--department", "2", "--min-rssi", "30"], "--min-rssi '30' must be between -127 and 20"),
+        (["--store", "1", "--department", "2", "--advertise", "--source", "sim"], "--advertise needs an hciN source: a replay or simulation has no radio"),
+    ])
+    func flagError(flags: [String], message: String) {
         #expect {
-            _ = try settings.resolve()
+            _ = try ScannerSettings(commandLine: try ScannerOptions.parse(flags)).resolve()
         } throws: { error in
-            "\(error)" == "--lost-after '0s' must be a duration such as 250ms, 5s or 1m"
+            (error as? UsageError)?.description ?? ScannerOptions.message(for: error) == message
         }
+    }
+
+    @Test("a file value the command line also gives is not even read: flags win, also over a bad file value")
+    func flagWinsOverBadFileValue() throws {
+        #expect(try resolve(flags: ["--flush", "1s"], file: "store: 1\ndepartment: 10\nflush: soon\n").aggregation.flushInterval == .seconds(1))
+    }
+
+    @Test("nothing given: every default comes from ScannerConfiguration")
+    func defaults() throws {
+        let configuration = try resolve(file: "store: 1\ndepartment: 10\n")
+        let defaults = ScannerOptions.defaults
+        #expect(configuration.node.node == "a")
+        #expect(configuration.broker.url == "mqtt://127.0.0.1:1883")
+        #expect(configuration.source == .adapter(index: 0))
+        #expect(configuration.speed == .factor(1))
+        #expect(configuration.sightingsQoS == 1)
+        #expect(configuration.queueCapacity == defaults.queueCapacity)
+        #expect(configuration.aggregation == defaults.aggregation)
+        #expect(configuration.healthInterval == .seconds(30))
+        #expect(configuration.topicRoot == "beaconmesh")
+        #expect(configuration.simulationOutside == .seconds(60))
+        #expect(configuration.scanSettings == (try ScanSettings(interval: .milliseconds(100), window: .milliseconds(100), mode: .passive)))
+        #expect(configuration.advertisedUUID == nil && !configuration.advertise)
+    }
+
+    @Test("every flag of --help is a config key in camelCase, and every key but the file-only ones is a flag")
+    func configKeysMatchFlags() {
+        let help = ScannerOptions.helpMessage(columns: 200)
+        let flags = Set(help.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "," })
+            .filter { $0.hasPrefix("--") && $0 != "--help" }
+            .map { flag in
+                var key = ""
+                var upper = false
+                for character in flag.dropFirst(2) {
+                    if character == "-" { upper = true } else { key += upper ? character.uppercased() : String(character); upper = false }
+                }
+                return key
+            })
+        #expect(flags.count > 25)
+        #expect(flags.subtracting(["config"]) == ScannerOptions.configKeys.subtracting(["healthInterval", "topicRoot"]))
     }
 }

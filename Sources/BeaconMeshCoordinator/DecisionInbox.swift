@@ -1,0 +1,188 @@
+import Synchronization
+
+/// What the coordinator's decision loop takes next: decoded messages in arrival order, ticks, registry changes.
+///
+/// Message chunks are bounded (`push` waits while `capacity` chunks wait, so a backlog stays in the MQTT inbox and
+/// the broker, not here); ticks and registry changes are coalesced (a tick requested twice before it is taken is
+/// one tick, a newer registry read replaces an older one), so they need no bound. One consumer, one chunk producer.
+final class DecisionInbox: Sendable {
+    /// One thing to decide.
+    enum Item: Sendable {
+        /// Decoded messages, in arrival order.
+        case inputs([CoordinatorInput])
+        /// Time to tick.
+        case tick
+        /// The registry as the `members` command left it.
+        case registryChanged(MemberRegistry.Contents)
+    }
+
+    private struct State: ~Copyable {
+        var chunks: [[CoordinatorInput]] = []
+        var head = 0
+        var tickDue = false
+        var registry: MemberRegistry.Contents?
+        var consumer: CheckedContinuation<Item?, Never>?
+        var producer: CheckedContinuation<Void, Never>?
+        var closed = false
+
+        var waitingChunks: Int { chunks.count - head }
+
+        /// The next item by priority: registry changes, then a tick, then the oldest chunk.
+        mutating func take() -> Item? {
+            if let registry {
+                self.registry = nil
+                return .registryChanged(registry)
+            }
+            if tickDue {
+                tickDue = false
+                return .tick
+            }
+            guard waitingChunks > 0 else { return nil }
+            let chunk = chunks[head]
+            chunks[head] = []
+            head += 1
+            if head == chunks.count {
+                chunks.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            return .inputs(chunk)
+        }
+    }
+
+    private let state = Mutex(State())
+    /// How many chunks may wait.
+    let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// Adds a chunk of decoded messages, waiting while `capacity` chunks wait; does nothing once closed.
+    func push(_ inputs: [CoordinatorInput]) async {
+        while true {
+            enum Step { case deliver(CheckedContinuation<Item?, Never>), stored, full }
+            let step: Step = state.withLock { state in
+                if state.closed { return .stored }
+                if let consumer = state.consumer {
+                    state.consumer = nil
+                    return .deliver(consumer)
+                }
+                if state.waitingChunks < capacity {
+                    state.chunks.append(inputs)
+                    return .stored
+                }
+                return .full
+            }
+            switch step {
+            case .deliver(let consumer):
+                consumer.resume(returning: .inputs(inputs))
+                return
+            case .stored:
+                return
+            case .full:
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                        let resumeNow = state.withLock { state in
+                            if state.closed || Task.isCancelled || state.waitingChunks < capacity { return true }
+                            state.producer = continuation
+                            return false
+                        }
+                        if resumeNow { continuation.resume() }
+                    }
+                } onCancel: {
+                    wakeProducer()
+                }
+                if Task.isCancelled { return }
+            }
+        }
+    }
+
+    /// Asks for a tick (one tick however often asked before it is taken).
+    func requestTick() {
+        deliver { $0.tickDue = true }
+    }
+
+    /// Hands over the registry as last read (replacing an older read not yet taken).
+    func registryChanged(_ contents: MemberRegistry.Contents) {
+        deliver { $0.registry = contents }
+    }
+
+    private func deliver(_ change: (inout State) -> Void) {
+        let ready: (CheckedContinuation<Item?, Never>, Item)? = state.withLock { state in
+            guard !state.closed else { return nil }
+            change(&state)
+            guard let consumer = state.consumer, let item = state.take() else { return nil }
+            state.consumer = nil
+            return (consumer, item)
+        }
+        if let (consumer, item) = ready { consumer.resume(returning: item) }
+    }
+
+    /// The next item; `nil` once closed, or when the waiting task is cancelled.
+    func next() async -> Item? {
+        enum Step { case item(Item, wakeProducer: CheckedContinuation<Void, Never>?), finished, wait }
+        let step: Step = state.withLock { state in
+            if let item = state.take() {
+                let producer = state.producer
+                state.producer = nil
+                return .item(item, wakeProducer: producer)
+            }
+            return state.closed ? .finished : .wait
+        }
+        switch step {
+        case .item(let item, let producer):
+            producer?.resume()
+            return item
+        case .finished:
+            return nil
+        case .wait:
+            return await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Item?, Never>) in
+                    enum Now { case resume(Item?, CheckedContinuation<Void, Never>?), wait }
+                    let now: Now = state.withLock { state in
+                        if state.closed || Task.isCancelled { return .resume(nil, nil) }
+                        if let item = state.take() {
+                            let producer = state.producer
+                            state.producer = nil
+                            return .resume(item, producer)
+                        }
+                        state.consumer = continuation
+                        return .wait
+                    }
+                    if case .resume(let item, let producer) = now {
+                        producer?.resume()
+                        continuation.resume(returning: item)
+                    }
+                }
+            } onCancel: {
+                let consumer = state.withLock { state in
+                    defer { state.consumer = nil }
+                    return state.consumer
+                }
+                consumer?.resume(returning: nil)
+            }
+        }
+    }
+
+    /// Ends the inbox: a waiting consumer gets `nil`, a waiting producer returns; later calls do nothing.
+    func close() {
+        let (consumer, producer) = state.withLock { state in
+            state.closed = true
+            defer {
+                state.consumer = nil
+                state.producer = nil
+            }
+            return (state.consumer, state.producer)
+        }
+        consumer?.resume(returning: nil)
+        producer?.resume()
+    }
+
+    private func wakeProducer() {
+        let producer = state.withLock { state in
+            defer { state.producer = nil }
+            return state.producer
+        }
+        producer?.resume()
+    }
+}

@@ -1,0 +1,124 @@
+import BeaconMeshCore
+import BeaconMeshMQTT
+import BeaconMeshService
+import BeaconMeshTesting
+import BeaconMeshWire
+import Foundation
+import Logging
+import Testing
+@testable import BeaconMeshCoordinator
+
+/// A coordinator service on an in-memory broker and a manual clock, with a registry in a temporary folder.
+private struct CoordinatorFixture {
+    static let topics = Topics()
+    static let uuid = BeaconUUID("0cf052c2-97ca-407c-84f8-b62aac4e9020")!
+    static let anaFob = BeaconKey.iBeacon(uuid: uuid, major: 1, minor: 1)
+    static let clothing = NodeAddress(store: 1, department: 10, node: "a")!
+
+    let broker = InMemoryBroker()
+    let clock = ManualClock()
+    let registry: MemberRegistry
+    let service: CoordinatorService
+    let folder: String
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("beaconmesh-coordinator-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        registry = try MemberRegistry(path: folder + "/registry.sqlite")
+        try registry.upsert(MemberRecord(profile: MemberProfile(id: "ana", name: "Ana", favoriteDrink: "flat white"),
+                                         beacons: [Self.anaFob], createdAt: nil))
+        var configuration = CoordinatorConfiguration(id: "hq")
+        var store = CoordinatorConfiguration.Store(id: 1, name: "High Street")
+        store.departments = [.init(id: 10, name: "Clothing", presence: PresenceRules())]
+        configuration.stores = [store]
+        let connections = try CoordinatorService.mqttConfigurations(for: configuration)
+        var logger = Logger(label: "test.coordinator")
+        logger.logLevel = .critical
+        service = CoordinatorService(configuration: configuration, registry: registry, session: try broker.client(configuration: connections.session),
+                                     publisher: try broker.client(configuration: connections.publisher), logger: logger, clock: clock)
+    }
+
+    /// Publishes a batch of the Clothing node with Ana's fob heard at the clock's time.
+    func hearAna(seq: UInt64) throws {
+        let now = clock.now()
+        let sighting = Sighting(beacon: Self.anaFob, rssi: -55, count: 3, txPower: -59, distance: 0.8, proximity: .immediate, lastSeen: now)
+        let batch = SightingBatch(node: Self.clothing, boot: "b", seq: seq, sentAt: now, sightings: [sighting])
+        try broker.publish(topic: Self.topics.sightings(Self.clothing), payload: WireCodec.encode(batch))
+    }
+
+    /// The store's events so far, read back with json-c.
+    func events(count: Int) async throws -> [StoreEvent] {
+        try await broker.waitForPublications(matching: Self.topics.events(store: 1), count: count)
+            .map { try WireCodec.decodeEvent($0.payload) }
+    }
+
+    /// Moves the clock on by `duration` one tick at a time, letting the tick task wake up and sleep again each time.
+    func advance(by duration: Duration) async {
+        var passed = Duration.zero
+        while passed < duration {
+            let next = clock.now() + CoordinatorService.tickInterval
+            _ = await clock.waitForSleeper(wakingAt: next)
+            clock.advance(by: CoordinatorService.tickInterval)
+            passed += CoordinatorService.tickInterval
+        }
+        _ = await clock.waitForSleeper(wakingAt: clock.now() + CoordinatorService.tickInterval)
+    }
+
+    func removeFolder() { try? FileManager.default.removeItem(atPath: folder) }
+}
+
+@Suite("Coordinator service, in memory", .timeLimit(.minutes(1)))
+struct CoordinatorServiceTests {
+    @Test("a member heard through the broker is greeted once the arrival has settled, at the clock's time, and the visit is counted")
+    func greetsOnTheClock() async throws {
+        let fixture = try CoordinatorFixture()
+        defer { fixture.removeFolder() }
+        let started = fixture.clock.now()
+        let running = Task { try await fixture.service.run() }
+        let online = try await fixture.broker.waitForPublications(matching: CoordinatorFixture.topics.coordinatorStatus(id: "hq"), count: 1)
+        #expect(try online.map { try WireCodec.decodeCoordinatorStatus($0.payload).state } == [.online])
+
+        try fixture.hearAna(seq: 1)
+        // The node's first batch announces it at once; Ana waits for the arrival to settle (1 s of ticks).
+        let first = try await fixture.events(count: 1)
+        #expect(first.map(\.type) == ["node"])
+        for seq in 2...4 {
+            await fixture.advance(by: .milliseconds(400))
+            try fixture.hearAna(seq: UInt64(seq))
+        }
+        let events = try await fixture.events(count: 2)
+        #expect(events.map(\.type) == ["node", "arrived"])
+        let arrived = try #require(events.last)
+        #expect(arrived.member?.name == "Ana")
+        #expect(arrived.at >= started + .seconds(1) && arrived.at <= fixture.clock.now(), "\(arrived.at) on a clock started at \(started)")
+        guard case .arrived(_, _, _, let visit, let greeting) = arrived.kind else { return }
+        #expect(visit.number == 1)
+        #expect(greeting.contains("Ana"))
+
+        running.cancel()
+        _ = await running.result
+        // Stopping saves the open visit and the count, and leaves the retained status offline.
+        let status = try #require(fixture.broker.retainedMessage(on: CoordinatorFixture.topics.coordinatorStatus(id: "hq")))
+        #expect(try WireCodec.decodeCoordinatorStatus(status.payload).state == .offline)
+        #expect(try fixture.registry.member(id: "ana")?.profile.visits == 1)
+        #expect(try fixture.registry.loadVisits().contains { $0.member == "ana" && $0.leftAt == nil })
+    }
+
+    @Test("a broken payload is counted by reason in the next health report and changes nothing else")
+    func brokenPayload() async throws {
+        let fixture = try CoordinatorFixture()
+        defer { fixture.removeFolder() }
+        let running = Task { try await fixture.service.run() }
+        defer { running.cancel() }
+        _ = try await fixture.broker.waitForPublications(matching: CoordinatorFixture.topics.coordinatorStatus(id: "hq"), count: 1)
+        try fixture.broker.publish(topic: CoordinatorFixture.topics.sightings(CoordinatorFixture.clothing), string: "{\"v\":1,")
+        try fixture.hearAna(seq: 1)
+        _ = try await fixture.events(count: 1)
+        await fixture.advance(by: .seconds(30))
+        let reports = try await fixture.broker.waitForPublications(matching: CoordinatorFixture.topics.coordinatorHealth(id: "hq"), count: 1)
+        let health = try WireCodec.decodeCoordinatorHealth(try #require(reports.last).payload)
+        #expect(health.dropped.values.reduce(0, +) == 1)
+        #expect(health.batches == 1)
+        #expect(health.rssBytes > 0)
+    }
+}
