@@ -115,6 +115,8 @@ let package = Package(
         .executableTarget(name: "beacon-bench", dependencies: [
             "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "BeaconMeshTesting",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            // `scanner-live` runs the scanner service on a fake controller (so the bench links libbluetooth too).
+            "BeaconMeshScanner", "BeaconMeshBLE", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
 
         // Test support: a mosquitto broker on a free loopback port, process helpers, and the seams for fast service

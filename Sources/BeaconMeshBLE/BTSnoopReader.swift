@@ -51,43 +51,81 @@ public final class BTSnoopReader {
 
     /// The next record, or `nil` at the end of the file.
     public func next() throws(BTSnoopError) -> BTSnoopRecord? {
+        var record: BTSnoopRecord?
+        guard try nextRecord({ header, packet in
+            record = BTSnoopRecord(
+                frameNumber: header.frameNumber, timestampMicroseconds: header.timestampMicroseconds,
+                originalLength: header.originalLength, flags: header.flags, cumulativeDrops: header.cumulativeDrops,
+                packet: Array(packet))
+        }) else { return nil }
+        return record
+    }
+
+    /// Reads the next record and lends its packet (H4 framing, valid only during `body`, straight from the read
+    /// buffer: nothing is allocated per record) with when it was captured; `false` at the end of the file.
+    public func nextPacket(
+        _ body: (_ packet: UnsafeRawBufferPointer, _ timestampMicroseconds: Int64) -> Void
+    ) throws(BTSnoopError) -> Bool {
+        try nextRecord { header, packet in body(packet, header.timestampMicroseconds) }
+    }
+
+    /// A record's header fields, H4-normalised (`originalLength` counts the indicator).
+    private struct RecordHeader {
+        var frameNumber: Int
+        var timestampMicroseconds: Int64
+        var originalLength: Int
+        var flags: UInt32
+        var cumulativeDrops: UInt32
+    }
+
+    private func nextRecord(_ body: (RecordHeader, UnsafeRawBufferPointer) -> Void) throws(BTSnoopError) -> Bool {
         let frameNumber = nextFrameNumber
         let recordOffset = fileOffset
-        guard try fill(atLeast: 1) else { return nil }
-        let header = try take(BTSnoopFormat.recordHeaderSize) { available in
-            .truncatedRecord(
-                frameNumber: frameNumber, byteOffset: recordOffset, needed: BTSnoopFormat.recordHeaderSize,
-                available: available)
+        let headerSize = BTSnoopFormat.recordHeaderSize
+        if buffer.count - consumed < headerSize {
+            guard try fill(atLeast: 1) else { return false }
+            guard try fill(atLeast: headerSize) else {
+                throw failure(.truncatedRecord(
+                    frameNumber: frameNumber, byteOffset: recordOffset, needed: headerSize, available: buffer.count - consumed))
+            }
         }
-        let originalLength = Int(Self.bigEndian32(header, 0))
-        let includedLength = Self.bigEndian32(header, 4)
-        let flags = Self.bigEndian32(header, 8)
-        let drops = Self.bigEndian32(header, 12)
-        let timestamp = Int64(bitPattern: UInt64(Self.bigEndian32(header, 16)) << 32 | UInt64(Self.bigEndian32(header, 20)))
+        // One pass over the header (each access to the buffer, a class property, costs an exclusivity check).
+        let start = consumed
+        let (originalLength, includedLength, flags, drops, timestamp) = buffer.withUnsafeBytes { bytes in
+            func field(_ offset: Int) -> UInt32 {
+                UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: start + offset, as: UInt32.self))
+            }
+            return (Int(field(0)), field(4), field(8), field(12), Int64(bitPattern: UInt64(field(16)) << 32 | UInt64(field(20))))
+        }
         guard includedLength <= BTSnoopFormat.maximumRecordSize else {
             throw failure(.oversizedRecord(frameNumber: frameNumber, byteOffset: recordOffset, includedLength: includedLength))
         }
-        let data = try take(Int(includedLength)) { available in
-            .truncatedRecord(
-                frameNumber: frameNumber, byteOffset: recordOffset,
-                needed: BTSnoopFormat.recordHeaderSize + Int(includedLength),
-                available: BTSnoopFormat.recordHeaderSize + available)
+        let recordSize = headerSize + Int(includedLength)
+        // The header stays unconsumed while the data is read, so the buffer keeps it just before the data.
+        if buffer.count - consumed < recordSize, try !fill(atLeast: recordSize) {
+            throw failure(.truncatedRecord(
+                frameNumber: frameNumber, byteOffset: recordOffset, needed: recordSize, available: buffer.count - consumed))
         }
-        nextFrameNumber += 1
-        let packet: [UInt8]
+        var packetStart = consumed + headerSize
         let h4OriginalLength: Int
         switch datalink {
         case .h4:
-            packet = Array(data)
             h4OriginalLength = originalLength
         case .hciUnencapsulated:
-            packet = [Self.h4Indicator(flags: flags)] + data
+            // The indicator goes in place of the header's last byte, already read: the packet stays in place.
+            packetStart -= 1
+            buffer[packetStart] = Self.h4Indicator(flags: flags)
             h4OriginalLength = originalLength + 1
         }
-        return BTSnoopRecord(
-            frameNumber: frameNumber,
-            timestampMicroseconds: timestamp &- BTSnoopFormat.unixEpochOffsetMicroseconds,
-            originalLength: h4OriginalLength, flags: flags, cumulativeDrops: drops, packet: packet)
+        let header = RecordHeader(
+            frameNumber: frameNumber, timestampMicroseconds: timestamp &- BTSnoopFormat.unixEpochOffsetMicroseconds,
+            originalLength: h4OriginalLength, flags: flags, cumulativeDrops: drops)
+        let packetEnd = consumed + recordSize
+        buffer.withUnsafeBytes { bytes in body(header, UnsafeRawBufferPointer(rebasing: bytes[packetStart..<packetEnd])) }
+        consumed += recordSize
+        fileOffset += recordSize
+        nextFrameNumber += 1
+        return true
     }
 
     /// Every record of the capture at `path`, in order.

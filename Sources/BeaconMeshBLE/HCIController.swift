@@ -5,38 +5,50 @@ import Synchronization
 /// every other event. `LEScanner` and `LEAdvertiser` are built on it.
 ///
 /// One reader thread reads the socket for the controller's whole life. Command Complete / Command Status events go to
-/// the command waiting for them (matched by opcode); every other event goes to `events` (and to the recorder, which
-/// sees everything). A command not answered within `commandTimeout` fails with `noAnswer`. When the reader ends —
-/// closed, adapter gone, read error — waiting commands fail and `events` finishes.
+/// the command waiting for them (matched by opcode) at once; every other event is gathered into a chunk that goes to
+/// `onEvents` a few milliseconds later (and each event to the recorder, which sees everything). A command not
+/// answered within `commandTimeout` fails with `noAnswer`. When the reader ends — closed, adapter gone, read error —
+/// waiting commands fail, the last chunk is offered and `waitUntilEnded()` returns.
 final class HCIController: Sendable {
     let socket: HCISocket
     let commandTimeout: Duration
-    /// Every event that is not an answer to a command, oldest first; when the consumer falls behind by more than the
-    /// buffer, the oldest are dropped and counted in `droppedEvents`.
-    let events: AsyncStream<HCIEventPacket>
+    /// Finishes when the reader has ended.
+    private let ended: AsyncStream<Never>
 
     private let router: Router
     private let reader: HCIEventReader
 
+    /// A controller on `socket`. Events other than command answers go to `onEvents` in chunks (on the reader
+    /// thread; `nil` ignores them); when it answers `false` (no room) the chunk is kept and offered again later,
+    /// growing up to `bufferedEvents` events, beyond which new events are dropped and counted in `droppedEvents`.
     init(
         socket: HCISocket, recorder: BTSnoopRecorder?, commandTimeout: Duration, bufferedEvents: Int,
-        pollInterval: Duration = .milliseconds(50)
+        pollInterval: Duration = .milliseconds(50), handOverDelay: Duration = .milliseconds(5),
+        onEvents: (@Sendable (HCIEventChunk) -> Bool)?
     ) {
         self.socket = socket
         self.commandTimeout = commandTimeout
-        let (events, sink) = AsyncStream.makeStream(
-            of: HCIEventPacket.self, bufferingPolicy: .bufferingNewest(max(1, bufferedEvents)))
-        self.events = events
-        let router = Router(device: socket.device, sink: sink, recorder: recorder)
+        let (ended, endSignal) = AsyncStream.makeStream(of: Never.self)
+        self.ended = ended
+        let router = Router(
+            device: socket.device, onEvents: onEvents, bufferedEvents: max(1, bufferedEvents), endSignal: endSignal,
+            recorder: recorder)
         self.router = router
         reader = HCIEventReader(
-            socket: socket, pollInterval: pollInterval,
+            socket: socket, pollInterval: pollInterval, handOverDelay: handOverDelay,
             onPacket: { packet in router.handle(packet) },
+            handOver: { router.handOver() },
             onEnd: { ending in router.end(ending) })
     }
 
-    /// Events dropped because the consumer of `events` fell behind.
+    /// Events dropped because the consumer of `onEvents` had no room for them.
     var droppedEvents: Int { router.dropped.load(ordering: .relaxed) }
+
+    /// Returns once the reader has ended (stopped, or the connection ended or failed), or the calling task is
+    /// cancelled. One caller at a time.
+    func waitUntilEnded() async {
+        for await _ in ended {}
+    }
 
     /// Why `events` finished, if the connection ended or failed rather than being shut down.
     var failure: HCIError? { router.failure }
@@ -104,14 +116,23 @@ final class HCIController: Sendable {
         }
 
         let device: String
-        let sink: AsyncStream<HCIEventPacket>.Continuation
+        let onEvents: (@Sendable (HCIEventChunk) -> Bool)?
+        let bufferedEvents: Int
+        let endSignal: AsyncStream<Never>.Continuation
         let recorder: BTSnoopRecorder?
         let dropped = Atomic<Int>(0)
         private let state = Mutex(State())
+        /// Events read and not yet handed over: touched by the reader thread, and by `end` once it has stopped.
+        private let pending = Mutex(HCIEventChunk())
 
-        init(device: String, sink: AsyncStream<HCIEventPacket>.Continuation, recorder: BTSnoopRecorder?) {
+        init(
+            device: String, onEvents: (@Sendable (HCIEventChunk) -> Bool)?, bufferedEvents: Int,
+            endSignal: AsyncStream<Never>.Continuation, recorder: BTSnoopRecorder?
+        ) {
             self.device = device
-            self.sink = sink
+            self.onEvents = onEvents
+            self.bufferedEvents = bufferedEvents
+            self.endSignal = endSignal
             self.recorder = recorder
         }
 
@@ -156,9 +177,25 @@ final class HCIController: Sendable {
                 if response.isFinal { answer(response.opcode, token: nil, with: .success(response)) }
                 return
             }
-            guard packet.first == HCIEventParser.h4EventIndicator else { return }
-            if case .dropped = sink.yield(HCIEventPacket(bytes: Array(packet), timestampMicroseconds: timestamp)) {
-                dropped.add(1, ordering: .relaxed)
+            guard onEvents != nil, packet.first == HCIEventParser.h4EventIndicator else { return }
+            let kept = pending.withLock { pending in
+                guard pending.count < bufferedEvents else { return false }
+                pending.append(packet, timestampMicroseconds: timestamp)
+                return true
+            }
+            if !kept { dropped.add(1, ordering: .relaxed) }
+        }
+
+        /// Offers the gathered events to `onEvents`; returns whether some are still held (it had no room).
+        func handOver() -> Bool {
+            guard let onEvents else { return false }
+            return pending.withLock { pending in
+                guard !pending.isEmpty else { return false }
+                let chunk = pending
+                // A fresh buffer for the next chunk, sized like this one; the chunk handed over keeps its own.
+                guard onEvents(chunk) else { return true }
+                pending = HCIEventChunk(reservingCapacityFor: chunk.byteCount)
+                return false
             }
         }
 
@@ -176,7 +213,8 @@ final class HCIController: Sendable {
                 return Array(state.waiters.values)
             }
             for waiter in waiters { waiter.continuation.resume(returning: .failure(error)) }
-            sink.finish()
+            _ = handOver()
+            endSignal.finish()
         }
     }
 }

@@ -32,7 +32,8 @@ public final class LEAdvertiser: Sendable {
         self.settings = settings
         self.advertisingHandle = advertisingHandle
         activity = LEActivity(
-            controller: HCIController(socket: socket, recorder: recorder, commandTimeout: commandTimeout, bufferedEvents: 16))
+            controller: HCIController(
+                socket: socket, recorder: recorder, commandTimeout: commandTimeout, bufferedEvents: 16, onEvents: nil))
     }
 
     /// An advertiser on adapter `adapter` (`hci0`); throws the one-line reason if the adapter cannot be opened.

@@ -12,9 +12,10 @@ import BeaconMeshCore
 ///    consistent with the kernel, which uses them too: a controller refuses to mix the two kinds.
 /// 3. Duplicate filtering is always off: the controller reports every advertisement, which the RSSI filter needs.
 ///
-/// `events` then yields every HCI event except command answers (in practice: LE Meta events carrying advertising
-/// reports), stamped with the time it was read. `stop()` disables scanning, stops the reader thread and closes the
-/// socket; it runs at most once, and also after a failed `start()`.
+/// `onEvents` then receives every HCI event except command answers (in practice: LE Meta events carrying advertising
+/// reports), each stamped with the time it was read, in chunks of what arrived within `handOverDelay` — called on
+/// the reader thread, so the consumer's own queue is fed directly with no task in between. `stop()` disables
+/// scanning, stops the reader thread and closes the socket; it runs at most once, and also after a failed `start()`.
 public final class LEScanner: Sendable {
     /// Which generation of scan commands the controller was driven with.
     public enum CommandSet: Hashable, Sendable {
@@ -29,37 +30,46 @@ public final class LEScanner: Sendable {
     private let activity: LEActivity
     private var controller: HCIController { activity.controller }
 
-    /// A scanner over an open socket (from `HCISocket.open(adapter:)`, or any H4 descriptor); it owns the socket from
-    /// now on. `recorder`, if given, receives every command sent and every event read. A command unanswered for
-    /// `commandTimeout` fails `start()`; `bufferedEvents` events wait for a slow consumer before the oldest are dropped.
+    /// A scanner over an open socket (from `HCISocket.open(adapter:)`, or any H4 descriptor — a fake controller's
+    /// socketpair in tests and benchmarks); it owns the socket from now on. `recorder`, if given, receives every
+    /// command sent and every event read. A command unanswered for `commandTimeout` fails `start()`.
+    ///
+    /// `onEvents` gets the events in chunks on the reader thread; it must return fast, and `false` when its consumer
+    /// has no room: the chunk is then kept, growing with new events up to `bufferedEvents`, and offered again about
+    /// 50 ms later; events beyond that are dropped and counted in `droppedEvents`.
     public init(
         socket: HCISocket, settings: ScanSettings = ScanSettings(), recorder: BTSnoopRecorder? = nil,
-        commandTimeout: Duration = .seconds(2), bufferedEvents: Int = 4096
+        commandTimeout: Duration = .seconds(2), bufferedEvents: Int = 4096, handOverDelay: Duration = .milliseconds(5),
+        onEvents: @escaping @Sendable (HCIEventChunk) -> Bool
     ) {
         self.settings = settings
         activity = LEActivity(
             controller: HCIController(
-                socket: socket, recorder: recorder, commandTimeout: commandTimeout, bufferedEvents: bufferedEvents))
+                socket: socket, recorder: recorder, commandTimeout: commandTimeout, bufferedEvents: bufferedEvents,
+                handOverDelay: handOverDelay, onEvents: onEvents))
     }
 
     /// A scanner on adapter `adapter` (`hci0`); throws the one-line reason if the adapter cannot be opened.
     public convenience init(
-        adapter: String, settings: ScanSettings = ScanSettings(), recorder: BTSnoopRecorder? = nil
+        adapter: String, settings: ScanSettings = ScanSettings(), recorder: BTSnoopRecorder? = nil,
+        onEvents: @escaping @Sendable (HCIEventChunk) -> Bool
     ) throws(HCIError) {
-        self.init(socket: try HCISocket.open(adapter: adapter), settings: settings, recorder: recorder)
+        self.init(socket: try HCISocket.open(adapter: adapter), settings: settings, recorder: recorder, onEvents: onEvents)
     }
 
     /// The adapter's name, e.g. `hci0`.
     public var device: String { controller.socket.device }
 
-    /// Every event the controller sends while scanning, except command answers; finishes after `stop()` or when the
-    /// adapter goes away. Iterate it once.
-    public var events: AsyncStream<HCIEventPacket> { controller.events }
+    /// Returns once no more events will come — after `stop()`, or when the adapter went away (see `failure`) — or
+    /// when the calling task is cancelled. One caller at a time.
+    public func waitUntilEnded() async {
+        await controller.waitUntilEnded()
+    }
 
-    /// Events dropped because the consumer of `events` fell more than `bufferedEvents` behind.
+    /// Events dropped because `onEvents` had no room for more than `bufferedEvents`.
     public var droppedEvents: Int { controller.droppedEvents }
 
-    /// Why `events` finished on its own — the adapter was removed or switched off, or reading failed — or `nil`
+    /// Why the events ended on their own — the adapter was removed or switched off, or reading failed — or `nil`
     /// while scanning and after `stop()`.
     public var failure: HCIError? { controller.failure }
 
@@ -73,7 +83,7 @@ public final class LEScanner: Sendable {
         try await activity.start(setUp: commands, disable: Self.disable)
     }
 
-    /// Disables scanning (if it was enabled), stops the reader thread and closes the socket; `events` finishes.
+    /// Disables scanning (if it was enabled), stops the reader thread and closes the socket; the events end.
     /// Throws if the controller did not confirm that scanning stopped — the socket is closed all the same.
     public func stop() async throws(HCIError) {
         try await activity.stop()

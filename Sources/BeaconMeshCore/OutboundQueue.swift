@@ -74,6 +74,15 @@ public struct OutboundQueue<Message: Sendable>: Sendable {
         return true
     }
 
+    /// Records that every in-flight message `isDone` says needs no further care is done with (a caller that polls its
+    /// client rather than hearing each acknowledgement); returns how many. Allocates nothing.
+    @discardableResult
+    public mutating func acknowledgeAll(where isDone: (Int32) -> Bool) -> Int {
+        let before = inFlight.count
+        inFlight.removeAll { isDone($0.id) }
+        return before - inFlight.count
+    }
+
     private mutating func compactIfNeeded() {
         if waitingStart == waiting.count {
             waiting.removeAll(keepingCapacity: waiting.count <= 1024)

@@ -67,6 +67,11 @@ public struct SightingAggregator: Sendable {
     private var lastNewFlush: Timestamp?
     /// Beacons heard but never reported yet.
     private var newBeacons = 0
+    /// The table positions of those beacons, ascending (the table's order), so that an early batch looks at them
+    /// alone and costs nothing per beacon already reported. Rebuilt after a window's batch, which may move positions.
+    private var newPositions: [Int32] = []
+    /// How many tracked beacons the last batch looked at (tests check that early batches look at new ones only).
+    private(set) var tracksVisitedByLastBatch = 0
 
     public init(node: NodeAddress, boot: String, configuration: Configuration = Configuration()) {
         self.node = node
@@ -96,7 +101,7 @@ public struct SightingAggregator: Sendable {
         }
         var track = Track(firstSeen: time, lastSeen: time)
         track.update(rssi: rssi, measuredPower: measuredPower, address: address, at: time)
-        tracks.insert(beacon, track)
+        newPositions.append(Int32(tracks.insert(beacon, track)))
         newBeacons += 1
         return .newBeacon
     }
@@ -144,33 +149,39 @@ public struct SightingAggregator: Sendable {
         var sightings: [Sighting] = []
         sightings.reserveCapacity(onlyNew ? newBeacons : tracks.count)
         var lost: [BeaconKey] = []
-        let model = configuration.distanceModel
         let now = time.milliseconds
         let lostAfter = configuration.lostAfter.wholeMilliseconds
+        let model = configuration.distanceModel
         let details = configuration.includeDetails
-        for index in 0..<tracks.count {
-            let track = tracks.values[index]
-            if onlyNew && !track.isNew { continue }
-            if !onlyNew && now - track.lastSeen.milliseconds >= lostAfter {
-                lost.append(tracks.keys[index])
-                continue
+        if onlyNew {
+            // Only the new beacons' positions, in table order; any not reportable yet keep their place in the list.
+            var kept = 0
+            for slot in newPositions.indices {
+                let index = Int(newPositions[slot])
+                if !report(index, model: model, details: details, into: &sightings) {
+                    newPositions[kept] = newPositions[slot]
+                    kept += 1
+                }
             }
-            guard track.count > 0, let rssi = track.filter.smoothed else { continue }
-            let power = model.measuredPower(fromFrame: track.measuredPower.map(Int.init))
-            let distance = model.distance(rssi: rssi, measuredPower: power).map { ($0 * 100).rounded() / 100 }
-            sightings.append(Sighting(
-                beacon: tracks.keys[index], rssi: rssi, count: track.count, txPower: power, distance: distance,
-                proximity: model.proximity(distance: distance), lastSeen: track.lastSeen,
-                address: details ? track.address : nil, rssiMax: details ? Int(track.rssiMax) : nil,
-                firstSeen: details ? track.firstSeen : nil, battery: track.battery, temperature: track.temperature))
-            tracks.values[index].count = 0
-            if track.isNew {
-                tracks.values[index].isNew = false
-                newBeacons -= 1
+            tracksVisitedByLastBatch = newPositions.count
+            newPositions.removeLast(newPositions.count - kept)
+        } else {
+            for index in 0..<tracks.count {
+                if now - tracks.values[index].lastSeen.milliseconds >= lostAfter {
+                    lost.append(tracks.keys[index])
+                    continue
+                }
+                _ = report(index, model: model, details: details, into: &sightings)
             }
-        }
-        for beacon in lost {
-            if tracks.remove(beacon)?.isNew == true { newBeacons -= 1 }
+            tracksVisitedByLastBatch = tracks.count
+            for beacon in lost {
+                if tracks.remove(beacon)?.isNew == true { newBeacons -= 1 }
+            }
+            // Removals move positions: list the beacons still unreported afresh (normally none are left).
+            newPositions.removeAll(keepingCapacity: true)
+            if newBeacons > 0 {
+                for index in 0..<tracks.count where tracks.values[index].isNew { newPositions.append(Int32(index)) }
+            }
         }
         guard !sightings.isEmpty || !lost.isEmpty else { return nil }
         // Sightings keep the tracking table's order: sorting thousands of them twice a second costs more than the
@@ -178,5 +189,27 @@ public struct SightingAggregator: Sendable {
         lost.sort()
         lastSequence += 1
         return SightingBatch(node: node, boot: boot, seq: lastSequence, sentAt: time, sightings: sightings, lost: lost)
+    }
+
+    /// Appends the sighting of the beacon at `index` since its last batch and starts its next count; `false` (and
+    /// nothing appended) if it has no reading to report.
+    private mutating func report(
+        _ index: Int, model: DistanceModel, details: Bool, into sightings: inout [Sighting]
+    ) -> Bool {
+        let track = tracks.values[index]
+        guard track.count > 0, let rssi = track.filter.smoothed else { return false }
+        let power = model.measuredPower(fromFrame: track.measuredPower.map(Int.init))
+        let distance = model.distance(rssi: rssi, measuredPower: power).map { ($0 * 100).rounded() / 100 }
+        sightings.append(Sighting(
+            beacon: tracks.keys[index], rssi: rssi, count: track.count, txPower: power, distance: distance,
+            proximity: model.proximity(distance: distance), lastSeen: track.lastSeen,
+            address: details ? track.address : nil, rssiMax: details ? Int(track.rssiMax) : nil,
+            firstSeen: details ? track.firstSeen : nil, battery: track.battery, temperature: track.temperature))
+        tracks.values[index].count = 0
+        if track.isNew {
+            tracks.values[index].isNew = false
+            newBeacons -= 1
+        }
+        return true
     }
 }

@@ -35,6 +35,16 @@ final class HandoffCredits: Sendable {
         }
     }
 
+    /// Takes one credit if one is left, without waiting (for a producer that cannot wait, such as the radio's reader
+    /// thread); `false` if none is left or once closed.
+    func tryAcquire() -> Bool {
+        state.withLock { state in
+            guard !state.closed, state.available > 0 else { return false }
+            state.available -= 1
+            return true
+        }
+    }
+
     /// Gives `count` credits back, waking as many waiting producers.
     func release(_ count: Int = 1) {
         guard count > 0 else { return }

@@ -4,16 +4,27 @@ import Logging
 
 /// Hears adverts from a local Bluetooth adapter through a raw HCI socket (and, with `--advertise`, broadcasts the
 /// department's iBeacon from it), until its task is cancelled; then scanning and advertising are switched off.
+///
+/// The scanner's reader thread hands its chunks of events straight to `deliver`, each holding one of `credits` until
+/// the scanner loop has processed it (taken without waiting: while none is left, the loop being busy, the scanner
+/// keeps gathering, up to its buffer). The task itself only starts, waits and stops.
 enum RadioSource {
     static func start(
         adapter index: Int, configuration: ScannerConfiguration, recorder: BTSnoopRecorder?, logger: Logger,
+        open: @escaping ScannerService.AdapterOpener, credits: HandoffCredits,
         deliver: @escaping @Sendable (ScannerService.Input) -> Void
     ) -> Task<Void, Never> {
         Task {
             let adapter = "hci\(index)"
             let scanner: LEScanner
             do {
-                scanner = try LEScanner(adapter: adapter, settings: configuration.scanSettings, recorder: recorder)
+                scanner = LEScanner(
+                    socket: try open(adapter, true), settings: configuration.scanSettings, recorder: recorder,
+                    onEvents: { chunk in
+                        guard credits.tryAcquire() else { return false }
+                        deliver(.radioPackets(chunk))
+                        return true
+                    })
                 let commands = try await scanner.start()
                 logger.info("scanning", metadata: ["adapter": "\(adapter)", "commands": "\(commands)"])
             } catch {
@@ -27,7 +38,7 @@ enum RadioSource {
                     major: configuration.node.store, minor: configuration.node.department,
                     measuredPower: configuration.advertisedMeasuredPower)
                 do {
-                    let started = try LEAdvertiser(adapter: adapter, beacon: beacon)
+                    let started = LEAdvertiser(socket: try open(adapter, false), beacon: beacon)
                     _ = try await started.start()
                     advertiser = started
                     logger.info("advertising", metadata: ["beacon": "\(BeaconKey.iBeacon(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor))"])
@@ -37,15 +48,15 @@ enum RadioSource {
                     return
                 }
             }
-            for await event in scanner.events {
-                let time = Timestamp(milliseconds: event.timestampMicroseconds / 1000)
-                deliver(.packets([CaptureReplay.Packet(bytes: event.bytes, time: time)]))
-            }
+            await scanner.waitUntilEnded()
             try? await advertiser?.stop()
             do {
                 try await scanner.stop()
             } catch {
                 logger.warning("could not switch scanning off", metadata: ["adapter": "\(adapter)", "error": "\(error)"])
+            }
+            if scanner.droppedEvents > 0 {
+                logger.warning("radio events dropped", metadata: ["adapter": "\(adapter)", "dropped": "\(scanner.droppedEvents)"])
             }
             if !Task.isCancelled {
                 deliver(.sourceFailed(scanner.failure?.description ?? "\(adapter) stopped delivering events"))

@@ -5,6 +5,7 @@ import BeaconMeshService
 import BeaconMeshWire
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// A scanner node: hears adverts from its source, turns them into sighting batches and publishes them, with its
 /// retained status (and `offline` last will) and periodic health.
@@ -20,22 +21,34 @@ public final class ScannerService: Service {
     private let topics: Topics
     private let boot: String
     private let startedAt: Timestamp
+    private let openAdapter: AdapterOpener
 
     /// How often flush windows, the queue and health are looked after.
     static let tickInterval: Duration = .milliseconds(50)
+    /// How often the loop asks the client about acknowledgements while a replay waits for the broker to take batches.
+    static let brokerPollInterval: Duration = .milliseconds(2)
     /// How long a shutdown waits for the broker to take the queued batches (reconnecting if it is away).
     static let drainTimeout: Duration = .seconds(15)
-    /// How many chunks of replayed packets may wait for the scanner loop; the capture reader waits beyond that.
+    /// How many chunks of replayed or radio packets may wait for the scanner loop; beyond that the capture reader
+    /// waits and the radio gathers (up to its buffer).
     static let replayChunksAhead = 4
     /// A replay waits while this many batches are not yet acknowledged (sent or waiting: a slow or absent broker),
     /// instead of piling them up or dropping them. Batches of a busy capture run to hundreds of kB each, so the
     /// figure is small; 16 in flight keep a local broker busy.
     static let replayQueueHighWater = 16
 
+    /// Opens the socket of an `hciN` source's adapter (`hci0`; `true` when it must carry LE advertising events).
+    public typealias AdapterOpener = @Sendable (_ adapter: String, _ leEvents: Bool) throws(HCIError) -> HCISocket
+
     /// A scanner of `boot` publishing through `client`; `startedAt` is the start time its statuses report (the same
-    /// as in `mqttConfiguration`; default: `clock`'s now).
+    /// as in `mqttConfiguration`; default: `clock`'s now). `openAdapter` is how an `hciN` source is reached: the
+    /// adapter's raw HCI socket, unless a benchmark gives a fake controller's socketpair.
     public init(configuration: ScannerConfiguration, client: any MQTTClientProtocol, boot: String, startedAt: Timestamp? = nil,
-                logger: Logger, clock: any ServiceClock = WallClock()) {
+                logger: Logger, clock: any ServiceClock = WallClock(),
+                openAdapter: @escaping AdapterOpener = { adapter, leEvents throws(HCIError) in
+                    try HCISocket.open(adapter: adapter, leEvents: leEvents)
+                }) {
+        self.openAdapter = openAdapter
         self.configuration = configuration
         self.client = client
         self.clock = clock
@@ -71,13 +84,16 @@ public final class ScannerService: Service {
     }
 
     enum Input: Sendable {
-        case packets([CaptureReplay.Packet])
-        /// Packets from a capture replay, each chunk holding one of the replay's `HandoffCredits`.
-        case replayedPackets([CaptureReplay.Packet])
+        case packets(HCIEventChunk)
+        /// Packets from a capture replay, each chunk holding one of the replay's `HandoffCredits` until the queue has
+        /// room (a replay runs no faster than the broker takes its batches).
+        case replayedPackets(HCIEventChunk)
+        /// Packets from the radio, each chunk holding one of the radio's `HandoffCredits` until it is processed (the
+        /// air does not wait for a broker: while it is away, batches queue and the oldest are dropped).
+        case radioPackets(HCIEventChunk)
         case sourceFinished
         case sourceFailed(String)
         case tick
-        case acknowledged(MQTTMessageID)
     }
 
     /// Why the scanner stopped with an error: its source could not be used (a missing adapter, a broken capture…).
@@ -104,20 +120,20 @@ public final class ScannerService: Service {
             "broker": "\(configuration.broker.url)",
         ])
 
-        // Unbounded, because every producer is bounded by something else: a capture replay by its credits (it waits
-        // for the loop), the radio and the simulation by the pace of the air, ticks by time, acknowledgements by the
-        // in-flight window.
+        // Unbounded, because every producer is bounded by something else: a capture replay and the radio by their
+        // credits (the replay waits for the loop, the radio gathers and in the end drops), the simulation by its
+        // pace, ticks by time. Acknowledgements are not inputs: the loop asks the client about its in-flight batches
+        // each time it wakes.
         let (inputs, continuation) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .unbounded)
         let credits = HandoffCredits(limit: Self.replayChunksAhead)
         var heldCredits = 0
-        let acknowledgements = client.acknowledgements()
-        let ackTask = Task {
-            for await id in acknowledgements { continuation.yield(.acknowledged(id)) }
-        }
+        // Set while the replay waits for the broker: then the ticks come often, to see acknowledgements soon.
+        let waitingForBroker = Atomic(false)
         let clock = self.clock
         let ticker = Task {
             while !Task.isCancelled {
-                try? await clock.sleep(for: ScannerService.tickInterval)
+                let waiting = waitingForBroker.load(ordering: .relaxed)
+                try? await clock.sleep(for: waiting ? ScannerService.brokerPollInterval : ScannerService.tickInterval)
                 continuation.yield(.tick)
             }
         }
@@ -138,33 +154,20 @@ public final class ScannerService: Service {
         var finishedEarly = false
         await withGracefulShutdownHandler {
             for await input in inputs {
-                var packets: [CaptureReplay.Packet] = []
                 switch input {
-                case .packets(let chunk):
-                    packets = chunk
-                case .replayedPackets(let chunk):
-                    packets = chunk
-                    heldCredits += 1
-                default:
-                    break
-                }
-                switch input {
-                case .packets, .replayedPackets:
-                    for packet in packets {
-                        if let recordsHere {
-                            packet.bytes.withUnsafeBytes {
-                                recordsHere.record(h4Packet: $0, timestampMicroseconds: packet.time.milliseconds * 1000, received: true)
-                            }
-                        }
-                        if let batch = state.pipeline.handle(h4Event: packet.bytes, at: packet.time) { state.enqueue(batch) }
-                        if let batch = state.pipeline.tick(at: packet.time) { state.enqueue(batch) }
+                case .packets(let chunk), .replayedPackets(let chunk), .radioPackets(let chunk):
+                    chunk.forEach { packet, timestampMicroseconds in
+                        let time = Timestamp(milliseconds: timestampMicroseconds / 1000)
+                        recordsHere?.record(h4Packet: packet, timestampMicroseconds: time.milliseconds * 1000, received: true)
+                        if let batch = state.pipeline.handle(h4Event: packet, at: time) { state.enqueue(batch) }
+                        if let batch = state.pipeline.tick(at: time) { state.enqueue(batch) }
                     }
+                    if case .replayedPackets = input { heldCredits += 1 }
+                    if case .radioPackets = input { credits.release() }
                 case .tick:
                     let now = clock.now()
                     if let batch = state.pipeline.tick(at: now) { state.enqueue(batch) }
                     if now - state.lastHealth >= configuration.healthInterval { publishHealth(&state, at: now) }
-                case .acknowledged(let id):
-                    state.queue.acknowledge(id: id.rawValue)
                 case .sourceFinished:
                     finishedEarly = true
                     continuation.finish()
@@ -172,12 +175,14 @@ public final class ScannerService: Service {
                     failure = message
                     continuation.finish()
                 }
+                state.acknowledgeDelivered(client: client)
                 pump(&state)
                 // Backpressure: the replay gets its credits back only while the queue has room.
                 if heldCredits > 0 && state.queue.count < Self.replayQueueHighWater {
                     credits.release(heldCredits)
                     heldCredits = 0
                 }
+                waitingForBroker.store(heldCredits > 0, ordering: .relaxed)
             }
         } onGracefulShutdown: {
             continuation.finish()
@@ -199,7 +204,6 @@ public final class ScannerService: Service {
         // A source that failed to start has nothing worth waiting for.
         if let batch = state.pipeline.flush(at: state.lastPacketTime ?? clock.now()) { state.enqueue(batch) }
         if failure == nil { await drain(&state) }
-        ackTask.cancel()
         let offline = Self.status(.offline, of: configuration, boot: boot, startedAt: startedAt)
         await client.disconnect(timeout: client.isConnected ? .seconds(5) : .milliseconds(200), finalMessage: MQTTMessage(
             topic: topics.nodeStatus(configuration.node), payload: WireCodec.encode(offline), qos: .atLeastOnce, retained: true))
@@ -254,18 +258,21 @@ public final class ScannerService: Service {
                 var random = SystemRandomNumberGenerator()
                 while !Task.isCancelled {
                     let now = clock.now()
-                    var packets: [CaptureReplay.Packet] = []
+                    var packets = HCIEventChunk()
                     for (index, shopper) in simulation.shoppers.enumerated() {
                         guard let rssi = simulation.rssi(ofShopper: index, heardBy: department, at: now, random: &random) else { continue }
                         let bytes = LEAdvertisingReportEvent.make(address: shopper.address, rssi: rssi, data: shopper.beacon.bytes)
-                        packets.append(CaptureReplay.Packet(bytes: bytes, time: now))
+                        packets.append(bytes, timestampMicroseconds: now.milliseconds * 1000)
                     }
                     if !packets.isEmpty { continuation.yield(.packets(packets)) }
                     try? await clock.sleep(for: .milliseconds(125))
                 }
             }
         case .adapter(let index):
-            return RadioSource.start(adapter: index, configuration: configuration, recorder: recorder, logger: logger) { input in
+            return RadioSource.start(
+                adapter: index, configuration: configuration, recorder: recorder, logger: logger, open: openAdapter,
+                credits: credits
+            ) { input in
                 continuation.yield(input)
             }
         }
@@ -291,7 +298,6 @@ public final class ScannerService: Service {
     private func drain(_ state: inout ScannerState) async {
         let deadline = clock.now() + ScannerService.drainTimeout
         while !state.queue.isEmpty && clock.now() < deadline {
-            // The acknowledgement stream is no longer read here: ask the client about each in-flight id.
             state.acknowledgeDelivered(client: client)
             pump(&state)
             if state.queue.isEmpty { break }
@@ -343,8 +349,6 @@ struct ScannerState {
 
     /// Acknowledges every in-flight message the client no longer waits for.
     mutating func acknowledgeDelivered(client: any MQTTClientProtocol) {
-        for id in queue.inFlightIDs where client.isAcknowledged(MQTTMessageID(rawValue: id)) {
-            queue.acknowledge(id: id)
-        }
+        queue.acknowledgeAll { client.isAcknowledged(MQTTMessageID(rawValue: $0)) }
     }
 }

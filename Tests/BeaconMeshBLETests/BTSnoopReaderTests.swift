@@ -116,6 +116,28 @@ struct BTSnoopReaderTests {
         #expect(error.problem == .oversizedRecord(frameNumber: 1, byteOffset: 16, includedLength: 0x7FFF_FFFF))
     }
 
+    @Test("packets lent in place (both datalinks, records straddling read chunks) equal the records read one by one, into one chunk buffer",
+          arguments: [UInt32(1001), 1002])
+    func lentPacketsMatchRecords(datalink: UInt32) throws {
+        let directory = try TemporaryDirectory()
+        var bytes = BTSnoopBytes.header(datalink: datalink)
+        var expected: [HCIEventPacket] = []
+        for index in 0..<5_000 {  // about 200 kB: several 64 kB reads, records cut at their edges
+            let body: [UInt8] = (0..<(10 + index % 31)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }
+            let packet = datalink == 1002 ? [0x04] + body : body
+            bytes += BTSnoopBytes.record(packet, flags: 3, timestamp: BTSnoopBytes.rawTimestamp + UInt64(index))
+            expected.append(HCIEventPacket(bytes: [0x04] + body, timestampMicroseconds: BTSnoopBytes.unixMicroseconds + Int64(index)))
+        }
+        let path = try directory.file("lent.log", bytes: bytes)
+        let records = try BTSnoopReader.readAll(path: path)
+        let reader = try BTSnoopReader(path: path)
+        var chunk = HCIEventChunk()
+        while try reader.nextPacket({ chunk.append($0, timestampMicroseconds: $1) }) {}
+        #expect(chunk.count == 5_000)
+        #expect(chunk.packets == expected)
+        #expect(records.map { HCIEventPacket(bytes: $0.packet, timestampMicroseconds: $0.timestampMicroseconds) } == expected)
+    }
+
     @Test("a record larger than the read chunk is read whole")
     func largeRecord() throws {
         let directory = try TemporaryDirectory()

@@ -1,6 +1,7 @@
 import BeaconMeshBLE
 import BeaconMeshCore
 import Foundation
+import Synchronization
 import Testing
 
 /// `LEScanner` and `LEAdvertiser` driven against `FakeController`, a peer that speaks HCI bytes over a socketpair.
@@ -41,16 +42,20 @@ struct LEScannerTests {
         let fake = FakeController(descriptor: pair.far, featuresAnswer: generation.featuresAnswer, advertisingEvents: adverts)
         let directory = try TemporaryDirectory()
         let recorder = try BTSnoopRecorder(path: directory.path("radio.btsnoop"))
+        let (chunks, sink) = AsyncStream.makeStream(of: HCIEventChunk.self)
         let scanner = LEScanner(
-            socket: HCISocket(adopting: pair.near, device: "fake0", framing: .packets), recorder: recorder)
+            socket: HCISocket(adopting: pair.near, device: "fake0", framing: .packets), recorder: recorder,
+            onEvents: { sink.yield($0); return true })
 
         #expect(try await scanner.start() == generation.commandSet)
         #expect(scanner.commandSet == generation.commandSet)
         var received: [[UInt8]] = []
-        for await event in scanner.events {
-            received.append(event.bytes)
-            #expect(event.timestampMicroseconds > 1_700_000_000_000_000)
-            if received.count == adverts.count { break }
+        for await chunk in chunks {
+            for event in chunk.packets {
+                received.append(event.bytes)
+                #expect(event.timestampMicroseconds > 1_700_000_000_000_000)
+            }
+            if received.count >= adverts.count { break }
         }
         try await scanner.stop()
         #expect(fake.waitUntilClosed())
@@ -75,7 +80,7 @@ struct LEScannerTests {
         let fake = FakeController(
             descriptor: pair.far, featuresAnswer: FakeController.bluetooth4Features, refusals: [0x200B: 0x0C])
         let socket = HCISocket(adopting: pair.near, device: "hci0", framing: .packets)
-        let scanner = LEScanner(socket: socket)
+        let scanner = LEScanner(socket: socket, onEvents: { _ in true })
         await #expect(throws: HCIError(device: "hci0", problem: .busy(command: .leSetScanParameters))) {
             try await scanner.start()
         }
@@ -94,7 +99,8 @@ struct LEScannerTests {
         let fake = FakeController(
             descriptor: pair.far, featuresAnswer: FakeController.bluetooth5Features, silentOpcodes: [0x2042])
         let scanner = LEScanner(
-            socket: HCISocket(adopting: pair.near, device: "hci0", framing: .packets), commandTimeout: .milliseconds(200))
+            socket: HCISocket(adopting: pair.near, device: "hci0", framing: .packets), commandTimeout: .milliseconds(200),
+            onEvents: { _ in true })
         let expected = HCIError(device: "hci0", problem: .noAnswer(command: .leSetExtendedScanEnable, timeout: .milliseconds(200)))
         await #expect(throws: expected) { try await scanner.start() }
         #expect(expected.description
@@ -103,15 +109,67 @@ struct LEScannerTests {
         #expect(fake.waitUntilClosed())
     }
 
+    @Test("events come in chunks, in order, each event stamped; far fewer chunks than events when they come fast")
+    func eventsComeInChunks() async throws {
+        let adverts = Array(repeating: try Self.someAdverts(count: 40), count: 50).flatMap { $0 }
+        let pair = try SocketPair(type: Int32(SOCK_SEQPACKET.rawValue))
+        let fake = FakeController(descriptor: pair.far, featuresAnswer: FakeController.bluetooth4Features, advertisingEvents: adverts)
+        let (chunks, sink) = AsyncStream.makeStream(of: HCIEventChunk.self)
+        let scanner = LEScanner(
+            socket: HCISocket(adopting: pair.near, device: "fake0", framing: .packets), onEvents: { sink.yield($0); return true })
+        try await scanner.start()
+        var received: [HCIEventPacket] = [], chunkCount = 0
+        for await chunk in chunks {
+            chunkCount += 1
+            received += chunk.packets
+            if received.count >= adverts.count { break }
+        }
+        try await scanner.stop()
+        #expect(fake.waitUntilClosed())
+        #expect(received.map(\.bytes) == adverts)
+        #expect(zip(received, received.dropFirst()).allSatisfy { $0.timestampMicroseconds <= $1.timestampMicroseconds })
+        #expect(chunkCount < adverts.count / 2, "\(adverts.count) events sent back to back came in \(chunkCount) chunks")
+    }
+
+    @Test("while the consumer has no room, events wait in one chunk up to the buffer, the rest are counted as dropped; then the chunk comes whole")
+    func boundedWhileConsumerIsFull() async throws {
+        let adverts = Array(try Self.someAdverts(count: 40).prefix(30))
+        let events = (0..<5).flatMap { _ in adverts }  // 150 events
+        let pair = try SocketPair(type: Int32(SOCK_SEQPACKET.rawValue))
+        let fake = FakeController(descriptor: pair.far, featuresAnswer: FakeController.bluetooth4Features, advertisingEvents: events)
+        let room = Atomic(false)
+        let offers = Atomic(0)
+        let (chunks, sink) = AsyncStream.makeStream(of: HCIEventChunk.self)
+        let scanner = LEScanner(
+            socket: HCISocket(adopting: pair.near, device: "fake0", framing: .packets), bufferedEvents: 100,
+            onEvents: { chunk in
+                offers.add(1, ordering: .relaxed)
+                guard room.load(ordering: .acquiring) else { return false }
+                sink.yield(chunk)
+                return true
+            })
+        try await scanner.start()
+        for _ in 0..<500 where scanner.droppedEvents < 50 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(scanner.droppedEvents == 50)
+        #expect(offers.load(ordering: .relaxed) >= 1, "the chunk was offered while there was no room")
+        room.store(true, ordering: .releasing)
+        var iterator = chunks.makeAsyncIterator()
+        let chunk = await iterator.next()
+        #expect(chunk?.packets.map(\.bytes) == Array(events.prefix(100)), "the first 100 events, in order, in one chunk")
+        try await scanner.stop()
+        #expect(fake.waitUntilClosed())
+        #expect(scanner.droppedEvents == 50)
+    }
+
     @Test("when the controller goes away while scanning, events finish and failure says why")
     func adapterRemovedWhileScanning() async throws {
         let pair = try SocketPair(type: Int32(SOCK_SEQPACKET.rawValue))
         let fake = FakeController(descriptor: pair.far, featuresAnswer: FakeController.bluetooth4Features)
-        let scanner = LEScanner(socket: HCISocket(adopting: pair.near, device: "hci0", framing: .packets))
+        let scanner = LEScanner(socket: HCISocket(adopting: pair.near, device: "hci0", framing: .packets), onEvents: { _ in true })
         try await scanner.start()
         #expect(scanner.failure == nil)
         shutdown(pair.far, Int32(SHUT_RDWR))  // the fake's read ends: it closes its end, as a removed adapter would
-        for await _ in scanner.events {}
+        await scanner.waitUntilEnded()
         #expect(scanner.failure == HCIError(device: "hci0", problem: .connectionEnded))
         #expect(fake.waitUntilClosed())
         await #expect(throws: HCIError(device: "hci0", problem: .connectionEnded)) { try await scanner.stop() }
@@ -121,7 +179,7 @@ struct LEScannerTests {
     func controllerGoesAway() async throws {
         let pair = try SocketPair(type: Int32(SOCK_SEQPACKET.rawValue))
         close(pair.far)
-        let scanner = LEScanner(socket: HCISocket(adopting: pair.near, device: "hci0", framing: .packets))
+        let scanner = LEScanner(socket: HCISocket(adopting: pair.near, device: "hci0", framing: .packets), onEvents: { _ in true })
         do {
             try await scanner.start()
             Issue.record("start succeeded without a controller")

@@ -79,6 +79,63 @@ struct SightingAggregatorTests {
         #expect(aggregator.trackedBeacons == 1)
     }
 
+    @Test("an early batch looks at the new beacons only, however many beacons are tracked")
+    func earlyBatchCostFollowsNewcomers() {
+        var aggregator = SightingAggregator(node: node, boot: "b")
+        for minor in 0..<5_000 { _ = aggregator.record(key(UInt16(minor)), rssi: -60, measuredPower: nil, address: nil, at: start) }
+        #expect(aggregator.flush(at: start + .milliseconds(500))?.sightings.count == 5_000)
+        #expect(aggregator.tracksVisitedByLastBatch == 5_000)
+        for minor in 5_000..<5_003 {
+            _ = aggregator.record(key(UInt16(minor)), rssi: -60, measuredPower: nil, address: nil, at: start + .milliseconds(600))
+        }
+        let early = aggregator.flushNewBeacons(at: start + .milliseconds(600))
+        #expect(early?.sightings.map(\.beacon) == [key(5_000), key(5_001), key(5_002)])
+        #expect(aggregator.tracksVisitedByLastBatch == 3, "an early batch must not walk the 5,000 known beacons")
+        #expect(aggregator.flushNewBeacons(at: start + .milliseconds(700)) == nil)
+        #expect(aggregator.tracksVisitedByLastBatch == 0)
+    }
+
+    @Test("early batches carry exactly the beacons never reported, in the order first heard, through windows and losses",
+          arguments: [1, 2, 3] as [UInt64])
+    func earlyBatchesMatchAModel(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        var configuration = SightingAggregator.Configuration()
+        configuration.lostAfter = .seconds(2)
+        var aggregator = SightingAggregator(node: node, boot: "b", configuration: configuration)
+        var unreported: [BeaconKey] = []  // first heard first
+        var everReported: Set<BeaconKey> = []
+        var lastHeard: [BeaconKey: Timestamp] = [:]
+        var time = start
+        for _ in 0..<4_000 {
+            time = time + .milliseconds(Int64(random.next() % 7))
+            let beacon = key(UInt16(random.next() % 300))
+            let outcome = aggregator.record(beacon, rssi: -60, measuredPower: nil, address: nil, at: time)
+            #expect(outcome == (lastHeard[beacon] == nil ? .newBeacon : .updated))
+            if outcome == .newBeacon {
+                unreported.append(beacon)
+                everReported.remove(beacon)
+            }
+            lastHeard[beacon] = time
+            if aggregator.isFlushDue(at: time) {
+                let batch = aggregator.flush(at: time)
+                let gone = Set(batch?.lost ?? [])
+                for beacon in gone { lastHeard[beacon] = nil }
+                let reported = Set(batch?.sightings.map(\.beacon) ?? [])
+                #expect(Set(unreported).subtracting(gone).isSubset(of: reported), "a window's batch reports every newcomer")
+                everReported.formUnion(reported)
+                unreported = []
+            } else if aggregator.isNewBeaconFlushDue(at: time) {
+                let batch = aggregator.flushNewBeacons(at: time)
+                #expect(batch?.sightings.map(\.beacon) == unreported, "an early batch: the unreported beacons, first heard first")
+                #expect(batch?.lost == [])
+                #expect(everReported.isDisjoint(with: unreported))
+                everReported.formUnion(unreported)
+                unreported = []
+            }
+        }
+        #expect(everReported.count > 100, "the walk should have reported many beacons")
+    }
+
     @Test("the RSSI filter shrugs off a single reflected burst")
     func outlierRejection() {
         var filter = RSSIFilter()

@@ -22,6 +22,19 @@ struct HandoffCreditsTests {
         #expect(handedOver.load(ordering: .acquiring) == 1)
     }
 
+    @Test("a producer that cannot wait takes a credit only while one is left, and none once closed")
+    func tryAcquireNeverWaits() {
+        let credits = HandoffCredits(limit: 2)
+        #expect(credits.tryAcquire())
+        #expect(credits.tryAcquire())
+        #expect(!credits.tryAcquire(), "a third chunk would exceed the limit")
+        credits.release()
+        #expect(credits.tryAcquire())
+        credits.release()
+        credits.close()
+        #expect(!credits.tryAcquire())
+    }
+
     @Test("closing ends a waiting producer's wait with false, and every later one at once")
     func closeEndsWaits() async {
         let credits = HandoffCredits(limit: 1)
