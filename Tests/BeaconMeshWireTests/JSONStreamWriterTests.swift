@@ -41,7 +41,7 @@ struct JSONStreamWriterTests {
                                 Int64(Int32.max) + 1, .max, .min, .max - 1, .min + 1]
         for number in numbers {
             #expect(text(WireCodec.serialize(.int(number))) == String(number))
-            #expect(try roundTrip(.int(number)) == .int(number))
+            #expect(try roundTrip(.array([.int(number)])) == .array([.int(number)]), "a bare number never ends for json-c's tokener")
         }
     }
 
@@ -49,7 +49,7 @@ struct JSONStreamWriterTests {
     func doublesRoundTrip() throws {
         let numbers: [Double] = [11.22, -61, 0.1 + 0.2, 1.8, -63.5, 0, 1e-7, 5e-324, 1e300, -1.7976931348623157e308, 123456789.125, 21.5]
         for number in numbers {
-            #expect(try roundTrip(.double(number)) == .double(number), "\(number)")
+            #expect(try roundTrip(.array([.double(number)])) == .array([.double(number)]), "\(number)")
         }
         let encoded = text(WireCodec.serialize(.array([.double(11.22), .double(-61), .double(0.1 + 0.2), .double(1.8)])))
         #expect(encoded == "[11.22,-61.0,0.30000000000000004,1.8]")
