@@ -7,38 +7,51 @@ import BeaconMeshCore
 ///
 /// Commas are placed by the writer: open an object or array, write its members or elements, close it. Every
 /// payload written here is parsed back by json-c in `BeaconMeshWireTests`.
-struct JSONStreamWriter {
-    private var output: [UInt8] = []
+///
+/// The bytes go into a buffer the writer owns (an `Array` checked uniqueness and capacity on every byte, which was
+/// most of the cost of a sighting batch); `finish` copies them out once.
+struct JSONStreamWriter: ~Copyable {
+    private var start: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
     /// Whether the next value or member follows another one at the same level (and needs a comma first).
     private var followsValue = false
 
     /// An empty writer; `capacity` is a guess at the final size in bytes.
     init(capacity: Int = 256) {
-        output.reserveCapacity(capacity)
+        self.capacity = max(64, capacity)
+        start = .allocate(capacity: self.capacity)
     }
 
+    deinit { start.deallocate() }
+
     /// Hands over the bytes written.
-    consuming func finish() -> [UInt8] { output }
+    consuming func finish() -> [UInt8] {
+        let bytes = [UInt8](UnsafeBufferPointer(start: start, count: count))
+        start.deallocate()
+        discard self
+        return bytes
+    }
 
     // MARK: Structure
 
     /// Writes an object whose members `body` writes.
     mutating func object(_ body: (inout JSONStreamWriter) -> Void) {
         separate()
-        output.append(UInt8(ascii: "{"))
+        put(UInt8(ascii: "{"))
         followsValue = false
         body(&self)
-        output.append(UInt8(ascii: "}"))
+        put(UInt8(ascii: "}"))
         followsValue = true
     }
 
     /// Writes an array whose elements `body` writes.
     mutating func array(_ body: (inout JSONStreamWriter) -> Void) {
         separate()
-        output.append(UInt8(ascii: "["))
+        put(UInt8(ascii: "["))
         followsValue = false
         body(&self)
-        output.append(UInt8(ascii: "]"))
+        put(UInt8(ascii: "]"))
         followsValue = true
     }
 
@@ -52,11 +65,14 @@ struct JSONStreamWriter {
     /// Writes a member name (`"name":`); its value comes next. Names are the contract's literals, which need no
     /// escaping.
     mutating func key(_ name: StaticString) {
-        separate()
-        output.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { output.append(contentsOf: $0) }
-        output.append(UInt8(ascii: "\""))
-        output.append(UInt8(ascii: ":"))
+        name.withUTF8Buffer { name in
+            reserve(name.count + 4)
+            if followsValue { poke(UInt8(ascii: ",")) }
+            poke(UInt8(ascii: "\""))
+            poke(name)
+            poke(UInt8(ascii: "\""))
+            poke(UInt8(ascii: ":"))
+        }
         followsValue = false
     }
 
@@ -64,7 +80,7 @@ struct JSONStreamWriter {
     mutating func key(_ name: String) {
         separate()
         appendQuoted(name)
-        output.append(UInt8(ascii: ":"))
+        put(UInt8(ascii: ":"))
         followsValue = false
     }
 
@@ -85,7 +101,7 @@ struct JSONStreamWriter {
     /// Any integer of up to 64 bits, in decimal.
     mutating func int<Integer: BinaryInteger>(_ value: Integer) {
         separate()
-        if value < 0 { output.append(UInt8(ascii: "-")) }
+        if value < 0 { put(UInt8(ascii: "-")) }
         appendDigits(UInt64(value.magnitude))
         followsValue = true
     }
@@ -95,7 +111,7 @@ struct JSONStreamWriter {
         guard value.isFinite else { return null() }
         separate()
         var spelling = value.description
-        spelling.withUTF8 { output.append(contentsOf: $0) }
+        spelling.withUTF8 { put($0) }
         followsValue = true
     }
 
@@ -109,9 +125,9 @@ struct JSONStreamWriter {
     /// A string of `ascii` bytes that need no escaping (canonical beacon keys, addresses), quoted.
     mutating func string(ascii bytes: UnsafeBufferPointer<UInt8>) {
         separate()
-        output.append(UInt8(ascii: "\""))
-        output.append(contentsOf: bytes)
-        output.append(UInt8(ascii: "\""))
+        put(UInt8(ascii: "\""))
+        put(bytes)
+        put(UInt8(ascii: "\""))
         followsValue = true
     }
 
@@ -191,59 +207,102 @@ struct JSONStreamWriter {
     // MARK: Bytes
 
     private mutating func separate() {
-        if followsValue { output.append(UInt8(ascii: ",")) }
+        if followsValue { put(UInt8(ascii: ",")) }
     }
 
     private mutating func appendLiteral(_ text: StaticString) {
-        text.withUTF8Buffer { output.append(contentsOf: $0) }
+        text.withUTF8Buffer { put($0) }
     }
 
     private mutating func appendDigits(_ magnitude: UInt64) {
-        if magnitude < 10 {
-            output.append(UInt8(truncatingIfNeeded: magnitude) &+ UInt8(ascii: "0"))
-            return
+        var digits = 1
+        var threshold: UInt64 = 10
+        while digits < 20 && magnitude >= threshold {
+            digits += 1
+            threshold = threshold &* 10
         }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var start = 20
-            var rest = magnitude
-            repeat {
-                start -= 1
-                digits[start] = UInt8(truncatingIfNeeded: rest % 10) &+ UInt8(ascii: "0")
-                rest /= 10
-            } while rest > 0
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
-        }
+        reserve(digits)
+        var rest = magnitude
+        var index = count + digits
+        repeat {
+            index -= 1
+            start[index] = UInt8(truncatingIfNeeded: rest % 10) &+ UInt8(ascii: "0")
+            rest /= 10
+        } while rest > 0
+        count += digits
+    }
+
+    /// Makes room for `extra` more bytes.
+    @inline(__always)
+    private mutating func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(to: count + extra) }
+    }
+
+    private mutating func grow(to needed: Int) {
+        var larger = capacity * 2
+        while larger < needed { larger *= 2 }
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+        moved.update(from: start, count: count)
+        start.deallocate()
+        start = moved
+        capacity = larger
+    }
+
+    /// Appends a byte there is room for.
+    @inline(__always)
+    private mutating func poke(_ byte: UInt8) {
+        start[count] = byte
+        count += 1
+    }
+
+    /// Appends bytes there is room for.
+    @inline(__always)
+    private mutating func poke(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if let base = bytes.baseAddress { (start + count).update(from: base, count: bytes.count) }
+        count += bytes.count
+    }
+
+    @inline(__always)
+    private mutating func put(_ byte: UInt8) {
+        reserve(1)
+        poke(byte)
+    }
+
+    @inline(__always)
+    private mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        reserve(bytes.count)
+        poke(bytes)
     }
 
     /// The one string escaper: `text` in quotes, with `"` and `\` backslash-escaped, `\b \f \n \r \t` by name,
     /// other control characters below U+0020 as `\u00xx`, and everything else (slashes, non-ASCII) as its UTF-8.
     private mutating func appendQuoted(_ text: String) {
-        output.append(UInt8(ascii: "\""))
+        put(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { bytes in
             var runStart = 0
             for index in 0..<bytes.count {
                 let byte = bytes[index]
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                if index > runStart { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
+                if index > runStart { put(UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
                 runStart = index + 1
-                output.append(UInt8(ascii: "\\"))
+                put(UInt8(ascii: "\\"))
                 switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): output.append(byte)
-                case 0x08: output.append(UInt8(ascii: "b"))
-                case 0x0C: output.append(UInt8(ascii: "f"))
-                case 0x0A: output.append(UInt8(ascii: "n"))
-                case 0x0D: output.append(UInt8(ascii: "r"))
-                case 0x09: output.append(UInt8(ascii: "t"))
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): put(byte)
+                case 0x08: put(UInt8(ascii: "b"))
+                case 0x0C: put(UInt8(ascii: "f"))
+                case 0x0A: put(UInt8(ascii: "n"))
+                case 0x0D: put(UInt8(ascii: "r"))
+                case 0x09: put(UInt8(ascii: "t"))
                 default:
                     appendLiteral("u00")
-                    output.append(byte >> 4 &+ UInt8(ascii: "0"))
+                    put(byte >> 4 &+ UInt8(ascii: "0"))
                     let low = byte & 0xF
-                    output.append(low < 10 ? low &+ UInt8(ascii: "0") : low &- 10 &+ UInt8(ascii: "a"))
+                    put(low < 10 ? low &+ UInt8(ascii: "0") : low &- 10 &+ UInt8(ascii: "a"))
                 }
             }
-            if bytes.count > runStart { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
+            if bytes.count > runStart { put(UnsafeBufferPointer(rebasing: bytes[runStart...])) }
         }
-        output.append(UInt8(ascii: "\""))
+        put(UInt8(ascii: "\""))
     }
 }
