@@ -5,67 +5,63 @@ extension JSONStreamWriter {
     /// scanner writes one per sighting, and building a `String` for each cost more than the rest of the sighting.
     mutating func string(_ key: BeaconKey) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { text in
-            var end = 0
-            func literal(_ part: StaticString) {
-                part.withUTF8Buffer { bytes in
-                    for byte in bytes {
-                        text[end] = byte
-                        end += 1
-                    }
-                }
-            }
-            func hex(_ value: UInt64, digits: Int) {
-                HexDigits.write(value, digits: digits, into: text, at: end)
-                end += digits
-            }
-            func uuid(_ uuid: BeaconUUID) {
-                hex(uuid.high >> 32, digits: 8)
-                literal("-")
-                hex(uuid.high >> 16 & 0xFFFF, digits: 4)
-                literal("-")
-                hex(uuid.high & 0xFFFF, digits: 4)
-                literal("-")
-                hex(uuid.low >> 48, digits: 4)
-                literal("-")
-                hex(uuid.low & 0xFFFF_FFFF_FFFF, digits: 12)
-            }
-            func decimal(_ value: UInt16) {
-                var digits = 1
-                var limit = 10
-                while Int(value) >= limit {
-                    digits += 1
-                    limit *= 10
-                }
-                var rest = value
-                for index in stride(from: end + digits - 1, through: end, by: -1) {
-                    text[index] = UInt8(truncatingIfNeeded: rest % 10) &+ UInt8(ascii: "0")
-                    rest /= 10
-                }
-                end += digits
-            }
+            let end: Int
             switch key {
             case .iBeacon(let id, let major, let minor):
-                literal("ibeacon:")
-                uuid(id)
-                literal(":")
-                decimal(major)
-                literal(":")
-                decimal(minor)
+                end = BeaconKeyText.identifiers(id, major, minor, into: text, at: BeaconKeyText.literal("ibeacon:", into: text, at: 0))
             case .altBeacon(let id1, let id2, let id3):
-                literal("altbeacon:")
-                uuid(id1)
-                literal(":")
-                decimal(id2)
-                literal(":")
-                decimal(id3)
+                end = BeaconKeyText.identifiers(id1, id2, id3, into: text, at: BeaconKeyText.literal("altbeacon:", into: text, at: 0))
             case .eddystone(let namespaceHigh, let namespaceLow, let instance):
-                literal("eddystone:")
-                hex(namespaceHigh, digits: 16)
-                hex(UInt64(namespaceLow), digits: 4)
-                literal(":")
-                hex(instance, digits: 12)
+                var at = BeaconKeyText.literal("eddystone:", into: text, at: 0)
+                HexDigits.write(namespaceHigh, digits: 16, into: text, at: at)
+                HexDigits.write(UInt64(namespaceLow), digits: 4, into: text, at: at + 16)
+                text[at + 20] = UInt8(ascii: ":")
+                at += 21
+                HexDigits.write(instance, digits: 12, into: text, at: at)
+                end = at + 12
             }
             string(ascii: UnsafeBufferPointer(rebasing: text[..<end]))
         }
+    }
+}
+
+/// The pieces of a canonical beacon key's text, each written at an offset of a buffer and returning the offset
+/// after it (no captured state, so no exclusivity checks at run time).
+private enum BeaconKeyText {
+    static func literal(_ part: StaticString, into text: UnsafeMutableBufferPointer<UInt8>, at offset: Int) -> Int {
+        part.withUTF8Buffer { bytes in
+            _ = UnsafeMutableBufferPointer(rebasing: text[offset...]).initialize(from: bytes)
+            return offset + bytes.count
+        }
+    }
+
+    /// `uuid:first:second`, the UUID in lower-case 8-4-4-4-12.
+    static func identifiers(_ uuid: BeaconUUID, _ first: UInt16, _ second: UInt16, into text: UnsafeMutableBufferPointer<UInt8>,
+                            at offset: Int) -> Int {
+        HexDigits.write(uuid.high >> 32, digits: 8, into: text, at: offset)
+        text[offset + 8] = UInt8(ascii: "-")
+        HexDigits.write(uuid.high >> 16 & 0xFFFF, digits: 4, into: text, at: offset + 9)
+        text[offset + 13] = UInt8(ascii: "-")
+        HexDigits.write(uuid.high & 0xFFFF, digits: 4, into: text, at: offset + 14)
+        text[offset + 18] = UInt8(ascii: "-")
+        HexDigits.write(uuid.low >> 48, digits: 4, into: text, at: offset + 19)
+        text[offset + 23] = UInt8(ascii: "-")
+        HexDigits.write(uuid.low & 0xFFFF_FFFF_FFFF, digits: 12, into: text, at: offset + 24)
+        text[offset + 36] = UInt8(ascii: ":")
+        let afterFirst = decimal(first, into: text, at: offset + 37)
+        text[afterFirst] = UInt8(ascii: ":")
+        return decimal(second, into: text, at: afterFirst + 1)
+    }
+
+    static func decimal(_ value: UInt16, into text: UnsafeMutableBufferPointer<UInt8>, at offset: Int) -> Int {
+        let digits = value < 10 ? 1 : value < 100 ? 2 : value < 1000 ? 3 : value < 10000 ? 4 : 5
+        var rest = value
+        var index = offset + digits
+        repeat {
+            index -= 1
+            text[index] = UInt8(truncatingIfNeeded: rest % 10) &+ UInt8(ascii: "0")
+            rest /= 10
+        } while rest > 0
+        return offset + digits
     }
 }
