@@ -3,10 +3,10 @@ import CJSONC
 import Glibc
 #endif
 
-/// Parses and prints JSON text with json-c. With `JSONCReader` (the sighting batch's fast path) and
-/// `JSONCObjectBuilder`, the only code of BeaconMesh that touches json-c.
+/// Parses JSON text with json-c: with `JSONReader`, the only code of BeaconMesh that touches json-c.
 ///
-/// json-c objects live only inside these functions; everything else sees `JSONValue`.
+/// json-c objects live only inside `withDocument`'s body; `parse` turns a whole document into a `JSONValue` for
+/// tools and tests (payload decoders read through `JSONReader` instead).
 enum JSONCBridge {
     /// Documents nest no deeper than this; deeper ones are refused as malformed.
     static let maximumDepth: Int32 = 32
@@ -38,17 +38,6 @@ enum JSONCBridge {
             throw .invalidJSON("unexpected text after the document")
         }
         return try body(object)
-    }
-
-    /// Prints `value` as compact JSON (UTF-8, slashes not escaped).
-    static func serialize(_ value: JSONValue) -> [UInt8] {
-        let object = makeObject(value)
-        defer { json_object_put(object) }
-        var length = 0
-        guard let text = json_object_to_json_string_length(
-            object, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &length)
-        else { return Array("null".utf8) }
-        return text.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
     }
 
     private static func value(of object: OpaquePointer?) -> JSONValue {
@@ -83,33 +72,6 @@ enum JSONCBridge {
             return .object(members)
         default:
             return .null
-        }
-    }
-
-    private static func makeObject(_ value: JSONValue) -> OpaquePointer? {
-        switch value {
-        case .null:
-            return nil
-        case .bool(let flag):
-            return json_object_new_boolean(flag ? 1 : 0)
-        case .int(let number):
-            return json_object_new_int64(number)
-        case .double(let number):
-            // Printed with Swift's shortest round-trip spelling (11.22, not json-c's %.17g 11.220000000000001).
-            return number.isFinite ? json_object_new_double_s(number, number.description) : nil
-        case .string(let text):
-            var text = text
-            return text.withUTF8 { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { json_object_new_string_len($0.baseAddress, Int32($0.count)) }
-            }
-        case .array(let values):
-            let array = json_object_new_array_ext(Int32(values.count))
-            for element in values { json_object_array_add(array, makeObject(element)) }
-            return array
-        case .object(let members):
-            let object = json_object_new_object()
-            for (key, element) in members { json_object_object_add(object, key, makeObject(element)) }
-            return object
         }
     }
 }

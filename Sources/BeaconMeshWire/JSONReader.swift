@@ -1,117 +1,297 @@
 import BeaconMeshCore
+import CJSONC
 
-/// Reads typed fields out of a decoded JSON object, throwing a `WireError` that names the field.
+/// A member name of a json-c object with its hash worked out once, so that looking it up costs no hashing: the
+/// decoders keep their hot keys in `static let`s, and a literal (`"type"`) is hashed where it is used.
+///
+/// json-c hashes every key of a process with the same function and seed, so a hash taken with any table is good
+/// for all of them.
+struct JSONKey: ExpressibleByStringLiteral, Sendable {
+    let name: StaticString
+    let hash: UInt
+
+    init(_ name: StaticString) {
+        self.name = name
+        hash = lh_get_hash(JSONKey.probe, UnsafeRawPointer(name.utf8Start))
+    }
+
+    init(stringLiteral name: StaticString) { self.init(name) }
+
+    /// An empty table, never changed, whose hash function hashes every key.
+    nonisolated(unsafe) private static let probe: UnsafeMutablePointer<lh_table> = json_object_get_object(json_object_new_object())
+}
+
+/// Reads typed fields straight out of a json-c document — the one way BeaconMesh reads a payload: keys looked up
+/// by hash, beacon keys parsed from json-c's own bytes, and error paths (`sightings[2].rssi`) built only when there
+/// is an error.
+///
+/// A reader is valid only inside `JSONReader.withVersion1Document`, which frees the document when its body
+/// returns; neither the reader nor anything of json-c may leave that body.
 struct JSONReader {
-    let value: JSONValue
-    /// Where this object sits in the payload, for error messages (`sightings[2]`).
-    let path: String
+    private let members: UnsafeMutablePointer<lh_table>
+    /// The object's path in the document (empty for the root), or that of the array it is element `index` of.
+    private let container: String
+    private let index: Int?
 
-    init(_ value: JSONValue, path: String = "") throws(WireError) {
-        guard case .object = value else { throw .wrongType(field: path.isEmpty ? "payload" : path, expected: "an object") }
-        self.value = value
-        self.path = path
+    private init(object: OpaquePointer, container: String, index: Int? = nil) {
+        members = json_object_get_object(object)
+        self.container = container
+        self.index = index
     }
 
-    private func name(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+    /// The object's path in the document, for error messages: empty for the root, else `a.b`, `array[index]`.
+    var path: String { index.map { "\(container)[\($0)]" } ?? container }
 
-    /// Checks `"v": 1`.
-    func requireVersion1() throws(WireError) {
-        guard let version = value["v"] else { throw .unknownVersion("(missing)") }
-        guard version == .int(1) else {
-            if case .int(let number) = version { throw .unknownVersion(String(number)) }
-            throw .unknownVersion("(not a number)")
+    private static let version = JSONKey("v")
+
+    /// Parses `bytes` (one JSON object with `"v": 1`, at most `WireCodec.maximumPayloadBytes`) and hands a reader
+    /// of it to `body`.
+    static func withVersion1Document<T>(_ bytes: [UInt8], _ body: (JSONReader) throws(WireError) -> T) throws(WireError) -> T {
+        guard bytes.count <= WireCodec.maximumPayloadBytes else { throw .tooLarge(bytes: bytes.count) }
+        return try JSONCBridge.withDocument(bytes) { root throws(WireError) in
+            guard let root, json_object_get_type(root) == json_type_object else { throw .wrongType(field: "payload", expected: "an object") }
+            let reader = JSONReader(object: root, container: "")
+            guard let version = reader.member(JSONReader.version) else { throw .unknownVersion("(missing)") }
+            guard json_object_get_type(version) == json_type_int else { throw .unknownVersion("(not a number)") }
+            let number = json_object_get_int64(version)
+            guard number == 1 else { throw .unknownVersion(String(number)) }
+            return try body(reader)
         }
     }
 
-    func int(_ key: String) throws(WireError) -> Int64 {
-        guard case .int(let number)? = value[key] else { throw .wrongType(field: name(key), expected: "an integer") }
-        return number
+    private func name(_ key: JSONKey) -> String { name("\(key.name)") }
+
+    private func name(_ key: String) -> String {
+        let path = self.path
+        return path.isEmpty ? key : "\(path).\(key)"
     }
 
-    func optionalInt(_ key: String) throws(WireError) -> Int64? {
-        switch value[key] {
-        case nil, .null?: return nil
-        case .int(let number)?: return number
-        default: throw .wrongType(field: name(key), expected: "an integer or null")
-        }
+    /// The member `key`, or `nil` when it is missing (a JSON `null` is a present member whose value is `nil`).
+    private func member(_ key: JSONKey) -> OpaquePointer?? {
+        guard let entry = lh_table_lookup_entry_w_hash(members, UnsafeRawPointer(key.name.utf8Start), key.hash) else { return nil }
+        return .some(lh_entry_v(entry).map(OpaquePointer.init))
     }
 
-    func uint16(_ key: String) throws(WireError) -> UInt16 {
+    private static func type(_ value: OpaquePointer?) -> json_type { value.map(json_object_get_type) ?? json_type_null }
+    private func type(_ value: OpaquePointer?) -> json_type { JSONReader.type(value) }
+
+    // MARK: Scalars
+
+    func contains(_ key: JSONKey) -> Bool { member(key) != nil }
+
+    func int(_ key: JSONKey) throws(WireError) -> Int64 {
+        guard let value = member(key), type(value) == json_type_int else { throw .wrongType(field: name(key), expected: "an integer") }
+        return json_object_get_int64(value)
+    }
+
+    func optionalInt(_ key: JSONKey) throws(WireError) -> Int64? {
+        guard let value = member(key), type(value) != json_type_null else { return nil }
+        guard type(value) == json_type_int else { throw .wrongType(field: name(key), expected: "an integer or null") }
+        return json_object_get_int64(value)
+    }
+
+    func uint16(_ key: JSONKey) throws(WireError) -> UInt16 {
         let number = try int(key)
         guard let small = UInt16(exactly: number) else { throw .absurdValue(field: name(key), value: String(number)) }
         return small
     }
 
-    func double(_ key: String) throws(WireError) -> Double {
-        switch value[key] {
-        case .int(let number)?: return Double(number)
-        case .double(let number)?: return number
-        default: throw .wrongType(field: name(key), expected: "a number")
+    func double(_ key: JSONKey) throws(WireError) -> Double {
+        guard let value = member(key), type(value) == json_type_int || type(value) == json_type_double else {
+            throw .wrongType(field: name(key), expected: "a number")
         }
+        return json_object_get_double(value)
     }
 
-    func optionalDouble(_ key: String) throws(WireError) -> Double? {
-        switch value[key] {
-        case nil, .null?: return nil
-        case .int(let number)?: return Double(number)
-        case .double(let number)?: return number
-        default: throw .wrongType(field: name(key), expected: "a number or null")
+    func optionalDouble(_ key: JSONKey) throws(WireError) -> Double? {
+        guard let value = member(key), type(value) != json_type_null else { return nil }
+        guard type(value) == json_type_int || type(value) == json_type_double else {
+            throw .wrongType(field: name(key), expected: "a number or null")
         }
+        return json_object_get_double(value)
     }
 
-    func string(_ key: String) throws(WireError) -> String {
-        guard case .string(let text)? = value[key] else { throw .wrongType(field: name(key), expected: "a string") }
-        return text
-    }
-
-    func optionalString(_ key: String) throws(WireError) -> String? {
-        switch value[key] {
-        case nil, .null?: return nil
-        case .string(let text)?: return text
-        default: throw .wrongType(field: name(key), expected: "a string or null")
+    func string(_ key: JSONKey) throws(WireError) -> String {
+        guard let value = member(key), type(value) == json_type_string, let string = value else {
+            throw .wrongType(field: name(key), expected: "a string")
         }
+        return JSONReader.text(of: string)
     }
 
-    func bool(_ key: String) throws(WireError) -> Bool {
-        guard case .bool(let value)? = value[key] else { throw .wrongType(field: name(key), expected: "true or false") }
-        return value
+    func optionalString(_ key: JSONKey) throws(WireError) -> String? {
+        guard let value = member(key), type(value) != json_type_null else { return nil }
+        guard type(value) == json_type_string, let string = value else { throw .wrongType(field: name(key), expected: "a string or null") }
+        return JSONReader.text(of: string)
     }
 
-    func timestamp(_ key: String) throws(WireError) -> Timestamp { Timestamp(milliseconds: try int(key)) }
-
-    func optionalTimestamp(_ key: String) throws(WireError) -> Timestamp? {
-        try optionalInt(key).map { Timestamp(milliseconds: $0) }
+    func bool(_ key: JSONKey) throws(WireError) -> Bool {
+        guard let value = member(key), type(value) == json_type_boolean else { throw .wrongType(field: name(key), expected: "true or false") }
+        return json_object_get_boolean(value) != 0
     }
 
-    func array(_ key: String) throws(WireError) -> [JSONValue] {
-        guard case .array(let values)? = value[key] else { throw .wrongType(field: name(key), expected: "an array") }
-        return values
-    }
+    func timestamp(_ key: JSONKey) throws(WireError) -> Timestamp { Timestamp(milliseconds: try int(key)) }
 
-    func optionalArray(_ key: String) throws(WireError) -> [JSONValue] {
-        switch value[key] {
-        case nil, .null?: return []
-        case .array(let values)?: return values
-        default: throw .wrongType(field: name(key), expected: "an array")
+    func optionalTimestamp(_ key: JSONKey) throws(WireError) -> Timestamp? { try optionalInt(key).map { Timestamp(milliseconds: $0) } }
+
+    func proximity(_ key: JSONKey) throws(WireError) -> Proximity {
+        guard let proximity = Proximity(rawValue: try string(key)) else {
+            throw .wrongType(field: name(key), expected: "immediate, near, far or unknown")
         }
+        return proximity
     }
 
-    func object(_ key: String) throws(WireError) -> JSONReader {
-        guard let member = value[key] else { throw .wrongType(field: name(key), expected: "an object") }
-        return try JSONReader(member, path: name(key))
-    }
-
-    func linkState(_ key: String) throws(WireError) -> LinkState {
+    func linkState(_ key: JSONKey) throws(WireError) -> LinkState {
         guard let state = LinkState(rawValue: try string(key)) else {
             throw .wrongType(field: name(key), expected: "\"online\" or \"offline\"")
         }
         return state
     }
 
-    func proximity(_ key: String) throws(WireError) -> Proximity {
-        guard let proximity = Proximity(rawValue: try string(key)) else {
-            throw .wrongType(field: name(key), expected: "immediate, near, far or unknown")
+    /// A beacon key member, parsed from json-c's bytes.
+    func beaconKey(_ key: JSONKey) throws(WireError) -> BeaconKey {
+        guard let value = member(key), type(value) == json_type_string, let string = value else {
+            throw .wrongType(field: name(key), expected: "a beacon key string")
         }
-        return proximity
+        return try beaconKey(of: string, key: key)
+    }
+
+    // MARK: Objects and arrays
+
+    /// The object member `key` (required).
+    func object(_ key: JSONKey) throws(WireError) -> JSONReader {
+        guard let value = member(key), type(value) == json_type_object, let object = value else {
+            throw .wrongType(field: name(key), expected: "an object")
+        }
+        return JSONReader(object: object, container: name(key))
+    }
+
+    /// The number of elements of the array member `key` (required).
+    func count(_ key: JSONKey) throws(WireError) -> Int {
+        Int(json_object_array_length(try array(key)))
+    }
+
+    /// Hands each object of the array member `key` to `body`, in order; a missing or `null` member is an empty
+    /// array only when `optional`.
+    func forEachObject(_ key: JSONKey, optional: Bool = false, _ body: (JSONReader) throws(WireError) -> Void) throws(WireError) {
+        if optional, type(member(key) ?? nil) == json_type_null { return }
+        let array = try array(key)
+        let container = name(key)
+        for index in 0..<json_object_array_length(array) {
+            let element = json_object_array_get_idx(array, index)
+            guard type(element) == json_type_object, let element else {
+                throw .wrongType(field: "\(container)[\(index)]", expected: "an object")
+            }
+            try body(JSONReader(object: element, container: container, index: index))
+        }
+    }
+
+    /// The beacon keys of an optional array member of strings.
+    func optionalBeaconKeys(_ key: JSONKey) throws(WireError) -> [BeaconKey] {
+        guard let value = member(key), type(value) != json_type_null else { return [] }
+        let array = try array(key)
+        var keys: [BeaconKey] = []
+        for index in 0..<json_object_array_length(array) {
+            let element = json_object_array_get_idx(array, index)
+            guard type(element) == json_type_string, let element else { throw .wrongType(field: name(key), expected: "a beacon key string") }
+            keys.append(try beaconKey(of: element, key: key))
+        }
+        return keys
+    }
+
+    /// The numbers of an optional array member of integers from 0 to 65535 (anything else: `expected`).
+    func optionalUInt16s(_ key: JSONKey, expected: String) throws(WireError) -> [UInt16] {
+        guard let value = member(key), type(value) != json_type_null else { return [] }
+        let array = try array(key)
+        var numbers: [UInt16] = []
+        for index in 0..<json_object_array_length(array) {
+            let element = json_object_array_get_idx(array, index)
+            guard type(element) == json_type_int, let number = UInt16(exactly: json_object_get_int64(element)) else {
+                throw .wrongType(field: name(key), expected: expected)
+            }
+            numbers.append(number)
+        }
+        return numbers
+    }
+
+    /// This object's members whose values are strings, by name (a member's custom fields), except `excluded`.
+    func stringMembers(excluding excluded: Set<String>) -> [String: String] {
+        var strings: [String: String] = [:]
+        forEachMember { name, value in
+            if type(value) == json_type_string, let value, !excluded.contains(name) { strings[name] = JSONReader.text(of: value) }
+        }
+        return strings
+    }
+
+    /// The integers of the object member `key`, by name; a missing member or one that is not an object reads as
+    /// empty, a member of it that is not an integer is an error (`key.name`).
+    func lenientIntegerMembers(_ key: JSONKey) throws(WireError) -> [String: Int64] {
+        guard let value = member(key), type(value) == json_type_object, let object = value else { return [:] }
+        let container = name(key)
+        var integers: [String: Int64] = [:]
+        var failure: WireError?
+        JSONReader(object: object, container: container).forEachMember { name, value in
+            guard failure == nil else { return }
+            guard type(value) == json_type_int else {
+                failure = .wrongType(field: "\(container).\(name)", expected: "an integer")
+                return
+            }
+            integers[name] = json_object_get_int64(value)
+        }
+        if let failure { throw failure }
+        return integers
+    }
+
+    /// Hands each member of the object member `key` (required) to `body` by name, each of them an object
+    /// (`key.name` in errors).
+    func forEachObjectMember(_ key: JSONKey, _ body: (String, JSONReader) throws(WireError) -> Void) throws(WireError) {
+        let members = try object(key)
+        var entries: [(String, OpaquePointer?)] = []
+        members.forEachMember { entries.append(($0, $1)) }
+        for (name, value) in entries {
+            guard type(value) == json_type_object, let value else {
+                throw .wrongType(field: members.name(name), expected: "an object")
+            }
+            try body(name, JSONReader(object: value, container: members.name(name)))
+        }
+    }
+
+    // MARK: json-c
+
+    private func array(_ key: JSONKey) throws(WireError) -> OpaquePointer {
+        guard let value = member(key), type(value) == json_type_array, let array = value else {
+            throw .wrongType(field: name(key), expected: "an array")
+        }
+        return array
+    }
+
+    /// Each member of this object in document order, with its value (`nil` for a JSON `null`).
+    private func forEachMember(_ body: (String, OpaquePointer?) -> Void) {
+        var entry = lh_table_head(members)
+        while let current = entry {
+            let name = lh_entry_k(current).map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? ""
+            body(name, lh_entry_v(current).map(OpaquePointer.init))
+            entry = lh_entry_next(current)
+        }
+    }
+
+    /// The text of a json-c string.
+    static func text(of string: OpaquePointer) -> String {
+        let length = Int(json_object_get_string_len(string))
+        guard let characters = json_object_get_string(string) else { return "" }
+        return characters.withMemoryRebound(to: UInt8.self, capacity: length) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        }
+    }
+
+    /// The beacon key in a json-c string of member `key` (named in the error only when there is one).
+    private func beaconKey(of string: OpaquePointer, key: JSONKey) throws(WireError) -> BeaconKey {
+        let length = Int(json_object_get_string_len(string))
+        let parsed = json_object_get_string(string).flatMap { characters in
+            characters.withMemoryRebound(to: UInt8.self, capacity: length) {
+                BeaconKey(utf8: UnsafeBufferPointer(start: $0, count: length))
+            }
+        }
+        guard let parsed else { throw .absurdValue(field: name(key), value: JSONReader.text(of: string)) }
+        return parsed
     }
 }

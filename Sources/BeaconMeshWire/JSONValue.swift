@@ -43,16 +43,4 @@ public enum JSONValue: Hashable, Sendable {
         guard case .object(let members) = self else { return nil }
         return members.first { $0.0 == key }?.1
     }
-
-    /// An object of the given members, leaving out members whose value is `nil`.
-    public static func object(dropping members: KeyValuePairs<String, JSONValue?>) -> JSONValue {
-        .object(members.compactMap { key, value in value.map { (key, $0) } })
-    }
 }
-
-extension JSONValue {
-    static func integer<T: BinaryInteger>(_ value: T) -> JSONValue { .int(Int64(value)) }
-    static func timestamp(_ value: Timestamp?) -> JSONValue { value.map { .int($0.milliseconds) } ?? .null }
-}
-
-import BeaconMeshCore

@@ -2,85 +2,86 @@ import BeaconMeshCore
 
 extension WireCodec {
     /// The event payload of `stores/{store}/events`: the envelope plus the fields of its type.
-    public static func encode(_ event: StoreEvent) -> [UInt8] { serialize(eventJSON(event)) }
-
-    static func eventJSON(_ event: StoreEvent) -> JSONValue {
-        var members: [(String, JSONValue)] = [
-            ("v", .integer(1)), ("id", .string(event.id)), ("type", .string(event.type)), ("store", .integer(event.store)),
-            ("at", .timestamp(event.at)),
-        ]
-        switch event.kind {
-        case .arrived(let member, let department, let departmentName, let visit, let greeting):
-            members += [
-                ("member", memberJSON(member)), ("department", .integer(department)),
-                ("departmentName", .string(departmentName)),
-                ("visit", .object([("number", .integer(visit.number)), ("previousAt", .timestamp(visit.previousAt))])),
-                ("greeting", .string(greeting)),
-            ]
-        case .moved(let member, let from, let to, let fromName, let toName):
-            members += [
-                ("member", memberJSON(member)), ("from", .integer(from)), ("to", .integer(to)),
-                ("fromName", .string(fromName)), ("toName", .string(toName)),
-            ]
-        case .left(let member, let department, let dwellSeconds):
-            members += [("member", memberJSON(member)), ("department", .integer(department)), ("dwellSeconds", .integer(dwellSeconds))]
-        case .promo(let member, let department, let departmentName, let promo):
-            members += [
-                ("member", memberJSON(member)), ("department", .integer(department)),
-                ("departmentName", .string(departmentName)), ("promo", promoJSON(promo)),
-            ]
-        case .node(let department, let node, let state):
-            members += [("department", .integer(department)), ("node", .string(node)), ("state", .string(state.rawValue))]
-        case .checkin(let member, let department, let departmentName, let request, let checkins, let verified):
-            members += [
-                ("member", memberJSON(member)), ("department", .integer(department)), ("departmentName", .string(departmentName)),
-                ("request", .string(request)), ("checkins", .integer(checkins)), ("verified", .bool(verified)),
-            ]
-        case .checkinRefused(let request, let member, let department, let reason):
-            members += [
-                ("request", .string(request)), ("member", .string(member)), ("department", .integer(department)),
-                ("reason", .string(reason.rawValue)),
-            ]
+    public static func encode(_ event: StoreEvent) -> [UInt8] {
+        payload(capacity: 512) { body in
+            body.member("v", 1)
+            body.member("id", event.id)
+            body.member("type", event.type)
+            body.member("store", event.store)
+            body.member("at", event.at)
+            switch event.kind {
+            case .arrived(let member, let department, let departmentName, let visit, let greeting):
+                body.member("member") { writeMember(member, into: &$0) }
+                body.member("department", department)
+                body.member("departmentName", departmentName)
+                body.member("visit") { writer in
+                    writer.member("number", visit.number)
+                    writer.member("previousAt", orNull: visit.previousAt)
+                }
+                body.member("greeting", greeting)
+            case .moved(let member, let from, let to, let fromName, let toName):
+                body.member("member") { writeMember(member, into: &$0) }
+                body.member("from", from)
+                body.member("to", to)
+                body.member("fromName", fromName)
+                body.member("toName", toName)
+            case .left(let member, let department, let dwellSeconds):
+                body.member("member") { writeMember(member, into: &$0) }
+                body.member("department", department)
+                body.member("dwellSeconds", dwellSeconds)
+            case .promo(let member, let department, let departmentName, let promo):
+                body.member("member") { writeMember(member, into: &$0) }
+                body.member("department", department)
+                body.member("departmentName", departmentName)
+                body.member("promo") { writePromo(promo, into: &$0) }
+            case .node(let department, let node, let state):
+                body.member("department", department)
+                body.member("node", node)
+                body.member("state", state.rawValue)
+            case .checkin(let member, let department, let departmentName, let request, let checkins, let verified):
+                body.member("member") { writeMember(member, into: &$0) }
+                body.member("department", department)
+                body.member("departmentName", departmentName)
+                body.member("request", request)
+                body.member("checkins", checkins)
+                body.member("verified", verified)
+            case .checkinRefused(let request, let member, let department, let reason):
+                body.member("request", request)
+                body.member("member", member)
+                body.member("department", department)
+                body.member("reason", reason.rawValue)
+            }
         }
-        return .object(members)
     }
 
-    static func memberJSON(_ member: MemberProfile) -> JSONValue {
-        var members: [(String, JSONValue)] = [
-            ("id", .string(member.id)), ("name", .string(member.name)),
-            ("favoriteDrink", member.favoriteDrink.map(JSONValue.string) ?? .null), ("visits", .integer(member.visits)),
-            ("lastVisitAt", .timestamp(member.lastVisitAt)), ("checkins", .integer(member.checkins)),
-        ]
-        if let photo = member.photo { members.append(("photo", .string(photo))) }
+    /// Writes the members of the contract's `member` object: the one spelling of a member, in events and in the
+    /// presence snapshot. Custom fields follow in name order, except those that would shadow a contract field.
+    static func writeMember(_ member: MemberProfile, into writer: inout JSONStreamWriter) {
+        writer.member("id", member.id)
+        writer.member("name", member.name)
+        writer.member("favoriteDrink", orNull: member.favoriteDrink)
+        writer.member("visits", member.visits)
+        writer.member("lastVisitAt", orNull: member.lastVisitAt)
+        writer.member("checkins", member.checkins)
+        if let photo = member.photo { writer.member("photo", photo) }
         for (key, value) in member.customFields.sorted(by: { $0.key < $1.key }) where !reservedMemberFields.contains(key) {
-            members.append((key, .string(value)))
-        }
-        return .object(members)
-    }
-
-    /// Writes the contract's `member` object (the same fields as `memberJSON`) straight into json-c.
-    static func writeMember(_ member: MemberProfile, into builder: inout JSONCObjectBuilder) {
-        builder.set("id", member.id)
-        builder.set("name", member.name)
-        if let drink = member.favoriteDrink { builder.set("favoriteDrink", drink) } else { builder.setNull("favoriteDrink") }
-        builder.set("visits", member.visits)
-        if let last = member.lastVisitAt { builder.set("lastVisitAt", last.milliseconds) } else { builder.setNull("lastVisitAt") }
-        builder.set("checkins", member.checkins)
-        if let photo = member.photo { builder.set("photo", photo) }
-        for (key, value) in member.customFields.sorted(by: { $0.key < $1.key }) where !reservedMemberFields.contains(key) {
-            builder.set(dynamicKey: key, value)
+            writer.key(key)
+            writer.string(value)
         }
     }
 
     static let reservedMemberFields: Set<String> = ["id", "name", "favoriteDrink", "visits", "lastVisitAt", "photo", "checkins"]
 
-    static func promoJSON(_ promo: Promo) -> JSONValue {
-        .object([("id", .string(promo.id)), ("title", .string(promo.title)), ("message", .string(promo.message))])
+    /// Writes the members of the contract's `promo` object.
+    static func writePromo(_ promo: Promo, into writer: inout JSONStreamWriter) {
+        writer.member("id", promo.id)
+        writer.member("title", promo.title)
+        writer.member("message", promo.message)
     }
 
     /// Reads an event of any contract type.
     public static func decodeEvent(_ bytes: [UInt8]) throws(WireError) -> StoreEvent {
-        try decodeEvent(parseVersion1(bytes))
+        try JSONReader.withVersion1Document(bytes) { body throws(WireError) in try decodeEvent(body) }
     }
 
     static func decodeEvent(_ body: JSONReader) throws(WireError) -> StoreEvent {
@@ -125,12 +126,7 @@ extension WireCodec {
     }
 
     static func decodeMember(_ body: JSONReader) throws(WireError) -> MemberProfile {
-        var custom: [String: String] = [:]
-        if case .object(let members) = body.value {
-            for (key, value) in members {
-                if case .string(let text) = value, !["id", "name", "favoriteDrink", "photo"].contains(key) { custom[key] = text }
-            }
-        }
+        let custom = body.stringMembers(excluding: ["id", "name", "favoriteDrink", "photo"])
         return MemberProfile(
             id: try body.string("id"), name: try body.string("name"), favoriteDrink: try body.optionalString("favoriteDrink"),
             visits: Int(try body.optionalInt("visits") ?? 0), lastVisitAt: try body.optionalTimestamp("lastVisitAt"),
@@ -143,19 +139,25 @@ extension WireCodec {
 
     /// The offer payload of `members/{member}/offers` (with the added `departmentName` when the offer has one).
     public static func encode(_ offer: Offer) -> [UInt8] {
-        serialize(.object(dropping: [
-            "v": .integer(1), "id": .string(offer.id), "member": .string(offer.member), "store": .integer(offer.store),
-            "department": .integer(offer.department), "departmentName": offer.departmentName.map(JSONValue.string),
-            "promo": promoJSON(offer.promo), "at": .timestamp(offer.at),
-        ]))
+        payload { body in
+            body.member("v", 1)
+            body.member("id", offer.id)
+            body.member("member", offer.member)
+            body.member("store", offer.store)
+            body.member("department", offer.department)
+            if let name = offer.departmentName { body.member("departmentName", name) }
+            body.member("promo") { writePromo(offer.promo, into: &$0) }
+            body.member("at", offer.at)
+        }
     }
 
     /// Reads an offer.
     public static func decodeOffer(_ bytes: [UInt8]) throws(WireError) -> Offer {
-        let body = try parseVersion1(bytes)
-        return Offer(id: try body.string("id"), member: try body.optionalString("member") ?? "", store: try body.uint16("store"),
-                     department: try body.uint16("department"), departmentName: try body.optionalString("departmentName"),
-                     promo: try decodePromo(try body.object("promo")),
-                     at: try body.timestamp("at"))
+        try JSONReader.withVersion1Document(bytes) { body throws(WireError) in
+            Offer(id: try body.string("id"), member: try body.optionalString("member") ?? "", store: try body.uint16("store"),
+                  department: try body.uint16("department"), departmentName: try body.optionalString("departmentName"),
+                  promo: try decodePromo(try body.object("promo")),
+                  at: try body.timestamp("at"))
+        }
     }
 }

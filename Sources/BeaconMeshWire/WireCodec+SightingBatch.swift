@@ -3,39 +3,45 @@ import BeaconMeshCore
 extension WireCodec {
     /// The sighting batch payload of `stores/{s}/departments/{d}/nodes/{n}/sightings`.
     ///
-    /// A node with thousands of beacons in view sends this twice a second, so it is written straight into json-c
-    /// and printed one sighting at a time: memory stays proportional to the output, not to a document tree.
+    /// A node with thousands of beacons in view sends this twice a second, so it is written as bytes straight into
+    /// one buffer, beacon keys included: nothing is built per sighting but its text.
     public static func encode(_ batch: SightingBatch) -> [UInt8] {
-        var writer = JSONStreamWriter(capacity: 160 + batch.sightings.count * 150) { body in
-            body.set("v", 1)
-            body.set("store", Int(batch.node.store))
-            body.set("department", Int(batch.node.department))
-            body.set("node", batch.node.node)
-            body.set("boot", batch.boot)
-            body.set("seq", Int64(batch.seq))
-            body.set("sentAt", batch.sentAt.milliseconds)
+        payload(capacity: 160 + batch.sightings.count * 170) { body in
+            body.member("v", 1)
+            body.member("store", batch.node.store)
+            body.member("department", batch.node.department)
+            body.member("node", batch.node.node)
+            body.member("boot", batch.boot)
+            body.member("seq", batch.seq)
+            body.member("sentAt", batch.sentAt.milliseconds)
+            body.key("sightings")
+            body.array(batch.sightings) { sighting, item in
+                item.object { item in
+                    item.key("beacon")
+                    item.string(sighting.beacon)
+                    item.member("rssi", sighting.rssi)
+                    item.member("count", sighting.count)
+                    item.member("txPower", orNull: sighting.txPower)
+                    item.member("distance", orNull: sighting.distance)
+                    item.member("proximity", sighting.proximity.rawValue)
+                    item.member("lastSeen", sighting.lastSeen.milliseconds)
+                    if let address = sighting.address { item.member("addr", address.description) }
+                    if let rssiMax = sighting.rssiMax { item.member("rssiMax", rssiMax) }
+                    if let firstSeen = sighting.firstSeen { item.member("firstSeen", firstSeen.milliseconds) }
+                    if let battery = sighting.battery { item.member("battery", battery) }
+                    if let temperature = sighting.temperature { item.member("temperature", temperature) }
+                }
+            }
+            if !batch.lost.isEmpty {
+                body.key("lost")
+                body.array(batch.lost) { key, writer in writer.string(key) }
+            }
         }
-        writer.objects("sightings", batch.sightings) { sighting, item in
-            item.set("beacon", sighting.beacon.description)
-            item.set("rssi", sighting.rssi)
-            item.set("count", sighting.count)
-            if let txPower = sighting.txPower { item.set("txPower", txPower) } else { item.setNull("txPower") }
-            if let distance = sighting.distance { item.set("distance", distance) } else { item.setNull("distance") }
-            item.set("proximity", sighting.proximity.rawValue)
-            item.set("lastSeen", sighting.lastSeen.milliseconds)
-            if let address = sighting.address { item.set("addr", address.description) }
-            if let rssiMax = sighting.rssiMax { item.set("rssiMax", rssiMax) }
-            if let firstSeen = sighting.firstSeen { item.set("firstSeen", firstSeen.milliseconds) }
-            if let battery = sighting.battery { item.set("battery", battery) }
-            if let temperature = sighting.temperature { item.set("temperature", temperature) }
-        }
-        if !batch.lost.isEmpty { writer.strings("lost", batch.lost.map(\.description)) }
-        return writer.finish()
     }
 
     /// Reads a sighting batch; every field the contract names must be there with its type and a possible value.
     public static func decodeSightingBatch(_ bytes: [UInt8]) throws(WireError) -> SightingBatch {
-        try JSONCReader.withVersion1Document(bytes) { body throws(WireError) in
+        try JSONReader.withVersion1Document(bytes) { body throws(WireError) in
             let store = try body.uint16(.store)
             let department = try body.uint16(.department)
             let nodeID = try body.string(.node)
@@ -51,7 +57,7 @@ extension WireCodec {
         }
     }
 
-    private static func decodeSighting(_ item: JSONCReader) throws(WireError) -> Sighting {
+    private static func decodeSighting(_ item: JSONReader) throws(WireError) -> Sighting {
         let beacon = try item.beaconKey(.beacon)
         let rssi = try item.double(.rssi)
         guard rssi >= -127, rssi <= 20 else { throw .absurdValue(field: "\(item.path).rssi", value: String(rssi)) }
@@ -75,25 +81,25 @@ extension WireCodec {
 }
 
 /// The members of a sighting batch, hashed once.
-private extension JSONCKey {
-    static let store = JSONCKey("store")
-    static let department = JSONCKey("department")
-    static let node = JSONCKey("node")
-    static let boot = JSONCKey("boot")
-    static let seq = JSONCKey("seq")
-    static let sentAt = JSONCKey("sentAt")
-    static let sightings = JSONCKey("sightings")
-    static let lost = JSONCKey("lost")
-    static let beacon = JSONCKey("beacon")
-    static let rssi = JSONCKey("rssi")
-    static let count = JSONCKey("count")
-    static let txPower = JSONCKey("txPower")
-    static let distance = JSONCKey("distance")
-    static let proximity = JSONCKey("proximity")
-    static let lastSeen = JSONCKey("lastSeen")
-    static let address = JSONCKey("addr")
-    static let rssiMax = JSONCKey("rssiMax")
-    static let firstSeen = JSONCKey("firstSeen")
-    static let battery = JSONCKey("battery")
-    static let temperature = JSONCKey("temperature")
+private extension JSONKey {
+    static let store = JSONKey("store")
+    static let department = JSONKey("department")
+    static let node = JSONKey("node")
+    static let boot = JSONKey("boot")
+    static let seq = JSONKey("seq")
+    static let sentAt = JSONKey("sentAt")
+    static let sightings = JSONKey("sightings")
+    static let lost = JSONKey("lost")
+    static let beacon = JSONKey("beacon")
+    static let rssi = JSONKey("rssi")
+    static let count = JSONKey("count")
+    static let txPower = JSONKey("txPower")
+    static let distance = JSONKey("distance")
+    static let proximity = JSONKey("proximity")
+    static let lastSeen = JSONKey("lastSeen")
+    static let address = JSONKey("addr")
+    static let rssiMax = JSONKey("rssiMax")
+    static let firstSeen = JSONKey("firstSeen")
+    static let battery = JSONKey("battery")
+    static let temperature = JSONKey("temperature")
 }
