@@ -20,11 +20,18 @@ public struct OutboundQueue<Message: Sendable>: Sendable {
     private var inFlight: [InFlight] = []
     /// Messages dropped because the queue was full.
     public private(set) var dropped: UInt64 = 0
+    /// The summed `weigh` of the messages not yet acknowledged (waiting and in flight): their bytes, for a queue of
+    /// payloads.
+    public private(set) var weight = 0
+    private let weigh: @Sendable (Message) -> Int
 
-    public init(capacity: Int = 10_000, maximumInFlight: Int = 64) {
+    /// A queue of at most `capacity` messages, `maximumInFlight` of them handed to the client at a time; `weight`
+    /// sums `weigh` over the messages it holds (default: 1 each).
+    public init(capacity: Int = 10_000, maximumInFlight: Int = 64, weigh: @escaping @Sendable (Message) -> Int = { _ in 1 }) {
         precondition(capacity > 0 && maximumInFlight > 0)
         self.capacity = capacity
         self.maximumInFlight = maximumInFlight
+        self.weigh = weigh
     }
 
     /// Messages not yet acknowledged (waiting and in flight).
@@ -39,6 +46,7 @@ public struct OutboundQueue<Message: Sendable>: Sendable {
     /// Adds a message at the end; drops the oldest waiting one when full.
     public mutating func enqueue(_ message: Message) {
         if count >= capacity, waitingCount > 0 {
+            if let oldest = waiting[waitingStart] { weight -= weigh(oldest) }
             waiting[waitingStart] = nil
             waitingStart += 1
             dropped += 1
@@ -47,6 +55,7 @@ public struct OutboundQueue<Message: Sendable>: Sendable {
             return
         }
         waiting.append(message)
+        weight += weigh(message)
         compactIfNeeded()
     }
 
@@ -70,6 +79,7 @@ public struct OutboundQueue<Message: Sendable>: Sendable {
     @discardableResult
     public mutating func acknowledge(id: Int32) -> Bool {
         guard let index = inFlight.firstIndex(where: { $0.id == id }) else { return false }
+        weight -= weigh(inFlight[index].message)
         inFlight.remove(at: index)
         return true
     }
@@ -79,7 +89,13 @@ public struct OutboundQueue<Message: Sendable>: Sendable {
     @discardableResult
     public mutating func acknowledgeAll(where isDone: (Int32) -> Bool) -> Int {
         let before = inFlight.count
-        inFlight.removeAll { isDone($0.id) }
+        var released = 0
+        inFlight.removeAll { message in
+            guard isDone(message.id) else { return false }
+            released += weigh(message.message)
+            return true
+        }
+        weight -= released
         return before - inFlight.count
     }
 

@@ -36,6 +36,10 @@ public final class ScannerService: Service {
     /// instead of piling them up or dropping them. Batches of a busy capture run to hundreds of kB each, so the
     /// figure is small; 16 in flight keep a local broker busy.
     static let replayQueueHighWater = 16
+    /// … and while the batches not yet acknowledged hold this many bytes: a capture with thousands of beacons in view
+    /// makes batches of most of a megabyte, and 16 of them (plus libmosquitto's copies) would double the scanner's
+    /// memory. Two megabytes keep a local broker busy all the same.
+    static let replayQueueBytes = 2 << 20
 
     /// Opens the socket of an `hciN` source's adapter (`hci0`; `true` when it must carry LE advertising events).
     public typealias AdapterOpener = @Sendable (_ adapter: String, _ leEvents: Bool) throws(HCIError) -> HCISocket
@@ -106,7 +110,7 @@ public final class ScannerService: Service {
         let aggregator = SightingAggregator(node: configuration.node, boot: boot, configuration: configuration.aggregation)
         var state = ScannerState(
             pipeline: ScannerPipeline(aggregator: aggregator),
-            queue: OutboundQueue(capacity: configuration.queueCapacity, maximumInFlight: 64),
+            queue: OutboundQueue(capacity: configuration.queueCapacity, maximumInFlight: 64, weigh: \.count),
             startedAt: startedAt)
 
         try client.start()
@@ -178,7 +182,7 @@ public final class ScannerService: Service {
                 state.acknowledgeDelivered(client: client)
                 pump(&state)
                 // Backpressure: the replay gets its credits back only while the queue has room.
-                if heldCredits > 0 && state.queue.count < Self.replayQueueHighWater {
+                if heldCredits > 0 && state.queue.count < Self.replayQueueHighWater && state.queue.weight < Self.replayQueueBytes {
                     credits.release(heldCredits)
                     heldCredits = 0
                 }

@@ -84,4 +84,23 @@ struct OutboundQueueTests {
         #expect(queue.nextToSend()?.number == 3)
         #expect(queue.count == 1)
     }
+
+    @Test("the queue's weight is the bytes it holds: added on enqueue, given back on acknowledgement and on a drop")
+    func weightFollowsTheBytesHeld() {
+        var queue = OutboundQueue<[UInt8]>(capacity: 3, maximumInFlight: 2, weigh: \.count)
+        queue.enqueue(Array(repeating: 1, count: 100))
+        queue.enqueue(Array(repeating: 2, count: 200))
+        queue.enqueue(Array(repeating: 3, count: 300))
+        #expect(queue.weight == 600)
+        queue.sent(id: 1)
+        queue.sent(id: 2)
+        // Full: the oldest waiting message (300 bytes) makes room for the newest.
+        queue.enqueue(Array(repeating: 4, count: 400))
+        #expect(queue.weight == 700)
+        queue.acknowledge(id: 1)
+        #expect(queue.weight == 600)
+        queue.acknowledgeAll { $0 == 2 }
+        #expect(queue.weight == 400)
+        #expect(queue.dropped == 1)
+    }
 }
