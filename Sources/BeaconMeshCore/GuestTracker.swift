@@ -127,6 +127,7 @@ struct GuestTracker: Sendable {
     /// Returns the stores of the guests that lost a reading (their snapshot changed).
     mutating func expire(at now: Int64) -> Set<UInt16> {
         var changed: Set<UInt16> = []
+        let exitAfter = exitAfter  // not `self` in the closures below: that would copy the tracker
         while let entry = deadlines.popDue(at: now) {
             let slot = entry.id
             guard guests[Int(slot)].queuedAt == entry.deadline else { continue }
@@ -177,7 +178,7 @@ struct GuestTracker: Sendable {
             guard guests[Int(slot)].queuedAt == entry.deadline, seen.insert(slot).inserted else { return }
             let readings = guests[Int(slot)].readings
             for reading in readings where reading.counted { counts[Int(nodes[Int(reading.node)].tally)] -= 1 }
-            for index in readings.indices where isCounted(index, of: readings, at: now) {
+            for index in readings.indices where Self.isCounted(index, of: readings, at: now, nodes: nodes) {
                 counts[Int(nodes[Int(readings[index].node)].tally)] += 1
             }
         }
@@ -189,7 +190,7 @@ struct GuestTracker: Sendable {
         var byStore: [UInt16: [UInt16: Int]] = [:]
         for slot in slotsByBeacon.values {
             let readings = guests[Int(slot)].readings
-            for index in readings.indices where isCounted(index, of: readings, at: now) {
+            for index in readings.indices where Self.isCounted(index, of: readings, at: now, nodes: nodes) {
                 byStore[readings[index].store, default: [:]][readings[index].department, default: 0] += 1
             }
         }
@@ -198,17 +199,14 @@ struct GuestTracker: Sendable {
 
     /// Whether `readings[index]` is the one that counts its guest in its store at `now`: fresh, and the first of the
     /// best fresh readings of that store.
-    private func isCounted(_ index: Int, of readings: [PresenceEngine.Reading], at now: Int64) -> Bool {
+    private static func isCounted(_ index: Int, of readings: [PresenceEngine.Reading], at now: Int64, nodes: [NodeFacts]) -> Bool {
+        func isFresh(_ reading: PresenceEngine.Reading) -> Bool { now - reading.lastSeen < nodes[Int(reading.node)].staleAfter }
         let reading = readings[index]
-        guard isFresh(reading, at: now) else { return false }
-        for other in readings.indices where other != index && readings[other].store == reading.store && isFresh(readings[other], at: now) {
+        guard isFresh(reading) else { return false }
+        for other in readings.indices where other != index && readings[other].store == reading.store && isFresh(readings[other]) {
             if other < index ? !reading.outranks(readings[other]) : readings[other].outranks(reading) { return false }
         }
         return true
-    }
-
-    private func isFresh(_ reading: PresenceEngine.Reading, at now: Int64) -> Bool {
-        now - reading.lastSeen < nodes[Int(reading.node)].staleAfter
     }
 
     // MARK: Bookkeeping
@@ -234,7 +232,7 @@ struct GuestTracker: Sendable {
         for index in guests[Int(slot)].readings.indices {
             let reading = guests[Int(slot)].readings[index]
             deadline = min(deadline, reading.lastSeen &+ exitAfter)
-            guard isCounted(index, of: guests[Int(slot)].readings, at: now) else { continue }
+            guard Self.isCounted(index, of: guests[Int(slot)].readings, at: now, nodes: nodes) else { continue }
             let node = nodes[Int(reading.node)]
             counts[Int(node.tally)] += 1
             guests[Int(slot)].readings[index].counted = true

@@ -79,13 +79,15 @@ struct CrowdArrivalBenchmark: ParsableCommand {
         let stores = BenchChain.stores
         let perNode = (guests + stores * 10 - 1) / (stores * 10)
         let feedStart = Measure.seconds()
-        let now = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
         for store in 0..<stores {
             for department in 0..<10 {
                 let node = NodeAddress(store: UInt16(store + 1), department: UInt16(department), node: "a")!
                 var sequence: UInt64 = 0
                 var sightings: [Sighting] = []
                 func flush() throws {
+                    // Stamped when published, as a scanner would: the crowd's readings age as they were heard.
+                    let now = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+                    for index in sightings.indices { sightings[index].lastSeen = now }
                     sequence += 1
                     let payload = WireCodec.encode(SightingBatch(node: node, boot: "crowd", seq: sequence, sentAt: now, sightings: sightings))
                     try publisher.publish(StreamPublisher.packet(topic: "beaconmesh/v1/stores/\(store + 1)/departments/\(department)/nodes/a/sightings",
@@ -96,7 +98,7 @@ struct CrowdArrivalBenchmark: ParsableCommand {
                     let index = store + stores * (department + 10 * round)
                     guard index < guests else { break }
                     sightings.append(Sighting(beacon: .iBeacon(uuid: BenchBeacons.uuid, major: UInt16(20_000 + index / 65_536), minor: UInt16(index % 65_536)),
-                                              rssi: -60, count: 4, txPower: -59, distance: 1.2, proximity: .near, lastSeen: now))
+                                              rssi: -60, count: 4, txPower: -59, distance: 1.2, proximity: .near, lastSeen: Timestamp(milliseconds: 0)))
                     if sightings.count == 500 { try flush() }
                 }
                 if !sightings.isEmpty { try flush() }
