@@ -169,7 +169,6 @@ struct CoordinatorState {
     // MARK: Engine outputs
 
     private mutating func apply(_ outputs: [PresenceEngine.Output], at now: Timestamp) {
-        var visitsChanged: [String] = []
         for output in outputs {
             switch output {
             case .arrived(let member, let store, let department, let at):
@@ -177,15 +176,13 @@ struct CoordinatorState {
                 let greeting = (configuration.store(store)?.greeting ?? .standard).render(for: profile, visit: visit.number)
                 publish(event: .arrived(member: profile, department: department, departmentName: departmentName(store, department),
                                         visit: visit, greeting: greeting), store: store, at: at)
-            case .resumed(let member, _, _, _):
-                visitsChanged.append(member)
+            case .resumed:
+                break
             case .moved(let member, let store, let from, let to, let at):
-                visitsChanged.append(member)
                 guard let profile = profiles[member] else { continue }
                 publish(event: .moved(member: profile, from: from, to: to, fromName: departmentName(store, from),
                                       toName: departmentName(store, to)), store: store, at: at)
             case .left(let member, let store, let department, let dwell, let at):
-                visitsChanged.append(member)
                 guard let profile = profiles[member] else { continue }
                 publish(event: .left(member: profile, department: department, dwellSeconds: Int((dwell.wholeMilliseconds + 500) / 1000)),
                         store: store, at: at)
@@ -193,15 +190,14 @@ struct CoordinatorState {
                 publish(event: .node(department: node.department, node: node.node, state: state), store: node.store, at: at)
             case .presenceChanged(let store):
                 dirtyStores.insert(store)
+            case .visitChanged(let visit):
+                actions.registry.save(visit)
             }
-        }
-        for member in visitsChanged {
-            if let visit = engine.visit(of: member) { actions.registry.save(visit) }
         }
     }
 
-    /// Counts the visit in memory (the count and the open visit go to the registry writer together) and returns the
-    /// member as the event shows them.
+    /// Counts the visit in memory (the count goes to the registry writer with the open visit, which the engine's
+    /// `visitChanged` output that follows carries) and returns the member as the event shows them.
     private mutating func countVisit(member: String, at time: Timestamp) -> (MemberProfile, VisitNumber)? {
         guard var profile = profiles[member] else { return nil }
         let visit = VisitNumber(number: profile.visits + 1, previousAt: profile.lastVisitAt)
@@ -209,7 +205,6 @@ struct CoordinatorState {
         profile.lastVisitAt = time
         profiles[member] = profile
         actions.registry.countVisit(of: member, visits: visit.number, at: time)
-        if let open = engine.visit(of: member) { actions.registry.save(open) }
         return (profile, visit)
     }
 

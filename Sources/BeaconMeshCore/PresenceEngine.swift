@@ -31,6 +31,9 @@ public struct PresenceEngine: Sendable {
         case node(NodeAddress, LinkState, at: Timestamp)
         /// Something a store's snapshot shows changed.
         case presenceChanged(store: UInt16)
+        /// The member's visit as it stands after an arrival, a resumption, a move or a departure (the outputs just
+        /// before this one): what the registry keeps of it.
+        case visitChanged(Visit)
     }
 
     /// What became of a batch.
@@ -527,6 +530,8 @@ public struct PresenceEngine: Sendable {
             case .arrived(let member, _, _, _), .resumed(let member, _, _, _), .moved(let member, _, _, _, _),
                  .left(let member, _, _, _, _):
                 return member
+            case .visitChanged(let visit):
+                return visit.member
             case .node, .presenceChanged:
                 return ""
             }
@@ -557,11 +562,13 @@ public struct PresenceEngine: Sendable {
     private mutating func evaluate(member number: Int32, at now: Int64, into outputs: inout [Output]) {
         var person = members[Int(number)]
         let before = marks(of: number)
+        let outputsBefore = outputs.count
         defer {
             person.nextCheck = nextCheck(of: person, after: now)
             members[Int(number)] = person
             reindex(number, from: before)
             scheduleMember(number, at: person.nextCheck)
+            if let visit = person.visit, outputs[outputsBefore...].contains(where: \.changesVisit) { outputs.append(.visitChanged(visit)) }
         }
         let id = memberIDs[Int(number)]
         let nowTime = Timestamp(milliseconds: now)
@@ -864,5 +871,15 @@ extension PresenceEngine {
         var value = 1 - small + small * small / 2 - small * small * small / 6 + small * small * small * small / 24
         for _ in 0..<4 { value *= value }
         return value
+    }
+}
+
+extension PresenceEngine.Output {
+    /// Whether this output changes a member's visit (an arrival, a resumption, a move or a departure).
+    var changesVisit: Bool {
+        switch self {
+        case .arrived, .resumed, .moved, .left: true
+        case .node, .presenceChanged, .visitChanged: false
+        }
     }
 }
