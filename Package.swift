@@ -36,88 +36,116 @@ let package = Package(
         // The contract's JSON payloads <-> Core types; the only user of json-c.
         .target(name: "BeaconMeshWire", dependencies: ["BeaconMeshCore", "CJSONC"]),
         // The only user of libmosquitto.
-        .target(name: "BeaconMeshMQTT", dependencies: [
-            "CMosquitto", .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "BeaconMeshMQTT",
+            dependencies: [
+                "CMosquitto", .product(name: "Logging", package: "swift-log"),
+            ]),
         // The only user of libbluetooth: HCI scanner, btsnoop reader and writer, advertiser.
         .target(name: "BeaconMeshBLE", dependencies: ["BeaconMeshCore", "CBlueZ"]),
 
         // What the three services share: wall clock, broker credentials, memory figures, throttled logging.
-        .target(name: "BeaconMeshService", dependencies: [
-            "BeaconMeshCore", "BeaconMeshMQTT", .product(name: "Logging", package: "swift-log"),
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        .target(
+            name: "BeaconMeshService",
+            dependencies: [
+                "BeaconMeshCore", "BeaconMeshMQTT", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
 
         // Services behind the three executables.
-        .target(name: "BeaconMeshScanner", dependencies: [
-            "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "BeaconMeshBLE",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
-        .target(name: "BeaconMeshCoordinator", dependencies: [
-            "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "Yams", package: "Yams"),
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "CSV", package: "CSV.swift"),
-            .product(name: "Metrics", package: "swift-metrics"),
-        ]),
-        .target(name: "BeaconMeshMonitor", dependencies: [
-            "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "CNcurses",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
+        .target(
+            name: "BeaconMeshScanner",
+            dependencies: [
+                "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "BeaconMeshBLE",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .target(
+            name: "BeaconMeshCoordinator",
+            dependencies: [
+                "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "CSV", package: "CSV.swift"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]),
+        .target(
+            name: "BeaconMeshMonitor",
+            dependencies: [
+                "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "CNcurses",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
 
         // The web view of the chain and its stores: reads the broker, serves HTML, server-sent events and JSON.
-        .target(name: "BeaconMeshDashboard", dependencies: [
-            "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "Metrics", package: "swift-metrics"),
-        ]),
+        .target(
+            name: "BeaconMeshDashboard",
+            dependencies: [
+                "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]),
         // The Prometheus endpoint the executables serve (only executables bootstrap the metrics backend).
-        .target(name: "BeaconMeshMetrics", dependencies: [
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
-        ]),
+        .target(
+            name: "BeaconMeshMetrics",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]),
         // A member's phone app, simulated: ranging reports out, offers and check-ins in.
-        .target(name: "BeaconMeshPhone", dependencies: [
-            "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
+        .target(
+            name: "BeaconMeshPhone",
+            dependencies: [
+                "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
 
         // Thin executables: parse options, bootstrap logging, run services.
-        .executableTarget(name: "beacon-scanner", dependencies: [
-            "BeaconMeshScanner", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
-        .executableTarget(name: "beacon-coordinator", dependencies: [
-            "BeaconMeshCoordinator", "BeaconMeshMetrics", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
-        .executableTarget(name: "beacon-monitor", dependencies: [
-            "BeaconMeshMonitor", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
-        .executableTarget(name: "beacon-dashboard", dependencies: [
-            "BeaconMeshDashboard", "BeaconMeshMetrics", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
-        .executableTarget(name: "beacon-phone", dependencies: [
-            "BeaconMeshPhone", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        .executableTarget(
+            name: "beacon-scanner",
+            dependencies: [
+                "BeaconMeshScanner", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(
+            name: "beacon-coordinator",
+            dependencies: [
+                "BeaconMeshCoordinator", "BeaconMeshMetrics", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(
+            name: "beacon-monitor",
+            dependencies: [
+                "BeaconMeshMonitor", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(
+            name: "beacon-dashboard",
+            dependencies: [
+                "BeaconMeshDashboard", "BeaconMeshMetrics", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(
+            name: "beacon-phone",
+            dependencies: [
+                "BeaconMeshPhone", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
 
         // Benchmarks that print figures: `swift run -c release beacon-bench scanner|engine|coordinator|dashboard`
         // (the dashboard's drives a real Chromium with BeaconMeshTesting's WebDriver client).
-        .executableTarget(name: "beacon-bench", dependencies: [
-            "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "BeaconMeshTesting",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            // `scanner-live` runs the scanner service on a fake controller (so the bench links libbluetooth too).
-            "BeaconMeshScanner", "BeaconMeshBLE", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
+        .executableTarget(
+            name: "beacon-bench",
+            dependencies: [
+                "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "BeaconMeshTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // `scanner-live` runs the scanner service on a fake controller (so the bench links libbluetooth too).
+                "BeaconMeshScanner", "BeaconMeshBLE", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
 
         // Test support: a mosquitto broker on a free loopback port, process helpers, and the seams for fast service
         // tests: an in-memory broker and client (`MQTTClientProtocol`) and a manual clock (`ServiceClock`).
@@ -127,13 +155,16 @@ let package = Package(
         .testTarget(name: "BeaconMeshWireTests", dependencies: ["BeaconMeshWire"]),
         .testTarget(name: "BeaconMeshMQTTTests", dependencies: ["BeaconMeshMQTT", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshBLETests", dependencies: ["BeaconMeshBLE", "BeaconMeshTesting"]),
-        .testTarget(name: "BeaconMeshCoordinatorTests", dependencies: ["BeaconMeshCoordinator", "BeaconMeshTesting", "beacon-coordinator"]),
+        .testTarget(
+            name: "BeaconMeshCoordinatorTests", dependencies: ["BeaconMeshCoordinator", "BeaconMeshTesting", "beacon-coordinator"]),
         .testTarget(name: "BeaconMeshMonitorTests", dependencies: ["BeaconMeshMonitor", "beacon-monitor"]),
         .testTarget(name: "BeaconMeshDashboardTests", dependencies: ["BeaconMeshDashboard", "BeaconMeshTesting", "beacon-dashboard"]),
-        .testTarget(name: "BeaconMeshScannerTests", dependencies: [
-            "BeaconMeshScanner", "BeaconMeshTesting", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "beacon-scanner",
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .testTarget(
+            name: "BeaconMeshScannerTests",
+            dependencies: [
+                "BeaconMeshScanner", "BeaconMeshTesting", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "beacon-scanner",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "BeaconMeshPhoneTests", dependencies: ["BeaconMeshPhone", "beacon-phone"]),
         .testTarget(name: "BeaconMeshTestingTests", dependencies: ["BeaconMeshTesting", "BeaconMeshMQTT", "BeaconMeshService"]),
         .testTarget(name: "EndToEndTests", dependencies: ["BeaconMeshTesting"]),

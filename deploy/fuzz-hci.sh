@@ -29,7 +29,7 @@ mkdir -p "$work/seeds" "$work/corpus" "$artifacts"
 echo "fuzz-hci: compiling the fuzz target with the BeaconMeshCore sources"
 # The linker's "Cannot export local symbol '__asan_…'" warnings are harmless noise: show the log only on failure.
 if ! "$swiftc" -parse-as-library -sanitize=fuzzer,address -O -module-name HCIEventParserFuzz \
-    "$repo/Tests/Fuzz/HCIEventParserFuzz.swift" "$repo"/Sources/BeaconMeshCore/*.swift \
+    "$repo/Tests/Fuzz/HCIEventParserFuzz.swift" $(find "$repo/Sources/BeaconMeshCore" -name '*.swift' | sort) \
     -o "$work/fuzz-hci" > "$work/compile.log" 2>&1; then
     cat "$work/compile.log" >&2
     echo "fuzz-hci: the fuzz target did not compile" >&2

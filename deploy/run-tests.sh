@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 deploy/install-deps.sh
+# House style: the toolchain's formatter with the repository's .swift-format; any finding fails the run.
+swift format lint --strict --recursive --parallel Sources Tests Package.swift
 swift build --build-tests
 # The fault suite's load tests (100,000 hostile messages, a million-advert replay, a broker restart and a network cut
 # under traffic, a frozen scanner, consumers that never read) run after the rest, one at a time: their load would

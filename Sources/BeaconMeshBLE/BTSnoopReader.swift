@@ -52,12 +52,14 @@ public final class BTSnoopReader {
     /// The next record, or `nil` at the end of the file.
     public func next() throws(BTSnoopError) -> BTSnoopRecord? {
         var record: BTSnoopRecord?
-        guard try nextRecord({ header, packet in
-            record = BTSnoopRecord(
-                frameNumber: header.frameNumber, timestampMicroseconds: header.timestampMicroseconds,
-                originalLength: header.originalLength, flags: header.flags, cumulativeDrops: header.cumulativeDrops,
-                packet: Array(packet))
-        }) else { return nil }
+        guard
+            try nextRecord({ header, packet in
+                record = BTSnoopRecord(
+                    frameNumber: header.frameNumber, timestampMicroseconds: header.timestampMicroseconds,
+                    originalLength: header.originalLength, flags: header.flags, cumulativeDrops: header.cumulativeDrops,
+                    packet: Array(packet))
+            })
+        else { return nil }
         return record
     }
 
@@ -85,8 +87,9 @@ public final class BTSnoopReader {
         if buffer.count - consumed < headerSize {
             guard try fill(atLeast: 1) else { return false }
             guard try fill(atLeast: headerSize) else {
-                throw failure(.truncatedRecord(
-                    frameNumber: frameNumber, byteOffset: recordOffset, needed: headerSize, available: buffer.count - consumed))
+                throw failure(
+                    .truncatedRecord(
+                        frameNumber: frameNumber, byteOffset: recordOffset, needed: headerSize, available: buffer.count - consumed))
             }
         }
         // One pass over the header (each access to the buffer, a class property, costs an exclusivity check).
@@ -103,8 +106,9 @@ public final class BTSnoopReader {
         let recordSize = headerSize + Int(includedLength)
         // The header stays unconsumed while the data is read, so the buffer keeps it just before the data.
         if buffer.count - consumed < recordSize, try !fill(atLeast: recordSize) {
-            throw failure(.truncatedRecord(
-                frameNumber: frameNumber, byteOffset: recordOffset, needed: recordSize, available: buffer.count - consumed))
+            throw failure(
+                .truncatedRecord(
+                    frameNumber: frameNumber, byteOffset: recordOffset, needed: recordSize, available: buffer.count - consumed))
         }
         var packetStart = consumed + headerSize
         let h4OriginalLength: Int

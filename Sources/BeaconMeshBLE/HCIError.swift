@@ -58,7 +58,8 @@ public struct HCIError: Error, Hashable, Sendable, CustomStringConvertible {
     /// adapter; any other status is reported as it is.
     public init(device: String, command: HCIOpcode, status: HCIStatusCode) {
         self.device = device
-        problem = status == .commandDisallowed || status == .controllerBusy
+        problem =
+            status == .commandDisallowed || status == .controllerBusy
             ? .busy(command: command) : .commandFailed(command: command, status: status)
     }
 

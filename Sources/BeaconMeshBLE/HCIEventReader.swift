@@ -92,11 +92,13 @@ public final class HCIEventReader: Sendable {
             // The thread owns one retain of the context, taken back exactly once in the entry function.
             let context = Unmanaged.passRetained(ThreadContext(body: { [self] in run() }))
             var handle = pthread_t()
-            let result = pthread_create(&handle, nil, { rawContext in
-                let context = Unmanaged<ThreadContext>.fromOpaque(rawContext!).takeRetainedValue()
-                context.body()
-                return nil
-            }, context.toOpaque())
+            let result = pthread_create(
+                &handle, nil,
+                { rawContext in
+                    let context = Unmanaged<ThreadContext>.fromOpaque(rawContext!).takeRetainedValue()
+                    context.body()
+                    return nil
+                }, context.toOpaque())
             guard result == 0 else {
                 context.release()
                 throw HCIError(device: device, problem: .systemCall(name: "pthread_create", errno: result))
@@ -152,7 +154,9 @@ public final class HCIEventReader: Sendable {
                 if received < 0 {
                     let code = errno
                     if code == EAGAIN || code == EINTR { return .some(nil) }
-                    if code == ENOTSOCK { canReceiveWithoutWaiting = false } else {
+                    if code == ENOTSOCK {
+                        canReceiveWithoutWaiting = false
+                    } else {
                         throw HCIError(device: device, call: "recv", errno: code)
                     }
                 } else {

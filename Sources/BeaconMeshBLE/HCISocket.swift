@@ -34,7 +34,7 @@ public final class HCISocket: Sendable {
     public static func open(adapter name: String, leEvents: Bool = true) throws(HCIError) -> HCISocket {
         let digits = name.dropFirst(3)
         guard name.hasPrefix("hci"), !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-              Int(digits) != nil
+            Int(digits) != nil
         else { throw HCIError(device: name, problem: .invalidAdapterName) }
         let deviceID = try HCIError.systemCall("hci_devid", device: name) { hci_devid(name) }
         let descriptor = try HCIError.systemCall("hci_open_dev", device: name) { hci_open_dev(deviceID) }

@@ -64,9 +64,11 @@ public final class LEAdvertiser: Sendable {
         case .legacy:
             [.leSetAdvertisingParameters(settings), .leSetAdvertisingData(beacon.bytes), .leSetAdvertiseEnable(true)]
         case .extended:
-            [.leSetExtendedAdvertisingParameters(handle: advertisingHandle, settings),
-             .leSetExtendedAdvertisingData(handle: advertisingHandle, beacon.bytes),
-             .leSetExtendedAdvertisingEnable(true, handle: advertisingHandle)]
+            [
+                .leSetExtendedAdvertisingParameters(handle: advertisingHandle, settings),
+                .leSetExtendedAdvertisingData(handle: advertisingHandle, beacon.bytes),
+                .leSetExtendedAdvertisingEnable(true, handle: advertisingHandle),
+            ]
         }
     }
 

@@ -34,13 +34,14 @@ extension CoordinatorConfiguration {
         }
         guard let root else { throw ConfigurationError(file: file, message: "the file is empty") }
         let reader = YAMLReader(file: file)
-        let top = try reader.mapping(root, at: "the top level",
-                                     allowed: ["id", "broker", "database", "presence", "promos", "stores", "members", "topicRoot", "metrics"])
+        let top = try reader.mapping(
+            root, at: "the top level",
+            allowed: ["id", "broker", "database", "presence", "promos", "stores", "members", "topicRoot", "metrics"])
         var configuration = CoordinatorConfiguration(id: defaultID)
         if let id = top["id"] {
             configuration.id = try reader.string(id, at: "id")
             guard !configuration.id.isEmpty, !configuration.id.contains("/"), !configuration.id.contains("+"),
-                  !configuration.id.contains("#")
+                !configuration.id.contains("#")
             else { throw reader.error(id, "id must be a non-empty name without /, + or #") }
         }
         if let broker = top["broker"] {
@@ -153,9 +154,11 @@ private struct YAMLReader {
         let fields = try mapping(node, at: place, allowed: ["id", "name", "greeting", "departments"])
         guard let idNode = fields["id"] else { throw error(node, "\(place) needs an id") }
         let id = try uint16(idNode, at: "\(place).id")
-        var store = CoordinatorConfiguration.Store(id: id, name: try fields["name"].map { node throws(ConfigurationError) in
-            try string(node, at: "\(place).name")
-        } ?? "Store \(id)")
+        var store = CoordinatorConfiguration.Store(
+            id: id,
+            name: try fields["name"].map { node throws(ConfigurationError) in
+                try string(node, at: "\(place).name")
+            } ?? "Store \(id)")
         if let greeting = fields["greeting"] { store.greeting = GreetingTemplate(try string(greeting, at: "\(place).greeting")) }
         if let departments = fields["departments"] {
             for (index, item) in try sequence(departments, at: "\(place).departments").enumerated() {
@@ -169,14 +172,17 @@ private struct YAMLReader {
         return store
     }
 
-    func department(_ node: Node, at place: String, presence: PresenceRules) throws(ConfigurationError) -> CoordinatorConfiguration.Department {
+    func department(_ node: Node, at place: String, presence: PresenceRules) throws(ConfigurationError)
+        -> CoordinatorConfiguration.Department
+    {
         let fields = try mapping(node, at: place, allowed: ["id", "name", "promo", "presence", "till"])
         guard let idNode = fields["id"] else { throw error(node, "\(place) needs an id") }
         let id = try uint16(idNode, at: "\(place).id")
         let name = try fields["name"].map { node throws(ConfigurationError) in try string(node, at: "\(place).name") } ?? "Department \(id)"
-        let rules = try fields["presence"].map { node throws(ConfigurationError) in
-            try presenceRules(node, at: "\(place).presence", base: presence)
-        } ?? presence
+        let rules =
+            try fields["presence"].map { node throws(ConfigurationError) in
+                try presenceRules(node, at: "\(place).presence", base: presence)
+            } ?? presence
         var department = CoordinatorConfiguration.Department(id: id, name: name, presence: rules)
         if let promo = fields["promo"] { department.promo = try promoRule(promo, at: "\(place).promo") }
         if let till = fields["till"] {
@@ -190,14 +196,20 @@ private struct YAMLReader {
     }
 
     func promoRule(_ node: Node, at place: String) throws(ConfigurationError) -> CoordinatorConfiguration.PromoRule {
-        let fields = try mapping(node, at: place, allowed: ["id", "title", "message", "proximity", "dwell", "from", "until",
-                                                            "hours", "minVisits", "minCheckins", "members"])
+        let fields = try mapping(
+            node, at: place,
+            allowed: [
+                "id", "title", "message", "proximity", "dwell", "from", "until",
+                "hours", "minVisits", "minCheckins", "members",
+            ])
         func required(_ key: String) throws(ConfigurationError) -> String {
             guard let value = fields[key] else { throw error(node, "\(place) needs a \(key)") }
             return try string(value, at: "\(place).\(key)")
         }
-        var rule = CoordinatorConfiguration.PromoRule(promo: Promo(id: try required("id"), title: try required("title"),
-                                                                   message: try required("message")))
+        var rule = CoordinatorConfiguration.PromoRule(
+            promo: Promo(
+                id: try required("id"), title: try required("title"),
+                message: try required("message")))
         if let proximity = fields["proximity"] {
             let text = try string(proximity, at: "\(place).proximity")
             guard let value = Proximity(rawValue: text), value != .unknown else {

@@ -29,14 +29,16 @@ enum CoordinatorInput: Sendable {
             case .sightings(let node)?:
                 let batch = try WireCodec.decodeSightingBatch(message.payload)
                 guard batch.node == node else {
-                    return .refused(reason: "topic-mismatch", topic: message.topic, detail: "the body says \(batch.node), the topic \(node)")
+                    return .refused(
+                        reason: "topic-mismatch", topic: message.topic, detail: "the body says \(batch.node), the topic \(node)")
                 }
                 return .sightings(batch)
             case .ranging(let store, let member)?:
                 let report = try WireCodec.decodeRangingReport(message.payload)
                 guard report.member == member else {
-                    return .refused(reason: "topic-mismatch", topic: message.topic,
-                                    detail: "the body says member \(report.member), the topic \(member)")
+                    return .refused(
+                        reason: "topic-mismatch", topic: message.topic,
+                        detail: "the body says member \(report.member), the topic \(member)")
                 }
                 return .ranging(report, store: store)
             case .storeCheckins(let store)?:

@@ -36,7 +36,9 @@ struct CoordinatorMetrics {
     }
 
     /// Brings the counters up to the state's totals and sets the tracked-beacons gauge.
-    mutating func update(batches totalBatches: UInt64, sightings totalSightings: UInt64, dropped drops: [String: UInt64], tracked beacons: Int) {
+    mutating func update(
+        batches totalBatches: UInt64, sightings totalSightings: UInt64, dropped drops: [String: UInt64], tracked beacons: Int
+    ) {
         if totalBatches > reportedBatches {
             batches.increment(by: Int64(totalBatches - reportedBatches))
             reportedBatches = totalBatches
@@ -55,8 +57,10 @@ struct CoordinatorMetrics {
     }
 
     /// Sets what `store`'s latest snapshot says: members and guests present, and each node online (1) or not (0).
-    mutating func snapshot(store: UInt16, members: Int, guests guestCount: Int,
-                           nodes states: [(department: UInt16, node: String, online: Bool)]) {
+    mutating func snapshot(
+        store: UInt16, members: Int, guests guestCount: Int,
+        nodes states: [(department: UInt16, node: String, online: Bool)]
+    ) {
         let label = String(store)
         let membersGauge = present[store] ?? Gauge(label: "beaconmesh_members_present", dimensions: [("store", label)])
         present[store] = membersGauge
@@ -66,9 +70,13 @@ struct CoordinatorMetrics {
         guestsGauge.record(guestCount)
         for state in states {
             let key = "\(store)/\(state.department)/\(state.node)"
-            let gauge = nodes[key] ?? Gauge(label: "beaconmesh_node_online", dimensions: [
-                ("store", label), ("department", String(state.department)), ("node", state.node),
-            ])
+            let gauge =
+                nodes[key]
+                ?? Gauge(
+                    label: "beaconmesh_node_online",
+                    dimensions: [
+                        ("store", label), ("department", String(state.department)), ("node", state.node),
+                    ])
             nodes[key] = gauge
             gauge.record(state.online ? 1 : 0)
         }

@@ -43,9 +43,11 @@ public final class CoordinatorService: Service {
 
     /// A coordinator that publishes its health every `healthInterval` (the contract's default: 30 s), with clients
     /// made from `mqttConfigurations(for:)`, reading the time and waiting on `clock`.
-    public init(configuration: CoordinatorConfiguration, registry: MemberRegistry, session: any MQTTClientProtocol,
-                publisher: any MQTTClientProtocol, logger: Logger, healthInterval: Duration = .seconds(30),
-                clock: any ServiceClock = WallClock()) {
+    public init(
+        configuration: CoordinatorConfiguration, registry: MemberRegistry, session: any MQTTClientProtocol,
+        publisher: any MQTTClientProtocol, logger: Logger, healthInterval: Duration = .seconds(30),
+        clock: any ServiceClock = WallClock()
+    ) {
         self.clock = clock
         self.healthInterval = healthInterval
         self.configuration = configuration
@@ -77,7 +79,8 @@ public final class CoordinatorService: Service {
             payload: WireCodec.encode(CoordinatorStatus(state: .offline, stores: configuration.storeIDs, startedAt: WallClock.now())),
             qos: .atLeastOnce, retain: true)
         let broker = configuration.broker
-        let connection = BrokerConnection(url: broker.url, username: broker.username, passwordFile: broker.passwordFile, caFile: broker.cafile)
+        let connection = BrokerConnection(
+            url: broker.url, username: broker.username, passwordFile: broker.passwordFile, caFile: broker.cafile)
         var session = try connection.mqttConfiguration(clientID: configuration.id, cleanSession: false, lastWill: will)
         session.sendsWithoutDelay = false
         let publisher = try connection.mqttConfiguration(clientID: configuration.id + "-publisher", cleanSession: true, lastWill: nil)
@@ -88,8 +91,9 @@ public final class CoordinatorService: Service {
     private static func publish(_ publications: [Publication], with client: any MQTTClientProtocol, logger: Logger) {
         for publication in publications {
             do {
-                try client.publish(topic: publication.topic, payload: publication.payload, qos: publication.qos,
-                                   retain: publication.retain)
+                try client.publish(
+                    topic: publication.topic, payload: publication.payload, qos: publication.qos,
+                    retain: publication.retain)
             } catch {
                 logger.warning("could not publish", metadata: ["topic": "\(publication.topic)", "error": "\(error)"])
             }
@@ -103,8 +107,9 @@ public final class CoordinatorService: Service {
         let clock = self.clock
         let startedAt = clock.now()
         let start = try CoordinatorState.Start.read(from: registry, at: startedAt)
-        let state = CoordinatorState(configuration: configuration, start: start, logger: logger, topics: topics,
-                                     startedAt: startedAt, healthInterval: healthInterval)
+        let state = CoordinatorState(
+            configuration: configuration, start: start, logger: logger, topics: topics,
+            startedAt: startedAt, healthInterval: healthInterval)
         let initialRegistryVersion = try registry.dataVersion()
         let writer = RegistryWriter(registry: registry, logger: logger, clock: { clock.now() })
         let sessionEvents = session.connectionEvents()
@@ -122,10 +127,12 @@ public final class CoordinatorService: Service {
         let onlinePayload = WireCodec.encode(online)
         try session.publish(topic: topics.coordinatorStatus(id: configuration.id), payload: onlinePayload, qos: .atLeastOnce, retain: true)
         let workers = CoordinatorService.decodingWorkers()
-        logger.info("coordinator running", metadata: [
-            "id": "\(configuration.id)", "broker": "\(configuration.broker.url)",
-            "stores": "\(configuration.storeIDs.map(String.init).joined(separator: ","))", "decoders": "\(workers)",
-        ])
+        logger.info(
+            "coordinator running",
+            metadata: [
+                "id": "\(configuration.id)", "broker": "\(configuration.broker.url)",
+                "stores": "\(configuration.storeIDs.map(String.init).joined(separator: ","))", "decoders": "\(workers)",
+            ])
 
         // Messages are decoded a chunk at a time on up to `workers` cores, and decided on one task, in arrival order,
         // together with ticks and registry changes (`DecisionInbox`). That task alone holds the state, so nothing is
@@ -172,10 +179,12 @@ public final class CoordinatorService: Service {
                 group.addTask {
                     // Snapshots are retained state, not events: they are made and encoded while decisions go on.
                     while let due = await snapshots.next() {
-                        CoordinatorService.publish(due.map {
-                            Publication(topic: topics.presence(store: $0.store.id), payload: WireCodec.encode($0.snapshot()),
-                                        qos: .atLeastOnce, retain: true)
-                        }, with: publisher, logger: logger)
+                        CoordinatorService.publish(
+                            due.map {
+                                Publication(
+                                    topic: topics.presence(store: $0.store.id), payload: WireCodec.encode($0.snapshot()),
+                                    qos: .atLeastOnce, retain: true)
+                            }, with: publisher, logger: logger)
                     }
                 }
                 group.addTask {
@@ -191,8 +200,9 @@ public final class CoordinatorService: Service {
                         do {
                             // Registry events the `members` command (or the CSV at start) left in the outbox.
                             let published = try outbox.publishPending(from: registry) { event in
-                                try publisher.publish(topic: topics.registryEvents, payload: WireCodec.encode(event), qos: .atLeastOnce,
-                                                      retain: false)
+                                try publisher.publish(
+                                    topic: topics.registryEvents, payload: WireCodec.encode(event), qos: .atLeastOnce,
+                                    retain: false)
                             }
                             writer.enqueue(published)
                             let version = try registry.dataVersion()
@@ -205,9 +215,11 @@ public final class CoordinatorService: Service {
                             let cause = RegistryWriter.describe(error)
                             guard cause != lastFailure else { continue }
                             lastFailure = cause
-                            logger.error("could not read the registry's changes; retrying", metadata: [
-                                "database": "\(registry.path)", "cause": "\(cause)",
-                            ])
+                            logger.error(
+                                "could not read the registry's changes; retrying",
+                                metadata: [
+                                    "database": "\(registry.path)", "cause": "\(cause)",
+                                ])
                         }
                     }
                 }
@@ -226,14 +238,16 @@ public final class CoordinatorService: Service {
                         let took = ContinuousClock.now - started
                         if took > .milliseconds(10) {
                             // Messages wait while a tick is decided: a slow one shows as event latency.
-                            logger.log(level: took > .milliseconds(100) ? .warning : .debug, "slow tick",
-                                       metadata: ["milliseconds": "\(took.wholeMilliseconds)"])
+                            logger.log(
+                                level: took > .milliseconds(100) ? .warning : .debug, "slow tick",
+                                metadata: ["milliseconds": "\(took.wholeMilliseconds)"])
                         }
                     case .registryChanged(let contents):
                         actions = state.registryChanged(contents, at: now)
                     }
-                    CoordinatorService.perform(actions, publisher: publisher, writer: writer, snapshots: snapshots,
-                                               healthTopic: healthTopic, logger: logger)
+                    CoordinatorService.perform(
+                        actions, publisher: publisher, writer: writer, snapshots: snapshots,
+                        healthTopic: healthTopic, logger: logger)
                 }
                 inbox.close()
                 snapshots.close()
@@ -246,22 +260,28 @@ public final class CoordinatorService: Service {
         await writer.close(timeout: .seconds(5))
         await publisher.disconnect(timeout: .seconds(5))
         let offline = CoordinatorStatus(state: .offline, stores: configuration.storeIDs, startedAt: startedAt)
-        await session.disconnect(timeout: .seconds(5), finalMessage: MQTTMessage(
-            topic: topics.coordinatorStatus(id: configuration.id), payload: WireCodec.encode(offline), qos: .atLeastOnce, retained: true))
+        await session.disconnect(
+            timeout: .seconds(5),
+            finalMessage: MQTTMessage(
+                topic: topics.coordinatorStatus(id: configuration.id), payload: WireCodec.encode(offline), qos: .atLeastOnce, retained: true
+            ))
         logger.info("coordinator stopped")
     }
 
     /// Performs what the decisions returned: publications in order, registry changes to the writer, snapshots to
     /// their task, the health report with this process's memory.
-    private static func perform(_ actions: CoordinatorActions, publisher: any MQTTClientProtocol, writer: RegistryWriter,
-                                snapshots: SnapshotMailbox, healthTopic: String, logger: Logger) {
+    private static func perform(
+        _ actions: CoordinatorActions, publisher: any MQTTClientProtocol, writer: RegistryWriter,
+        snapshots: SnapshotMailbox, healthTopic: String, logger: Logger
+    ) {
         publish(actions.publications, with: publisher, logger: logger)
         if !actions.registry.isEmpty { writer.enqueue(actions.registry) }
         snapshots.put(actions.snapshots)
         if var health = actions.health {
             health.rssBytes = ProcessMemory.residentBytes()
-            publish([Publication(topic: healthTopic, payload: WireCodec.encode(health), qos: .atMostOnce, retain: false)],
-                    with: publisher, logger: logger)
+            publish(
+                [Publication(topic: healthTopic, payload: WireCodec.encode(health), qos: .atMostOnce, retain: false)],
+                with: publisher, logger: logger)
         }
     }
 

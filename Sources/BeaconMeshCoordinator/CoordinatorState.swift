@@ -54,14 +54,17 @@ struct CoordinatorState {
 
         /// Reads what a state starts from out of `registry` (at `now`).
         static func read(from registry: MemberRegistry, at now: Timestamp) throws -> Start {
-            Start(contents: try registry.contents(), visits: try registry.loadVisits(),
-                  handledCheckins: try registry.checkinRequests(since: now - CoordinatorState.checkinMemory))
+            Start(
+                contents: try registry.contents(), visits: try registry.loadVisits(),
+                handledCheckins: try registry.checkinRequests(since: now - CoordinatorState.checkinMemory))
         }
     }
 
     /// A state that starts from `start` at `startedAt`; its event ids begin with `eventPrefix`.
-    init(configuration: CoordinatorConfiguration, start: Start, logger: Logger, topics: Topics, startedAt: Timestamp,
-         healthInterval: Duration, eventPrefix: String = RandomID.make(hexDigits: 8)) {
+    init(
+        configuration: CoordinatorConfiguration, start: Start, logger: Logger, topics: Topics, startedAt: Timestamp,
+        healthInterval: Duration, eventPrefix: String = RandomID.make(hexDigits: 8)
+    ) {
         self.healthInterval = healthInterval
         self.configuration = configuration
         self.logger = logger
@@ -82,9 +85,11 @@ struct CoordinatorState {
         engine.restore(start.visits)
         lastHealth = startedAt
         dirtyStores = Set(configuration.storeIDs)
-        logger.info("registry loaded", metadata: [
-            "members": "\(profiles.count)", "openVisits": "\(start.visits.filter { $0.leftAt == nil }.count)",
-        ])
+        logger.info(
+            "registry loaded",
+            metadata: [
+                "members": "\(profiles.count)", "openVisits": "\(start.visits.filter { $0.leftAt == nil }.count)",
+            ])
     }
 
     /// Hands out what has been decided since the last call.
@@ -108,8 +113,9 @@ struct CoordinatorState {
         case .sightings(let batch):
             let (verdict, outputs) = engine.ingest(batch, at: now)
             if verdict == .unknownStore {
-                drops.drop(reason: "unknown-store", topic: topics.sightings(batch.node),
-                           detail: "store \(batch.node.store) is not served here", at: now, logger: logger)
+                drops.drop(
+                    reason: "unknown-store", topic: topics.sightings(batch.node),
+                    detail: "store \(batch.node.store) is not served here", at: now, logger: logger)
             }
             apply(outputs, at: now)
         case .ranging(let report, let store):
@@ -117,11 +123,13 @@ struct CoordinatorState {
             switch verdict {
             case .applied, .duplicate, .late: break
             case .unknownStore:
-                drops.drop(reason: "unknown-store", topic: topics.ranging(store: store, member: report.member),
-                           detail: "store \(store) is not served here", at: now, logger: logger)
+                drops.drop(
+                    reason: "unknown-store", topic: topics.ranging(store: store, member: report.member),
+                    detail: "store \(store) is not served here", at: now, logger: logger)
             case .unknownMember:
-                drops.drop(reason: "unknown-member", topic: topics.ranging(store: store, member: report.member),
-                           detail: "the registry has no member \(report.member)", at: now, logger: logger)
+                drops.drop(
+                    reason: "unknown-member", topic: topics.ranging(store: store, member: report.member),
+                    detail: "the registry has no member \(report.member)", at: now, logger: logger)
             }
             apply(outputs, at: now)
         case .checkin(let request, let store):
@@ -160,8 +168,9 @@ struct CoordinatorState {
         }
         if metricsUpdatedAt.map({ now - $0 >= CoordinatorMetrics.interval }) ?? true {
             metricsUpdatedAt = now
-            metrics.update(batches: engine.counters.batches, sightings: engine.counters.sightings, dropped: droppedCounts(),
-                           tracked: engine.trackedCount)
+            metrics.update(
+                batches: engine.counters.batches, sightings: engine.counters.sightings, dropped: droppedCounts(),
+                tracked: engine.trackedCount)
         }
         return takeActions()
     }
@@ -174,18 +183,23 @@ struct CoordinatorState {
             case .arrived(let member, let store, let department, let at):
                 guard let (profile, visit) = countVisit(member: member, at: at) else { continue }
                 let greeting = (configuration.store(store)?.greeting ?? .standard).render(for: profile, visit: visit.number)
-                publish(event: .arrived(member: profile, department: department, departmentName: departmentName(store, department),
-                                        visit: visit, greeting: greeting), store: store, at: at)
+                publish(
+                    event: .arrived(
+                        member: profile, department: department, departmentName: departmentName(store, department),
+                        visit: visit, greeting: greeting), store: store, at: at)
             case .resumed:
                 break
             case .moved(let member, let store, let from, let to, let at):
                 guard let profile = profiles[member] else { continue }
-                publish(event: .moved(member: profile, from: from, to: to, fromName: departmentName(store, from),
-                                      toName: departmentName(store, to)), store: store, at: at)
+                publish(
+                    event: .moved(
+                        member: profile, from: from, to: to, fromName: departmentName(store, from),
+                        toName: departmentName(store, to)), store: store, at: at)
             case .left(let member, let store, let department, let dwell, let at):
                 guard let profile = profiles[member] else { continue }
-                publish(event: .left(member: profile, department: department, dwellSeconds: Int((dwell.wholeMilliseconds + 500) / 1000)),
-                        store: store, at: at)
+                publish(
+                    event: .left(member: profile, department: department, dwellSeconds: Int((dwell.wholeMilliseconds + 500) / 1000)),
+                    store: store, at: at)
             case .node(let node, let state, let at):
                 publish(event: .node(department: node.department, node: node.node, state: state), store: node.store, at: at)
             case .presenceChanged(let store):
@@ -245,8 +259,9 @@ struct CoordinatorState {
         handledCheckins[request.id] = now
         actions.registry.handledCheckinRequest(request.id, at: now)
         func refuse(_ reason: CheckinRefusal) {
-            publish(event: .checkinRefused(request: request.id, member: request.member, department: request.department, reason: reason),
-                    store: storeID, at: now)
+            publish(
+                event: .checkinRefused(request: request.id, member: request.member, department: request.department, reason: reason),
+                store: storeID, at: now)
         }
         guard let department = store.department(request.department), department.till else { return refuse(.notATill) }
         guard var profile = profiles[request.member] else { return refuse(.unknownMember) }
@@ -255,10 +270,13 @@ struct CoordinatorState {
         profile.checkins += 1
         profiles[request.member] = profile
         actions.registry.countCheckin(of: profile.id, count: profile.checkins)
-        let event = publish(event: .checkin(member: profile, department: department.id, departmentName: department.name,
-                                            request: request.id, checkins: profile.checkins, verified: false),
-                            store: storeID, at: now)
-        actions.publications.append(Publication(topic: topics.checkins(member: profile.id), payload: event, qos: .atLeastOnce, retain: false))
+        let event = publish(
+            event: .checkin(
+                member: profile, department: department.id, departmentName: department.name,
+                request: request.id, checkins: profile.checkins, verified: false),
+            store: storeID, at: now)
+        actions.publications.append(
+            Publication(topic: topics.checkins(member: profile.id), payload: event, qos: .atLeastOnce, retain: false))
     }
 
     /// Forgets handled check-in requests older than `checkinMemory`, once an hour.
@@ -277,23 +295,28 @@ struct CoordinatorState {
         for store in configuration.stores where promoStores.contains(store.id) {
             for visit in present[store.id] ?? [] {
                 guard let department = store.department(visit.department), let rule = department.promo,
-                      let profile = profiles[visit.member]
+                    let profile = profiles[visit.member]
                 else { continue }
-                let eligibility = PromoEligibility(proximity: rule.proximity, dwell: rule.dwell ?? configuration.promos.dwell,
-                                                   cooldown: configuration.promos.cooldown)
+                let eligibility = PromoEligibility(
+                    proximity: rule.proximity, dwell: rule.dwell ?? configuration.promos.dwell,
+                    cooldown: configuration.promos.cooldown)
                 let last = promoFires[visit.member]?[rule.promo.id]
                 guard eligibility.shouldFire(for: visit, lastFiredAt: last, at: now),
-                      rule.window.check(day: day, minute: minute).open,
-                      rule.audience.includes(member: visit.member, visits: profile.visits, checkins: profile.checkins)
+                    rule.window.check(day: day, minute: minute).open,
+                    rule.audience.includes(member: visit.member, visits: profile.visits, checkins: profile.checkins)
                 else { continue }
                 promoFires[visit.member, default: [:]][rule.promo.id] = now
                 actions.registry.promoFired(rule.promo.id, member: visit.member, store: store.id, at: now)
-                publish(event: .promo(member: profile, department: department.id, departmentName: department.name, promo: rule.promo),
-                        store: store.id, at: now)
-                let offer = Offer(id: nextID(), member: visit.member, store: store.id, department: department.id,
-                                  departmentName: department.name, promo: rule.promo, at: now)
-                actions.publications.append(Publication(topic: topics.offers(member: visit.member), payload: WireCodec.encode(offer),
-                                           qos: .atLeastOnce, retain: false))
+                publish(
+                    event: .promo(member: profile, department: department.id, departmentName: department.name, promo: rule.promo),
+                    store: store.id, at: now)
+                let offer = Offer(
+                    id: nextID(), member: visit.member, store: store.id, department: department.id,
+                    departmentName: department.name, promo: rule.promo, at: now)
+                actions.publications.append(
+                    Publication(
+                        topic: topics.offers(member: visit.member), payload: WireCodec.encode(offer),
+                        qos: .atLeastOnce, retain: false))
             }
         }
     }
@@ -312,12 +335,14 @@ struct CoordinatorState {
             }
             let age = now - last
             if age >= CoordinatorService.snapshotRefreshInterval
-                || dirtyStores.contains(store) && age >= CoordinatorService.snapshotMinimumInterval {
+                || dirtyStores.contains(store) && age >= CoordinatorService.snapshotMinimumInterval
+            {
                 due.append((store, last))
             }
         }
-        let share = (configuration.storeIDs.count * Int(CoordinatorService.tickInterval.wholeMilliseconds)
-            + Int(CoordinatorService.snapshotMinimumInterval.wholeMilliseconds) - 1)
+        let share =
+            (configuration.storeIDs.count * Int(CoordinatorService.tickInterval.wholeMilliseconds)
+                + Int(CoordinatorService.snapshotMinimumInterval.wholeMilliseconds) - 1)
             / Int(CoordinatorService.snapshotMinimumInterval.wholeMilliseconds)
         guard due.count > share else { return Set(due.map(\.store)) }
         due.sort { ($0.last?.milliseconds ?? .min, $0.store) < ($1.last?.milliseconds ?? .min, $1.store) }
@@ -334,8 +359,9 @@ struct CoordinatorState {
                 PresenceSnapshot.NodeState(department: $0.node.department, node: $0.node.node, state: $0.state)
             }
             let members = (present[store.id] ?? []).compactMap { visit in profiles[visit.member].map { (visit, $0) } }
-            metrics.snapshot(store: store.id, members: members.count, guests: (guests[store.id] ?? [:]).values.reduce(0, +),
-                             nodes: nodes.map { ($0.department, $0.node, $0.state == .online) })
+            metrics.snapshot(
+                store: store.id, members: members.count, guests: (guests[store.id] ?? [:]).values.reduce(0, +),
+                nodes: nodes.map { ($0.department, $0.node, $0.state == .online) })
             actions.snapshots.append(SnapshotSource(store: store, present: members, guests: guests[store.id] ?? [:], nodes: nodes, at: now))
         }
     }
@@ -357,8 +383,9 @@ struct CoordinatorState {
             events: eventsPublished, dropped: dropped, gaps: counters.gaps, duplicates: counters.duplicates,
             tracked: engine.trackedCount, rssBytes: 0,
             nodes: engine.nodeClocks.map { .init(address: $0.node, state: $0.state, clockSkew: $0.clockSkew) },
-            database: .init(failing: database.failure != nil, queued: database.queued, error: database.failure,
-                            since: database.failingSince),
+            database: .init(
+                failing: database.failure != nil, queued: database.queued, error: database.failure,
+                since: database.failingSince),
             rangingReports: counters.rangingReports)
         actions.health = health
     }
@@ -433,9 +460,11 @@ struct SnapshotSource: Sendable {
                 if photoBytes > SnapshotSource.photoBudget { profile.photo = nil }
             }
             let departmentName = store.department(visit.department)?.name ?? "Department \(visit.department)"
-            members.append(.init(member: profile, department: visit.department, departmentName: departmentName,
-                                 proximity: visit.proximity, arrivedAt: visit.arrivedAt, inDepartmentSince: visit.inDepartmentSince,
-                                 lastSeen: visit.lastSeen))
+            members.append(
+                .init(
+                    member: profile, department: visit.department, departmentName: departmentName,
+                    proximity: visit.proximity, arrivedAt: visit.arrivedAt, inDepartmentSince: visit.inDepartmentSince,
+                    lastSeen: visit.lastSeen))
             occupancy[visit.department, default: .init(members: 0, guests: 0)].members += 1
         }
         for (department, guests) in guests {

@@ -60,7 +60,10 @@ final class DecisionInbox: Sendable {
     /// Adds a chunk of decoded messages, waiting while `capacity` chunks wait; does nothing once closed.
     func push(_ inputs: [CoordinatorInput]) async {
         while true {
-            enum Step { case deliver(CheckedContinuation<Item?, Never>), stored, full }
+            enum Step {
+                case deliver(CheckedContinuation<Item?, Never>)
+                case stored, full
+            }
             let step: Step = state.withLock { state in
                 if state.closed { return .stored }
                 if let consumer = state.consumer {
@@ -120,7 +123,10 @@ final class DecisionInbox: Sendable {
 
     /// The next item; `nil` once closed, or when the waiting task is cancelled.
     func next() async -> Item? {
-        enum Step { case item(Item, wakeProducer: CheckedContinuation<Void, Never>?), finished, wait }
+        enum Step {
+            case item(Item, wakeProducer: CheckedContinuation<Void, Never>?)
+            case finished, wait
+        }
         let step: Step = state.withLock { state in
             if let item = state.take() {
                 let producer = state.producer
@@ -138,7 +144,10 @@ final class DecisionInbox: Sendable {
         case .wait:
             return await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Item?, Never>) in
-                    enum Now { case resume(Item?, CheckedContinuation<Void, Never>?), wait }
+                    enum Now {
+                        case resume(Item?, CheckedContinuation<Void, Never>?)
+                        case wait
+                    }
                     let now: Now = state.withLock { state in
                         if state.closed || Task.isCancelled { return .resume(nil, nil) }
                         if let item = state.take() {

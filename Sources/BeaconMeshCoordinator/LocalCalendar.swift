@@ -7,7 +7,9 @@ public enum LocalCalendar {
     public static func dayAndMinute(of time: Timestamp) -> (PromoWindow.Day, Int) {
         let date = Date(timeIntervalSince1970: Double(time.milliseconds) / 1000)
         let parts = Calendar.current.dateComponents([.year, .month, .day, .hour, .minute], from: date)
-        return (PromoWindow.Day(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1),
-                (parts.hour ?? 0) * 60 + (parts.minute ?? 0))
+        return (
+            PromoWindow.Day(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1),
+            (parts.hour ?? 0) * 60 + (parts.minute ?? 0)
+        )
     }
 }

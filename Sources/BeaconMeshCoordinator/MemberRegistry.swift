@@ -33,7 +33,10 @@ public final class MemberRegistry: Sendable {
             database = try DatabaseQueue(path: path, configuration: configuration)
             try MemberRegistry.migrator.migrate(database)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
-            throw Failure(description: "\(path) is not a BeaconMesh database or is damaged (\(error.message ?? "corrupt")); restore it from a backup or move it away")
+            throw Failure(
+                description:
+                    "\(path) is not a BeaconMesh database or is damaged (\(error.message ?? "corrupt")); restore it from a backup or move it away"
+            )
         } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
             throw Failure(description: "\(path) is locked by another program; stop it or wait, then try again")
         } catch {
@@ -147,20 +150,25 @@ public final class MemberRegistry: Sendable {
 
     private static func store(_ db: Database, _ record: MemberRecord) throws {
         let profile = record.profile
-        try db.execute(sql: """
-            INSERT INTO member (id, name, favoriteDrink, photo, visits, lastVisitAt, createdAt, checkins) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(id) DO UPDATE SET name = excluded.name, favoriteDrink = excluded.favoriteDrink, photo = excluded.photo,
-              visits = excluded.visits, lastVisitAt = excluded.lastVisitAt, createdAt = excluded.createdAt, checkins = excluded.checkins
-            """, arguments: [profile.id, profile.name, profile.favoriteDrink, profile.photo, profile.visits,
-                             profile.lastVisitAt?.milliseconds, record.createdAt?.milliseconds, profile.checkins])
+        try db.execute(
+            sql: """
+                INSERT INTO member (id, name, favoriteDrink, photo, visits, lastVisitAt, createdAt, checkins) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(id) DO UPDATE SET name = excluded.name, favoriteDrink = excluded.favoriteDrink, photo = excluded.photo,
+                  visits = excluded.visits, lastVisitAt = excluded.lastVisitAt, createdAt = excluded.createdAt, checkins = excluded.checkins
+                """,
+            arguments: [
+                profile.id, profile.name, profile.favoriteDrink, profile.photo, profile.visits,
+                profile.lastVisitAt?.milliseconds, record.createdAt?.milliseconds, profile.checkins,
+            ])
         try db.execute(sql: "DELETE FROM memberField WHERE member = ?", arguments: [profile.id])
         for (name, value) in profile.customFields {
             try db.execute(sql: "INSERT INTO memberField (member, name, value) VALUES (?, ?, ?)", arguments: [profile.id, name, value])
         }
         try db.execute(sql: "DELETE FROM beacon WHERE member = ?", arguments: [profile.id])
         for beacon in record.beacons {
-            try db.execute(sql: "INSERT INTO beacon (key, member) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET member = excluded.member",
-                           arguments: [beacon.description, profile.id])
+            try db.execute(
+                sql: "INSERT INTO beacon (key, member) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET member = excluded.member",
+                arguments: [beacon.description, profile.id])
         }
     }
 
@@ -223,8 +231,9 @@ public final class MemberRegistry: Sendable {
             id: row["id"], name: row["name"], favoriteDrink: row["favoriteDrink"], visits: row["visits"],
             lastVisitAt: (row["lastVisitAt"] as Int64?).map(Timestamp.init(milliseconds:)), photo: row["photo"],
             customFields: custom, checkins: row["checkins"])
-        return MemberRecord(profile: profile, beacons: beacons,
-                            createdAt: (row["createdAt"] as Int64?).map(Timestamp.init(milliseconds:)))
+        return MemberRecord(
+            profile: profile, beacons: beacons,
+            createdAt: (row["createdAt"] as Int64?).map(Timestamp.init(milliseconds:)))
     }
 
     /// Which member owns which beacon.
@@ -287,10 +296,11 @@ public final class MemberRegistry: Sendable {
                 try db.execute(sql: "DELETE FROM registryEvent WHERE seq = ?", arguments: [seq])
             }
             for (fire, time) in changes.promoFires {
-                try db.execute(sql: """
-                    INSERT OR REPLACE INTO promoFire (member, promo, store, firedAt)
-                    SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM member WHERE id = ?)
-                    """, arguments: [fire.member, fire.promo, fire.store, time.milliseconds, fire.member])
+                try db.execute(
+                    sql: """
+                        INSERT OR REPLACE INTO promoFire (member, promo, store, firedAt)
+                        SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM member WHERE id = ?)
+                        """, arguments: [fire.member, fire.promo, fire.store, time.milliseconds, fire.member])
             }
         }
     }
@@ -306,13 +316,16 @@ public final class MemberRegistry: Sendable {
     }
 
     private static func save(_ visit: PresenceEngine.Visit, in db: Database) throws {
-        let statement = try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO visit (member, store, arrivedAt, department, inDepartmentSince, lastSeen, leftAt, proximity)
-            SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM member WHERE id = ?)
-            """)
-        try statement.execute(arguments: [visit.member, visit.store, visit.arrivedAt.milliseconds, visit.department,
-                             visit.inDepartmentSince.milliseconds, visit.lastSeen.milliseconds,
-                             visit.leftAt?.milliseconds, visit.proximity.rawValue, visit.member])
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT OR REPLACE INTO visit (member, store, arrivedAt, department, inDepartmentSince, lastSeen, leftAt, proximity)
+                SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM member WHERE id = ?)
+                """)
+        try statement.execute(arguments: [
+            visit.member, visit.store, visit.arrivedAt.milliseconds, visit.department,
+            visit.inDepartmentSince.milliseconds, visit.lastSeen.milliseconds,
+            visit.leftAt?.milliseconds, visit.proximity.rawValue, visit.member,
+        ])
     }
 
     /// Deletes the saved visits of `members` (visits that ended for good).
@@ -377,8 +390,9 @@ public final class MemberRegistry: Sendable {
     }
 
     private static func recordEvent(_ kind: RegistryEvent.Kind, member: String, in db: Database) throws {
-        try db.execute(sql: "INSERT INTO registryEvent (type, member, at) VALUES (?, ?, ?)",
-                       arguments: [kind.rawValue, member, Int64(Date().timeIntervalSince1970 * 1000)])
+        try db.execute(
+            sql: "INSERT INTO registryEvent (type, member, at) VALUES (?, ?, ?)",
+            arguments: [kind.rawValue, member, Int64(Date().timeIntervalSince1970 * 1000)])
     }
 
     // MARK: Change detection

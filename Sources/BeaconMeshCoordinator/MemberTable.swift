@@ -5,13 +5,16 @@ public enum MemberTable {
     public static func render(_ members: [MemberRecord]) -> String {
         if members.isEmpty { return "no members" }
         let customColumns = Set(members.flatMap { $0.profile.customFields.keys }).sorted()
-        var rows: [[String]] = [["ID", "NAME", "DRINK", "VISITS", "CHECKINS", "LAST VISIT", "BEACONS"] + customColumns.map { $0.uppercased() }]
+        var rows: [[String]] = [
+            ["ID", "NAME", "DRINK", "VISITS", "CHECKINS", "LAST VISIT", "BEACONS"] + customColumns.map { $0.uppercased() }
+        ]
         for member in members {
             let profile = member.profile
-            rows.append([
-                profile.id, profile.name, profile.favoriteDrink ?? "-", String(profile.visits), String(profile.checkins),
-                profile.lastVisitAt.map { String($0.milliseconds) } ?? "-", String(member.beacons.count),
-            ] + customColumns.map { profile.customFields[$0] ?? "" })
+            rows.append(
+                [
+                    profile.id, profile.name, profile.favoriteDrink ?? "-", String(profile.visits), String(profile.checkins),
+                    profile.lastVisitAt.map { String($0.milliseconds) } ?? "-", String(member.beacons.count),
+                ] + customColumns.map { profile.customFields[$0] ?? "" })
         }
         let widths = (0..<rows[0].count).map { column in rows.map { TerminalWidth.of($0[column]) }.max() ?? 0 }
         return rows.map { row in

@@ -39,7 +39,8 @@ public enum MembersCSV {
         }
         guard let header = reader.headerRow else { throw Failure(file: file, line: 1, message: "the file has no header") }
         for column in columns where !header.contains(column) {
-            throw Failure(file: file, line: 1, message: "the header lacks the column '\(column)' (expected \(columns.joined(separator: ",")))")
+            throw Failure(
+                file: file, line: 1, message: "the header lacks the column '\(column)' (expected \(columns.joined(separator: ",")))")
         }
         if Set(header).count != header.count { throw Failure(file: file, line: 1, message: "the header names a column twice") }
         var records: [MemberRecord] = []
@@ -83,7 +84,9 @@ public enum MembersCSV {
         var beacons: [BeaconKey] = []
         for text in fields["beacons", default: ""].split(separator: ";") {
             let spelled = text.trimmingCharacters(in: .whitespaces)
-            guard let key = BeaconKey(spelled.lowercased()) else { throw fail("'\(spelled)' is not a beacon key (ibeacon:<uuid>:<major>:<minor>, …)") }
+            guard let key = BeaconKey(spelled.lowercased()) else {
+                throw fail("'\(spelled)' is not a beacon key (ibeacon:<uuid>:<major>:<minor>, …)")
+            }
             beacons.append(key)
         }
         let visitsText = fields["visits", default: ""].trimmingCharacters(in: .whitespaces)
@@ -135,11 +138,12 @@ public enum MembersCSV {
         try writer.write(row: columns + [checkinsColumn] + custom)
         for record in records {
             let profile = record.profile
-            try writer.write(row: [
-                profile.id, profile.name, profile.favoriteDrink ?? "", record.beacons.map(\.description).joined(separator: ";"),
-                profile.photo ?? "", String(profile.visits), profile.lastVisitAt.map { String($0.milliseconds) } ?? "",
-                record.createdAt.map { String($0.milliseconds) } ?? "", String(profile.checkins),
-            ] + custom.map { profile.customFields[$0] ?? "" })
+            try writer.write(
+                row: [
+                    profile.id, profile.name, profile.favoriteDrink ?? "", record.beacons.map(\.description).joined(separator: ";"),
+                    profile.photo ?? "", String(profile.visits), profile.lastVisitAt.map { String($0.milliseconds) } ?? "",
+                    record.createdAt.map { String($0.milliseconds) } ?? "", String(profile.checkins),
+                ] + custom.map { profile.customFields[$0] ?? "" })
         }
         writer.stream.close()
     }

@@ -31,7 +31,10 @@ public enum PhotoThumbnail {
             return "data:image/jpeg;base64," + (try shrink(path, with: converter)).base64EncodedString()
         }
         guard data.count <= maximumBytes else {
-            throw Failure(description: "'\(path)' is \(data.count / 1024) KiB; install ImageMagick (apt-get install imagemagick) to shrink it, or give a photo of at most \(maximumBytes / 1024) KiB")
+            throw Failure(
+                description:
+                    "'\(path)' is \(data.count / 1024) KiB; install ImageMagick (apt-get install imagemagick) to shrink it, or give a photo of at most \(maximumBytes / 1024) KiB"
+            )
         }
         return "data:\(mime);base64," + data.base64EncodedString()
     }

@@ -99,7 +99,7 @@ public struct ProvisioningACL: Sendable, Equatable {
     /// The lines from the opening mark to the closing mark of block `name`, both included.
     private func blockRange(named name: String, in lines: [String]) -> Range<Int>? {
         guard let start = lines.firstIndex(of: "# >>> beaconmesh \(name)"),
-              let end = lines[start...].firstIndex(of: "# <<< beaconmesh \(name)")
+            let end = lines[start...].firstIndex(of: "# <<< beaconmesh \(name)")
         else { return nil }
         return start..<(end + 1)
     }

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The files `beacon-coordinator provision` edits — mosquitto's `password_file` and `acl_file`, and a folder of
 /// credential files (one `<user>.pass` per credential, mode 0600) — and the two things it does with them.
@@ -30,8 +31,10 @@ public struct ProvisioningFiles: Sendable {
     public static let defaultACLFile = "/etc/beaconmesh/broker/acl"
     public static let defaultCredentials = "/etc/beaconmesh/credentials"
 
-    public init(passwordFile: String = defaultPasswordFile, aclFile: String = defaultACLFile,
-                credentials: String = defaultCredentials) {
+    public init(
+        passwordFile: String = defaultPasswordFile, aclFile: String = defaultACLFile,
+        credentials: String = defaultCredentials
+    ) {
         self.passwordFile = passwordFile
         self.aclFile = aclFile
         self.credentials = credentials
@@ -103,7 +106,8 @@ public struct ProvisioningFiles: Sendable {
             var acl = ProvisioningACL(text: try readText(aclFile) ?? "")
             let before = acl
             acl.setPatterns(ProvisioningACL.patternLines(topicRoot: topicRoot))
-            if case .member = role {} else {
+            if case .member = role {
+            } else {
                 acl.setUser(username, lines: role.topicLines(topicRoot: topicRoot))
             }
             if acl != before || !FileManager.default.fileExists(atPath: aclFile) {
@@ -188,15 +192,16 @@ public struct ProvisioningFiles: Sendable {
 
     private func readFirstLine(_ path: String) -> String? {
         guard let text = try? readText(path),
-              let line = text.split(separator: "\n").first.map({ String($0).trimmingCharacters(in: .whitespaces) }),
-              !line.isEmpty
+            let line = text.split(separator: "\n").first.map({ String($0).trimmingCharacters(in: .whitespaces) }),
+            !line.isEmpty
         else { return nil }
         return line
     }
 
     /// Replaces `path` with `text`, mode 0600, owned by `owner` when given, running as root and that user exists.
     private func writePrivately(_ text: String, to path: String, owner: String?) throws(ProvisioningError) {
-        var uid: uid_t = geteuid(), gid: gid_t = getegid()
+        var uid: uid_t = geteuid()
+        var gid: gid_t = getegid()
         if let owner, geteuid() == 0, let entry = getpwnam(owner) {
             uid = entry.pointee.pw_uid
             gid = entry.pointee.pw_gid
@@ -259,7 +264,8 @@ public struct ProvisioningFiles: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        let stdin = Pipe(), output = Pipe()
+        let stdin = Pipe()
+        let output = Pipe()
         process.standardInput = stdin
         process.standardOutput = output
         process.standardError = output
@@ -275,7 +281,8 @@ public struct ProvisioningFiles: Sendable {
         guard process.terminationStatus == 0 else {
             let said = transcript.split(separator: "\n").filter { !$0.hasPrefix("Password:") && !$0.hasPrefix("Reenter") }
                 .joined(separator: " ")
-            throw ProvisioningError("mosquitto_passwd could not update \(passwordFile): \(said.isEmpty ? "exit \(process.terminationStatus)" : said)")
+            throw ProvisioningError(
+                "mosquitto_passwd could not update \(passwordFile): \(said.isEmpty ? "exit \(process.terminationStatus)" : said)")
         }
     }
 

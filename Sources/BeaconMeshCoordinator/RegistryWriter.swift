@@ -37,8 +37,10 @@ public final class RegistryWriter: Sendable {
     private let clock: @Sendable () -> Timestamp
 
     /// A writer for `registry`; a failed write is retried after `firstRetry`, doubling up to `longestRetry`.
-    public init(registry: MemberRegistry, logger: Logger, firstRetry: Duration = .milliseconds(250),
-                longestRetry: Duration = .seconds(5), clock: @escaping @Sendable () -> Timestamp) {
+    public init(
+        registry: MemberRegistry, logger: Logger, firstRetry: Duration = .milliseconds(250),
+        longestRetry: Duration = .seconds(5), clock: @escaping @Sendable () -> Timestamp
+    ) {
         self.registry = registry
         self.logger = logger
         self.retryDelays = (firstRetry, longestRetry)
@@ -82,9 +84,12 @@ public final class RegistryWriter: Sendable {
             return state.waiting.count + state.writing
         }
         if left > 0 {
-            logger.error("stopped with registry writes not saved", metadata: [
-                "database": "\(registry.path)", "rows": "\(left)", "cause": "\(status.failure ?? "the database did not answer in time")",
-            ])
+            logger.error(
+                "stopped with registry writes not saved",
+                metadata: [
+                    "database": "\(registry.path)", "rows": "\(left)",
+                    "cause": "\(status.failure ?? "the database did not answer in time")",
+                ])
         }
         return left == 0
     }
@@ -111,14 +116,20 @@ public final class RegistryWriter: Sendable {
                 delay = retryDelays.first
                 let recovered = state.withLock { state -> (String, Timestamp)? in
                     state.writing = 0
-                    defer { state.failure = nil; state.failingSince = nil }
+                    defer {
+                        state.failure = nil
+                        state.failingSince = nil
+                    }
                     return state.failure.map { ($0, state.failingSince ?? clock()) }
                 }
                 if let (failure, since) = recovered {
-                    logger.notice("registry database writable again; waiting writes saved", metadata: [
-                        "database": "\(registry.path)", "rows": "\(changes.count)", "failedFor": "\((clock() - since).wholeMilliseconds / 1000) s",
-                        "cause": "\(failure)",
-                    ])
+                    logger.notice(
+                        "registry database writable again; waiting writes saved",
+                        metadata: [
+                            "database": "\(registry.path)", "rows": "\(changes.count)",
+                            "failedFor": "\((clock() - since).wholeMilliseconds / 1000) s",
+                            "cause": "\(failure)",
+                        ])
                 }
             } catch {
                 let cause = RegistryWriter.describe(error)
@@ -133,9 +144,11 @@ public final class RegistryWriter: Sendable {
                     return state.failure != cause
                 }
                 if isNew {
-                    logger.error("cannot write to the registry database; presence goes on, writes wait and are retried", metadata: [
-                        "database": "\(registry.path)", "cause": "\(cause)", "waiting": "\(changes.count)",
-                    ])
+                    logger.error(
+                        "cannot write to the registry database; presence goes on, writes wait and are retried",
+                        metadata: [
+                            "database": "\(registry.path)", "cause": "\(cause)", "waiting": "\(changes.count)",
+                        ])
                 }
                 if state.withLock({ $0.stopped }) { return }
                 sleep(for: delay)
@@ -162,7 +175,8 @@ public final class RegistryWriter: Sendable {
         case .SQLITE_FULL:
             return "the disk or the database is full (SQLITE_FULL): free space on its file system"
         case .SQLITE_IOERR:
-            return "the database file cannot be written (SQLITE_IOERR, \(error.message ?? "disk I/O error")): check the disk, and the file's permissions and attributes"
+            return
+                "the database file cannot be written (SQLITE_IOERR, \(error.message ?? "disk I/O error")): check the disk, and the file's permissions and attributes"
         default:
             return "\(error.message ?? "\(error)") (\(error.resultCode))"
         }

@@ -45,13 +45,17 @@ public struct ChainBoard: Sendable {
             case .presence(let store)?:
                 guard shows(store), !payload.isEmpty else { return (.none, nil) }
                 let snapshot = try WireCodec.decodePresenceSnapshot(payload)
-                if snapshot.store != store { throw WireError.absurdValue(field: "store", value: "\(snapshot.store) under the topic of store \(store)") }
+                if snapshot.store != store {
+                    throw WireError.absurdValue(field: "store", value: "\(snapshot.store) under the topic of store \(store)")
+                }
                 withStore(store) { $0.apply(snapshot: snapshot, payload: payload, at: now) }
                 return (.store(store), nil)
             case .events(let store)?:
                 guard shows(store) else { return (.none, nil) }
                 let event = try WireCodec.decodeEvent(payload)
-                if event.store != store { throw WireError.absurdValue(field: "store", value: "\(event.store) under the topic of store \(store)") }
+                if event.store != store {
+                    throw WireError.absurdValue(field: "store", value: "\(event.store) under the topic of store \(store)")
+                }
                 withStore(store) { $0.apply(event: event, at: now) }
                 return (.store(store), nil)
             case .nodeStatus(let node)?:

@@ -27,22 +27,27 @@ public enum ChainPageData {
                     ("members", .int(Int64(counts.members))), ("guests", .int(Int64(counts.guests))),
                 ])
             }
-            stores.append(.object([
-                ("store", .int(Int64(store.store))),
-                ("name", .string(store.name)),
-                ("members", .int(Int64(headcount.members))),
-                ("guests", .int(Int64(headcount.guests))),
-                ("departments", .array(departments)),
-                ("nodesOnline", .int(Int64(store.nodes.count - offline))),
-                ("nodesOffline", .int(Int64(offline))),
-                ("offlineNodes", .array(store.nodesInOrder.filter { $0.state == .offline }.map {
-                    .string("\(store.model.departmentName($0.key.department)) · \($0.key.node)")
-                })),
-                ("coordinator", CoordinatorData.json(coordinator)),
-                ("lastHeard", store.lastHeard.map { .int($0.milliseconds) } ?? .null),
-                ("quiet", .bool(quiet)),
-                ("attention", .bool(attention)),
-            ]))
+            stores.append(
+                .object([
+                    ("store", .int(Int64(store.store))),
+                    ("name", .string(store.name)),
+                    ("members", .int(Int64(headcount.members))),
+                    ("guests", .int(Int64(headcount.guests))),
+                    ("departments", .array(departments)),
+                    ("nodesOnline", .int(Int64(store.nodes.count - offline))),
+                    ("nodesOffline", .int(Int64(offline))),
+                    (
+                        "offlineNodes",
+                        .array(
+                            store.nodesInOrder.filter { $0.state == .offline }.map {
+                                .string("\(store.model.departmentName($0.key.department)) · \($0.key.node)")
+                            })
+                    ),
+                    ("coordinator", CoordinatorData.json(coordinator)),
+                    ("lastHeard", store.lastHeard.map { .int($0.milliseconds) } ?? .null),
+                    ("quiet", .bool(quiet)),
+                    ("attention", .bool(attention)),
+                ]))
         }
         let coordinators: [JSONValue] = board.coordinators.sorted { $0.key < $1.key }.map { id, status in
             .object([
@@ -56,11 +61,14 @@ public enum ChainPageData {
             ("broker", .string(board.broker)),
             ("connection", ConnectionData.json(board.connection)),
             ("stale", .bool(stale)),
-            ("totals", .object([
-                ("stores", .int(Int64(stores.count))), ("members", .int(Int64(totalMembers))),
-                ("guests", .int(Int64(totalGuests))), ("nodesOffline", .int(Int64(totalOffline))),
-                ("needAttention", .int(Int64(needAttention))),
-            ])),
+            (
+                "totals",
+                .object([
+                    ("stores", .int(Int64(stores.count))), ("members", .int(Int64(totalMembers))),
+                    ("guests", .int(Int64(totalGuests))), ("nodesOffline", .int(Int64(totalOffline))),
+                    ("needAttention", .int(Int64(needAttention))),
+                ])
+            ),
             ("stores", .array(stores)),
             ("coordinators", .array(coordinators)),
         ])

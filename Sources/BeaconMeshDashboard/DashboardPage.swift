@@ -4,53 +4,57 @@
 public enum DashboardPage {
     /// The chain overview at `/`.
     public static func overview() -> String {
-        document(title: "BeaconMesh · chain overview", attributes: #"data-page="chain""#, body: #"""
-        <header class="top">
-          <div class="brand"><a href="/">BeaconMesh</a></div>
-          <h1 id="title">Chain overview</h1>
-          <p id="status" class="status" role="status" aria-live="polite">Connecting…</p>
-        </header>
-        <main>
-          <section class="totals" aria-label="Totals">
-            <div class="total"><span id="total-stores" class="figure">–</span><span class="label">stores</span></div>
-            <div class="total"><span id="total-members" class="figure">–</span><span class="label">members</span></div>
-            <div class="total"><span id="total-guests" class="figure">–</span><span class="label">guests</span></div>
-            <div class="total"><span id="total-offline" class="figure">–</span><span class="label">nodes offline</span></div>
-            <div class="total"><span id="total-attention" class="figure">–</span><span class="label">need attention</span></div>
-          </section>
-          <section id="stores" class="stores" aria-label="Stores"></section>
-          <p id="no-stores" class="empty">No store heard yet.</p>
-          <section class="coordinators"><h2>Coordinators</h2><ul id="coordinators"></ul></section>
-        </main>
-        """#)
+        document(
+            title: "BeaconMesh · chain overview", attributes: #"data-page="chain""#,
+            body: #"""
+                <header class="top">
+                  <div class="brand"><a href="/">BeaconMesh</a></div>
+                  <h1 id="title">Chain overview</h1>
+                  <p id="status" class="status" role="status" aria-live="polite">Connecting…</p>
+                </header>
+                <main>
+                  <section class="totals" aria-label="Totals">
+                    <div class="total"><span id="total-stores" class="figure">–</span><span class="label">stores</span></div>
+                    <div class="total"><span id="total-members" class="figure">–</span><span class="label">members</span></div>
+                    <div class="total"><span id="total-guests" class="figure">–</span><span class="label">guests</span></div>
+                    <div class="total"><span id="total-offline" class="figure">–</span><span class="label">nodes offline</span></div>
+                    <div class="total"><span id="total-attention" class="figure">–</span><span class="label">need attention</span></div>
+                  </section>
+                  <section id="stores" class="stores" aria-label="Stores"></section>
+                  <p id="no-stores" class="empty">No store heard yet.</p>
+                  <section class="coordinators"><h2>Coordinators</h2><ul id="coordinators"></ul></section>
+                </main>
+                """#)
     }
 
     /// A store's live page at `/stores/{store}`.
     public static func store(_ store: UInt16) -> String {
-        document(title: "Store \(store) · BeaconMesh", attributes: #"data-page="store" data-store="\#(store)""#, body: #"""
-        <header class="top">
-          <div class="brand"><a href="/">BeaconMesh</a> <span class="crumb">/ store \#(store)</span></div>
-          <h1 id="title">Store \#(store)</h1>
-          <p id="status" class="status" role="status" aria-live="polite">Connecting…</p>
-        </header>
-        <main class="store">
-          <section class="people">
-            <h2>In the store <span id="member-count" class="count"></span></h2>
-            <table id="members" class="members">
-              <thead><tr><th class="photo"><span class="sr">Photo</span></th><th>Name</th><th>Favourite drink</th>
-                <th>Department</th><th>Proximity</th><th>In store</th><th>Visit</th></tr></thead>
-              <tbody></tbody>
-            </table>
-            <p id="no-members" class="empty">Nobody here yet.</p>
-          </section>
-          <aside class="side">
-            <section><h2>Departments</h2><ul id="occupancy" class="occupancy"></ul></section>
-            <section><h2>Nodes</h2><ul id="nodes" class="nodes"></ul></section>
-            <section><h2>Promos</h2><ul id="promos" class="promos"></ul></section>
-            <section><h2>Recent events</h2><ol id="events" class="events"></ol></section>
-          </aside>
-        </main>
-        """#)
+        document(
+            title: "Store \(store) · BeaconMesh", attributes: #"data-page="store" data-store="\#(store)""#,
+            body: #"""
+                <header class="top">
+                  <div class="brand"><a href="/">BeaconMesh</a> <span class="crumb">/ store \#(store)</span></div>
+                  <h1 id="title">Store \#(store)</h1>
+                  <p id="status" class="status" role="status" aria-live="polite">Connecting…</p>
+                </header>
+                <main class="store">
+                  <section class="people">
+                    <h2>In the store <span id="member-count" class="count"></span></h2>
+                    <table id="members" class="members">
+                      <thead><tr><th class="photo"><span class="sr">Photo</span></th><th>Name</th><th>Favourite drink</th>
+                        <th>Department</th><th>Proximity</th><th>In store</th><th>Visit</th></tr></thead>
+                      <tbody></tbody>
+                    </table>
+                    <p id="no-members" class="empty">Nobody here yet.</p>
+                  </section>
+                  <aside class="side">
+                    <section><h2>Departments</h2><ul id="occupancy" class="occupancy"></ul></section>
+                    <section><h2>Nodes</h2><ul id="nodes" class="nodes"></ul></section>
+                    <section><h2>Promos</h2><ul id="promos" class="promos"></ul></section>
+                    <section><h2>Recent events</h2><ol id="events" class="events"></ol></section>
+                  </aside>
+                </main>
+                """#)
     }
 
     private static func document(title: String, attributes: String, body: String) -> String {

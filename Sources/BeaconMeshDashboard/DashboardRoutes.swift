@@ -30,7 +30,9 @@ public enum DashboardRoutes {
             storeNumber(context, hub: hub).response { store in
                 var photos: [String: Int] = [:]
                 let data: JSONValue? = hub.read { board in
-                    board.stores[store].map { StorePageData.json($0, coordinator: board.coordinator(of: store), at: WallClock.now(), photosSent: &photos) }
+                    board.stores[store].map {
+                        StorePageData.json($0, coordinator: board.coordinator(of: store), at: WallClock.now(), photosSent: &photos)
+                    }
                 }
                 guard let data else { return text(.notFound, "nothing heard of store \(store) yet") }
                 return json(WireCodec.serialize(data))
@@ -48,10 +50,11 @@ public enum DashboardRoutes {
             let (connection, stores) = hub.read { ($0.connection, $0.stores.count) }
             let connected = connection == .connected
             let state = connected ? "connected" : (connection == .connecting ? "connecting" : "lost")
-            let body = WireCodec.serialize(.object([
-                ("status", .string(connected ? "ok" : "degraded")), ("broker", .string(state)),
-                ("stores", .int(Int64(stores))), ("pages", .int(Int64(hub.connectedPages))),
-            ]))
+            let body = WireCodec.serialize(
+                .object([
+                    ("status", .string(connected ? "ok" : "degraded")), ("broker", .string(state)),
+                    ("stores", .int(Int64(stores))), ("pages", .int(Int64(hub.connectedPages))),
+                ]))
             return json(body, status: connected ? .ok : .serviceUnavailable)
         }
         router.get("/metrics") { _, _ in

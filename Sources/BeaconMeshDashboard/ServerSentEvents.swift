@@ -18,27 +18,30 @@ enum ServerSentEvents {
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream; charset=utf-8"
         headers[.cacheControl] = "no-cache"
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            var photosSent: [String: Int] = [:]
-            try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
-            for await _ in hub.changes(of: subject) {
-                let now = WallClock.now()
-                let json: JSONValue = hub.read { board in
-                    switch subject {
-                    case .chain:
-                        return ChainPageData.json(board, at: now)
-                    case .store(let store):
-                        return StorePageData.json(board.board(of: store), coordinator: board.coordinator(of: store), at: now,
-                                                  photosSent: &photosSent)
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                var photosSent: [String: Int] = [:]
+                try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
+                for await _ in hub.changes(of: subject) {
+                    let now = WallClock.now()
+                    let json: JSONValue = hub.read { board in
+                        switch subject {
+                        case .chain:
+                            return ChainPageData.json(board, at: now)
+                        case .store(let store):
+                            return StorePageData.json(
+                                board.board(of: store), coordinator: board.coordinator(of: store), at: now,
+                                photosSent: &photosSent)
+                        }
                     }
+                    var message = "data: "
+                    message += String(decoding: WireCodec.serialize(json), as: UTF8.self)
+                    message += "\n\n"
+                    try await writer.write(ByteBuffer(string: message))
+                    if subject == .chain { try await Task.sleep(for: chainInterval) }
                 }
-                var message = "data: "
-                message += String(decoding: WireCodec.serialize(json), as: UTF8.self)
-                message += "\n\n"
-                try await writer.write(ByteBuffer(string: message))
-                if subject == .chain { try await Task.sleep(for: chainInterval) }
-            }
-            try await writer.finish(nil)
-        })
+                try await writer.finish(nil)
+            })
     }
 }

@@ -5,8 +5,10 @@ import BeaconMeshWire
 /// see it at `now`, as JSON the page's script renders. Member photos go once per page connection (`photosSent`),
 /// as they are the bulk of the bytes and rarely change.
 public enum StorePageData {
-    public static func json(_ board: StoreBoard, coordinator: (id: String, status: CoordinatorStatus)?, at now: Timestamp,
-                            photosSent: inout [String: Int]) -> JSONValue {
+    public static func json(
+        _ board: StoreBoard, coordinator: (id: String, status: CoordinatorStatus)?, at now: Timestamp,
+        photosSent: inout [String: Int]
+    ) -> JSONValue {
         let model = board.model
         let snapshot = model.snapshot
         var members: [JSONValue] = []
@@ -36,10 +38,11 @@ public enum StorePageData {
         }
         var occupancy: [JSONValue] = []
         for (department, counts) in (snapshot?.occupancy ?? [:]).sorted(by: { $0.key < $1.key }) {
-            occupancy.append(.object([
-                ("department", .int(Int64(department))), ("name", .string(model.departmentName(department))),
-                ("members", .int(Int64(counts.members))), ("guests", .int(Int64(counts.guests))),
-            ]))
+            occupancy.append(
+                .object([
+                    ("department", .int(Int64(department))), ("name", .string(model.departmentName(department))),
+                    ("members", .int(Int64(counts.members))), ("guests", .int(Int64(counts.guests))),
+                ]))
         }
         let nodes: [JSONValue] = board.nodesInOrder.map { node in
             .object([

@@ -3,9 +3,9 @@ import Logging
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// What libmosquitto's callbacks reach through the `void *` user data: the shared state, the logger, the message stream.
@@ -112,8 +112,9 @@ final class MQTTCallbackContext: Sendable {
     private func announce(_ message: MQTTMessage, on mosq: OpaquePointer) {
         var mid: Int32 = 0
         let code = message.payload.withUnsafeBytes { bytes in
-            mosquitto_publish(mosq, &mid, message.topic, Int32(clamping: bytes.count), bytes.baseAddress,
-                              message.qos.rawValue, message.retained)
+            mosquitto_publish(
+                mosq, &mid, message.topic, Int32(clamping: bytes.count), bytes.baseAddress,
+                message.qos.rawValue, message.retained)
         }
         if code == MOSQ_ERR_SUCCESS.rawValue {
             recordPublished(MQTTMessageID(rawValue: mid), qos: message.qos)
@@ -136,12 +137,13 @@ final class MQTTCallbackContext: Sendable {
             return wasConnected
         }
         guard wasConnected else { return }
-        let reason: MQTTDisconnectReason = switch code {
-        case 0: .requested
-        case MOSQ_ERR_CONN_LOST.rawValue: .connectionLost("the broker closed the connection or the network failed")
-        case MOSQ_ERR_KEEPALIVE.rawValue: .connectionLost("the broker did not answer within the keep-alive time")
-        default: .connectionLost(libraryErrorText(code))
-        }
+        let reason: MQTTDisconnectReason =
+            switch code {
+            case 0: .requested
+            case MOSQ_ERR_CONN_LOST.rawValue: .connectionLost("the broker closed the connection or the network failed")
+            case MOSQ_ERR_KEEPALIVE.rawValue: .connectionLost("the broker did not answer within the keep-alive time")
+            default: .connectionLost(libraryErrorText(code))
+            }
         if code == 0 {
             logger.info("disconnected from broker")
         } else {
@@ -190,8 +192,9 @@ final class MQTTCallbackContext: Sendable {
 
     private func reportSubscription(filter: String, grantedQoS: Int32) {
         if grantedQoS >= 0x80 {
-            logger.error("the broker refused the subscription (not authorised for this topic?)",
-                         metadata: ["mqtt.filter": "\(filter)"])
+            logger.error(
+                "the broker refused the subscription (not authorised for this topic?)",
+                metadata: ["mqtt.filter": "\(filter)"])
         } else {
             logger.debug("subscribed", metadata: ["mqtt.filter": "\(filter)", "mqtt.qos": "\(grantedQoS)"])
         }
@@ -300,8 +303,10 @@ final class MQTTCallbackContext: Sendable {
                 state.acknowledgementObservers = [:]
                 state.changeObservers = [:]
             }
-            return (Array(state.connectionObservers.values), Array(state.acknowledgementObservers.values),
-                    Array(state.changeObservers.values))
+            return (
+                Array(state.connectionObservers.values), Array(state.acknowledgementObservers.values),
+                Array(state.changeObservers.values)
+            )
         }
         inbox.close()
         connections.forEach { $0.finish() }

@@ -3,9 +3,9 @@ import Logging
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// An MQTT client that stays connected: it connects in the background, reconnects forever with backoff, re-subscribes
@@ -60,8 +60,9 @@ public final class MQTTClient: Sendable {
             let savedErrno = errno
             Unmanaged<MQTTCallbackContext>.fromOpaque(userdata).release()
             inbox.close()
-            throw .library(call: "mosquitto_new", code: MOSQ_ERR_ERRNO.rawValue, systemError: savedErrno,
-                           reason: systemErrorText(savedErrno))
+            throw .library(
+                call: "mosquitto_new", code: MOSQ_ERR_ERRNO.rawValue, systemError: savedErrno,
+                reason: systemErrorText(savedErrno))
         }
         do {
             try Self.apply(configuration, to: pointer)
@@ -85,10 +86,11 @@ public final class MQTTClient: Sendable {
 
     /// Protocol, reconnect policy, TLS, credentials and last will: everything libmosquitto needs before connecting.
     private static func apply(_ configuration: MQTTConfiguration, to mosq: OpaquePointer) throws(MQTTError) {
-        let version: Int32 = switch configuration.protocolVersion {
-        case .v3_1: MQTT_PROTOCOL_V31
-        case .v3_1_1: MQTT_PROTOCOL_V311
-        }
+        let version: Int32 =
+            switch configuration.protocolVersion {
+            case .v3_1: MQTT_PROTOCOL_V31
+            case .v3_1_1: MQTT_PROTOCOL_V311
+            }
         try mosquittoCall("mosquitto_int_option(protocol version)") {
             mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, version)
         }
@@ -173,8 +175,10 @@ public final class MQTTClient: Sendable {
     /// the broker will fix (or a broker still loading its certificate) shows up here; OpenSSL's reason is logged
     /// by libmosquitto and passed on as a warning.
     private static func isWorthRetrying(_ code: Int32) -> Bool {
-        [MOSQ_ERR_ERRNO, MOSQ_ERR_EAI, MOSQ_ERR_CONN_REFUSED, MOSQ_ERR_NO_CONN, MOSQ_ERR_CONN_LOST,
-         MOSQ_ERR_TIMEOUT, MOSQ_ERR_LOOKUP, MOSQ_ERR_TLS, MOSQ_ERR_TLS_HANDSHAKE].contains { $0.rawValue == code }
+        [
+            MOSQ_ERR_ERRNO, MOSQ_ERR_EAI, MOSQ_ERR_CONN_REFUSED, MOSQ_ERR_NO_CONN, MOSQ_ERR_CONN_LOST,
+            MOSQ_ERR_TIMEOUT, MOSQ_ERR_LOOKUP, MOSQ_ERR_TLS, MOSQ_ERR_TLS_HANDSHAKE,
+        ].contains { $0.rawValue == code }
     }
 
     // MARK: Connection state
@@ -266,7 +270,6 @@ public final class MQTTClient: Sendable {
         context.state.withLock { $0.unacknowledgedAtLeastOnce }
     }
 
-
     // MARK: Subscribing
 
     /// Subscribes to `filter` (wildcards `+` and `#` allowed) now if connected, and again after every reconnect.
@@ -343,16 +346,18 @@ public final class MQTTClient: Sendable {
 
         if let finalMessage {
             do {
-                try sendPublish(topic: finalMessage.topic, payload: finalMessage.payload,
-                                qos: finalMessage.qos, retain: finalMessage.retained)
+                try sendPublish(
+                    topic: finalMessage.topic, payload: finalMessage.payload,
+                    qos: finalMessage.qos, retain: finalMessage.retained)
             } catch {
                 logger.warning("could not publish the final message", metadata: ["mqtt.error": "\(error)"])
             }
         }
         let flushed = await context.waitUntil(timeout: max(.zero, deadline - clock.now)) { $0.unacknowledgedAtLeastOnce == 0 }
         if !flushed {
-            logger.warning("disconnecting with unacknowledged messages; they are lost",
-                           metadata: ["mqtt.unacknowledged": "\(unacknowledgedCount)"])
+            logger.warning(
+                "disconnecting with unacknowledged messages; they are lost",
+                metadata: ["mqtt.unacknowledged": "\(unacknowledgedCount)"])
         }
         let code = loop.close { mosquitto_disconnect(handle.pointer) }
         if code == MOSQ_ERR_SUCCESS.rawValue {

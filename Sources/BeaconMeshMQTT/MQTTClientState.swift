@@ -36,7 +36,6 @@ struct MQTTClientState {
     /// `on_publish` can arrive before `mosquitto_publish` has returned the id to us; such ids wait here.
     var acknowledgedBeforeRecorded: Set<MQTTMessageID> = []
 
-
     var nextObserverID = 0
     var connectionObservers: [Int: AsyncStream<MQTTConnectionEvent>.Continuation] = [:]
     var acknowledgementObservers: [Int: AsyncStream<MQTTMessageID>.Continuation] = [:]

@@ -129,8 +129,10 @@ public struct MQTTConfiguration: Sendable, CustomStringConvertible {
 
     /// All fields, with the password masked.
     public var description: String {
-        var fields = ["broker: \(broker)", "cleanSession: \(cleanSession)", "keepAlive: \(keepAlive)",
-                      "reconnectDelay: \(reconnectDelayMin)…\(reconnectDelayMax)", "protocol: \(protocolVersion)"]
+        var fields = [
+            "broker: \(broker)", "cleanSession: \(cleanSession)", "keepAlive: \(keepAlive)",
+            "reconnectDelay: \(reconnectDelayMin)…\(reconnectDelayMax)", "protocol: \(protocolVersion)",
+        ]
         if let clientID { fields.append("clientID: \(clientID)") }
         if let username { fields.append("username: \(username)") }
         if password != nil { fields.append("password: ***") }

@@ -3,9 +3,9 @@ import Logging
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// The client's network loop on its own thread: it does the socket I/O, keep-alive and callbacks, and after any
@@ -108,10 +108,13 @@ final class MQTTConnectionLoop: Sendable {
             } else {
                 let error = MQTTError.library(code: code, errno: savedErrno, call: "mosquitto_reconnect_async")
                 let level: Logger.Level = attempt == 1 ? .info : .debug
-                logger.log(level: level, "broker not reachable; retrying", metadata: [
-                    "mqtt.attempt": "\(attempt)", "mqtt.error": "\(error)",
-                    "mqtt.nextAttemptIn": "\(Self.backoff(attempt: attempt + 1, minimum: reconnectDelayMin, maximum: reconnectDelayMax))",
-                ])
+                logger.log(
+                    level: level, "broker not reachable; retrying",
+                    metadata: [
+                        "mqtt.attempt": "\(attempt)", "mqtt.error": "\(error)",
+                        "mqtt.nextAttemptIn":
+                            "\(Self.backoff(attempt: attempt + 1, minimum: reconnectDelayMin, maximum: reconnectDelayMax))",
+                    ])
             }
         }
     }

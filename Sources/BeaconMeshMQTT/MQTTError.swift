@@ -1,9 +1,9 @@
 import CMosquitto
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Everything that can go wrong in BeaconMeshMQTT, as a value whose `description` is one line a store's IT person can act on.

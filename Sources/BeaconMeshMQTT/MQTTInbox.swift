@@ -39,7 +39,10 @@ final class MQTTInbox: Sendable {
     @discardableResult
     func push(_ message: MQTTMessage) -> Bool {
         while true {
-            enum Step { case delivered(CheckedContinuation<MQTTMessage?, Never>), stored, full, closed }
+            enum Step {
+                case delivered(CheckedContinuation<MQTTMessage?, Never>)
+                case stored, full, closed
+            }
             let step: Step = state.withLock { state in
                 if state.closed { return .closed }
                 if let consumer = state.consumer {
@@ -86,7 +89,10 @@ final class MQTTInbox: Sendable {
 
     /// The next message; `nil` once the inbox is closed and empty, or when the waiting task is cancelled.
     func next() async -> MQTTMessage? {
-        enum Step { case message(MQTTMessage, wakeProducer: Bool), finished, wait }
+        enum Step {
+            case message(MQTTMessage, wakeProducer: Bool)
+            case finished, wait
+        }
         let step: Step = state.withLock { state in
             if state.count > 0 {
                 let message = state.takeFirst()

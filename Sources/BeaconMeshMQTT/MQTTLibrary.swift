@@ -13,7 +13,9 @@ public enum MQTTLibrary {
 
     /// The version of the libmosquitto the process runs with, e.g. `2.0.11`.
     public static var version: String {
-        var major: Int32 = 0, minor: Int32 = 0, revision: Int32 = 0
+        var major: Int32 = 0
+        var minor: Int32 = 0
+        var revision: Int32 = 0
         _ = mosquitto_lib_version(&major, &minor, &revision)
         return "\(major).\(minor).\(revision)"
     }

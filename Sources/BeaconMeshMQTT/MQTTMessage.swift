@@ -23,8 +23,10 @@ public struct MQTTMessage: Sendable, Hashable {
     public var receivedAt: ContinuousClock.Instant?
 
     /// A message value; mostly for tests — clients receive them from `MQTTClient.messages`.
-    public init(topic: String, payload: [UInt8], qos: MQTTQoS = .atMostOnce, retained: Bool = false,
-                receivedAt: ContinuousClock.Instant? = nil) {
+    public init(
+        topic: String, payload: [UInt8], qos: MQTTQoS = .atMostOnce, retained: Bool = false,
+        receivedAt: ContinuousClock.Instant? = nil
+    ) {
         self.topic = topic
         self.payload = payload
         self.qos = qos

@@ -2,9 +2,9 @@ import CMosquitto
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// One POSIX thread that runs a body once; `join()` waits for it to end (and is safe to call more than once).
@@ -24,25 +24,30 @@ final class MQTTNetworkThread: Sendable {
     init(name: String, _ body: @escaping @Sendable () -> Void) throws(MQTTError) {
         let argument = Unmanaged.passRetained(Body(body)).toOpaque()
         var thread = pthread_t()
-        let code = pthread_create(&thread, nil, { argument in
-            guard let argument else { return nil }
-            Unmanaged<Body>.fromOpaque(argument).takeRetainedValue().run()
-            return nil
-        }, argument)
+        let code = pthread_create(
+            &thread, nil,
+            { argument in
+                guard let argument else { return nil }
+                Unmanaged<Body>.fromOpaque(argument).takeRetainedValue().run()
+                return nil
+            }, argument)
         guard code == 0 else {
             Unmanaged<Body>.fromOpaque(argument).release()
-            throw .library(call: "pthread_create(\(name))", code: MOSQ_ERR_ERRNO.rawValue, systemError: code,
-                           reason: systemErrorText(code))
+            throw .library(
+                call: "pthread_create(\(name))", code: MOSQ_ERR_ERRNO.rawValue, systemError: code,
+                reason: systemErrorText(code))
         }
         self.thread = Mutex(thread)
     }
 
     /// Waits until the thread has ended; later calls return at once. Never call it from the thread itself.
     func join() {
-        guard let thread = self.thread.withLock({ value -> pthread_t? in
-            defer { value = nil }
-            return value
-        }) else { return }
+        guard
+            let thread = self.thread.withLock({ value -> pthread_t? in
+                defer { value = nil }
+                return value
+            })
+        else { return }
         _ = pthread_join(thread, nil)
     }
 }

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import BeaconMeshCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One readable line per store event, as `beacon-monitor --plain` prints it:
 /// `14:03:07  arrived  Ana Souza       Clothing     visit 12 · Welcome back, Ana! The usual Flat white?`
@@ -12,7 +13,8 @@ public enum EventLine {
         let type = TerminalWidth.fit(event.type, columns: 7)
         switch event.kind {
         case .arrived(let member, _, let departmentName, let visit, let greeting):
-            return "\(time)  \(type)  \(name(member))  \(TerminalWidth.fit(departmentName, columns: 12))  visit \(visit.number) · \(greeting)"
+            return
+                "\(time)  \(type)  \(name(member))  \(TerminalWidth.fit(departmentName, columns: 12))  visit \(visit.number) · \(greeting)"
         case .moved(let member, _, _, let fromName, let toName):
             return "\(time)  \(type)  \(name(member))  \(fromName) → \(toName)"
         case .left(let member, _, let dwellSeconds):

@@ -130,8 +130,9 @@ public final class FullScreenMonitor: Service {
             case .quit: return true
             case .digit(let number):
                 guard let till, let member = model.till?.member(numbered: number) else { continue }
-                let request = CheckinRequest(id: RandomID.make(hexDigits: 16), member: member.id, department: till.department,
-                                             till: till.name, at: now)
+                let request = CheckinRequest(
+                    id: RandomID.make(hexDigits: 16), member: member.id, department: till.department,
+                    till: till.name, at: now)
                 do {
                     try client.publish(topic: topics.checkins(store: store), payload: WireCodec.encode(request), qos: .atLeastOnce)
                 } catch {

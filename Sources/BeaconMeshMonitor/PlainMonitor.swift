@@ -13,8 +13,10 @@ public final class PlainMonitor: Service {
     private let logger: Logger
     private let write: @Sendable (String) -> Void
 
-    public init(store: UInt16, client: MQTTClient, topicRoot: String = "beaconmesh", logger: Logger,
-                write: @escaping @Sendable (String) -> Void) {
+    public init(
+        store: UInt16, client: MQTTClient, topicRoot: String = "beaconmesh", logger: Logger,
+        write: @escaping @Sendable (String) -> Void
+    ) {
         self.store = store
         self.client = client
         self.topics = Topics(root: topicRoot)

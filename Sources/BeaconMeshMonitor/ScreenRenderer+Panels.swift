@@ -34,18 +34,23 @@ extension ScreenRenderer {
 
         var rows = [Screen.Row([Screen.Span(String(repeating: "─", count: width), .dim)])]
         if let till = model.till {
-            rows += band([self.panel("NEAR THE TILL · press a number to check in", tillLines(model, till: till, width: inner, count: 3),
-                                     width: inner)], width: width)
+            rows += band(
+                [
+                    self.panel(
+                        "NEAR THE TILL · press a number to check in", tillLines(model, till: till, width: inner, count: 3),
+                        width: inner)
+                ], width: width)
         }
         for panels in arrangement {
             let widths = panelWidths(panels, available: inner - separator * (panels.count - 1))
-            rows += band(zip(panels, widths).map { panel, width in
-                switch panel {
-                case .promos: return self.panel("RECENT PROMOS", promoLines(model, width: width, count: lines), width: width)
-                case .nodes: return self.panel("NODES", nodeLines(model, width: width, count: lines), width: width)
-                case .occupancy: return occupancyPanel(model, width: width, count: lines)
-                }
-            }, width: width)
+            rows += band(
+                zip(panels, widths).map { panel, width in
+                    switch panel {
+                    case .promos: return self.panel("RECENT PROMOS", promoLines(model, width: width, count: lines), width: width)
+                    case .nodes: return self.panel("NODES", nodeLines(model, width: width, count: lines), width: width)
+                    case .occupancy: return occupancyPanel(model, width: width, count: lines)
+                    }
+                }, width: width)
         }
         return rows
     }
@@ -126,7 +131,8 @@ extension ScreenRenderer {
 
     /// `14:03  Ana Souza     Clothing    Promoção de blusas!`, newest first; the time goes when space is short.
     static func promoLines(_ model: MonitorModel, width: Int, count: Int) -> [Screen.Row] {
-        let nameWidth = 12, departmentWidth = 10
+        let nameWidth = 12
+        let departmentWidth = 10
         let withoutTime = nameWidth + 1 + departmentWidth + 1
         let showsTime = width - withoutTime - 7 >= 24
         let titleWidth = width - withoutTime - (showsTime ? 7 : 0)
@@ -171,7 +177,8 @@ extension ScreenRenderer {
 
     /// `OCCUPANCY  members guests` over `Clothing  1  3`, by department number.
     static func occupancyPanel(_ model: MonitorModel, width: Int, count: Int) -> [Screen.Row] {
-        let membersWidth = 8, guestsWidth = 7
+        let membersWidth = 8
+        let guestsWidth = 7
         let nameWidth = max(1, width - membersWidth - guestsWidth)
         var title = Screen.Row()
         title.add("OCCUPANCY", columns: nameWidth, .header)

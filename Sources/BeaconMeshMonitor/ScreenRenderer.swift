@@ -74,8 +74,9 @@ public enum ScreenRenderer {
         var row = Screen.Row([Screen.Span(String(repeating: " ", count: MemberTableLayout.margin), .header)])
         for (index, placement) in layout.columns.enumerated() {
             if index > 0 { row.add(String(repeating: " ", count: MemberTableLayout.gap), .header) }
-            row.add(placement.column.title(width: placement.width), columns: placement.width, .header,
-                    alignRight: placement.column.alignsRight)
+            row.add(
+                placement.column.title(width: placement.width), columns: placement.width, .header,
+                alignRight: placement.column.alignsRight)
         }
         return row.fitted(to: width, fill: .header)
     }
@@ -91,7 +92,8 @@ public enum ScreenRenderer {
         var rows: [Screen.Row] = []
         let shown = members.count <= height ? members : Array(members.prefix(height - 1))
         for present in shown {
-            let style: Screen.Style = model.isHighlighted(present.member.id, at: now)
+            let style: Screen.Style =
+                model.isHighlighted(present.member.id, at: now)
                 ? .arrival : (model.isStale ? .dim : .normal)
             rows.append(memberRow(present, layout: layout, width: width, style: style, now: now))
         }
@@ -109,8 +111,9 @@ public enum ScreenRenderer {
         var row = Screen.Row([Screen.Span(String(repeating: " ", count: MemberTableLayout.margin), style)])
         for (index, placement) in layout.columns.enumerated() {
             if index > 0 { row.add(String(repeating: " ", count: MemberTableLayout.gap), style) }
-            row.add(cell(placement.column, of: present, now: now), columns: placement.width, style,
-                    alignRight: placement.column.alignsRight)
+            row.add(
+                cell(placement.column, of: present, now: now), columns: placement.width, style,
+                alignRight: placement.column.alignsRight)
         }
         return row.fitted(to: width, fill: style)
     }
@@ -133,8 +136,10 @@ public enum ScreenRenderer {
     static func emptyStoreRows(_ model: MonitorModel, width: Int, height: Int) -> [Screen.Row] {
         let message: (String, String)
         if model.snapshot == nil {
-            message = ("Waiting for the store's presence from the coordinator…",
-                       "Customers currently in the store will appear here.")
+            message = (
+                "Waiting for the store's presence from the coordinator…",
+                "Customers currently in the store will appear here."
+            )
         } else {
             message = ("No one is in the store right now.", "Customers currently in the store will appear here.")
         }

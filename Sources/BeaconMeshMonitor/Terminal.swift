@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import BeaconMeshCore
 import CNcurses
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The full-screen terminal through ncursesw: the only code in BeaconMesh that calls curses.
 ///
@@ -107,10 +108,14 @@ final class Terminal {
 
     /// Colour pairs and attributes per style; reverse video stands in for colour on a monochrome terminal.
     private static func attributes(colours: Bool) -> [Screen.Style: Int32] {
-        let bold = beaconmesh_a_bold(), dim = beaconmesh_a_dim(), reverse = beaconmesh_a_reverse()
+        let bold = beaconmesh_a_bold()
+        let dim = beaconmesh_a_dim()
+        let reverse = beaconmesh_a_reverse()
         guard colours else {
-            return [.normal: 0, .title: reverse | bold, .header: bold, .dim: dim, .arrival: reverse | bold,
-                    .stale: reverse, .good: 0, .bad: bold, .flash: reverse, .notice: bold]
+            return [
+                .normal: 0, .title: reverse | bold, .header: bold, .dim: dim, .arrival: reverse | bold,
+                .stale: reverse, .good: 0, .bad: bold, .flash: reverse, .notice: bold,
+            ]
         }
         start_color()
         use_default_colors()  // -1: the terminal's own foreground and background

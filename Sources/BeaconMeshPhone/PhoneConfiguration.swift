@@ -32,10 +32,11 @@ public struct PhoneConfiguration: Sendable, Equatable {
     /// Whether `id` can be a member id in a topic (and a broker user name): 1–64 of `A-Z a-z 0-9 . _ -`.
     public static func isValidMemberID(_ id: String) -> Bool {
         let bytes = id.utf8
-        return (1...64).contains(bytes.count) && bytes.allSatisfy {
-            ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z"))
-                || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
-                || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
-        }
+        return (1...64).contains(bytes.count)
+            && bytes.allSatisfy {
+                ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z"))
+                    || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
+                    || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
+            }
     }
 }

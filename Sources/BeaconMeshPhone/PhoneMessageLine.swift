@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import BeaconMeshCore
 import BeaconMeshWire
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The one readable line the phone prints for a message on its own `offers` or `checkins` topic:
 /// `14:03:07  offer     Housewares  Voucher de Desconto! — Kit de cozinha com 20% de desconto…` or

@@ -28,9 +28,11 @@ public final class PhoneService: Service {
 
     /// A phone of `configuration.member` with the given `session` id; `now` is the real time (the phone's clock is
     /// `now() + configuration.clockOffset`).
-    public init(configuration: PhoneConfiguration, client: MQTTClient, session: String, logger: Logger,
-                now: @escaping @Sendable () -> Timestamp = WallClock.now,
-                write: @escaping @Sendable (String) -> Void, warn: @escaping @Sendable (String) -> Void) {
+    public init(
+        configuration: PhoneConfiguration, client: MQTTClient, session: String, logger: Logger,
+        now: @escaping @Sendable () -> Timestamp = WallClock.now,
+        write: @escaping @Sendable (String) -> Void, warn: @escaping @Sendable (String) -> Void
+    ) {
         self.configuration = configuration
         self.client = client
         self.session = session
@@ -42,9 +44,12 @@ public final class PhoneService: Service {
     }
 
     /// The client configuration a phone uses: a client id of its own per session, a clean session, no will.
-    public static func mqttConfiguration(for configuration: PhoneConfiguration, session: String) throws(BrokerConnection.Failure) -> MQTTConfiguration {
-        try configuration.broker.mqttConfiguration(clientID: "beaconmesh-phone-\(configuration.member)-\(session)",
-                                                   cleanSession: true, lastWill: nil)
+    public static func mqttConfiguration(for configuration: PhoneConfiguration, session: String) throws(BrokerConnection.Failure)
+        -> MQTTConfiguration
+    {
+        try configuration.broker.mqttConfiguration(
+            clientID: "beaconmesh-phone-\(configuration.member)-\(session)",
+            cleanSession: true, lastWill: nil)
     }
 
     public func run() async throws {
@@ -53,11 +58,13 @@ public final class PhoneService: Service {
         try client.start()
         try client.subscribe(offers, qos: .atLeastOnce)
         try client.subscribe(checkins, qos: .atLeastOnce)
-        logger.info("phone running", metadata: [
-            "member": "\(configuration.member)", "store": "\(configuration.store)", "session": "\(session)",
-            "route": "\(configuration.walk.route.map(String.init).joined(separator: ","))",
-            "broker": "\(configuration.broker.url)",
-        ])
+        logger.info(
+            "phone running",
+            metadata: [
+                "member": "\(configuration.member)", "store": "\(configuration.store)", "session": "\(session)",
+                "route": "\(configuration.walk.route.map(String.init).joined(separator: ","))",
+                "broker": "\(configuration.broker.url)",
+            ])
 
         let messages = client.messages
         let receiver = Task { [write, warn] in
@@ -113,9 +120,11 @@ public final class PhoneService: Service {
             let elapsed = clock.now - start
             let step = configuration.walk.step(at: elapsed)
             if step != state.lastStep {
-                logger.info("walking", metadata: [
-                    "department": "\(step.map { "\(configuration.walk.route[$0])" } ?? "out of the store")",
-                ])
+                logger.info(
+                    "walking",
+                    metadata: [
+                        "department": "\(step.map { "\(configuration.walk.route[$0])" } ?? "out of the store")"
+                    ])
             }
             state.lastStep = step
             if step != nil {
@@ -138,11 +147,13 @@ public final class PhoneService: Service {
             return
         }
         state.seq += 1
-        let report = RangingReport(member: configuration.member, session: session, seq: state.seq,
-                                   sentAt: now() + configuration.clockOffset, beacons: beacons)
+        let report = RangingReport(
+            member: configuration.member, session: session, seq: state.seq,
+            sentAt: now() + configuration.clockOffset, beacons: beacons)
         do {
-            try client.publish(topic: topics.ranging(store: configuration.store, member: configuration.member),
-                               payload: WireCodec.encode(report), qos: .atLeastOnce)
+            try client.publish(
+                topic: topics.ranging(store: configuration.store, member: configuration.member),
+                payload: WireCodec.encode(report), qos: .atLeastOnce)
             state.lastWasInStore = !beacons.isEmpty
         } catch {
             logger.warning("could not publish a ranging report", metadata: ["error": "\(error)"])

@@ -27,7 +27,7 @@ struct CaptureReplay: Sendable {
             var pause: (before: HCIEventChunk, wait: Duration)?
             let more = try reader.nextPacket { packet, recordedMicroseconds in
                 guard packet.count > 3, packet[0] == HCIEventParser.h4EventIndicator,
-                      packet[1] == HCIEventParser.leMetaEventCode
+                    packet[1] == HCIEventParser.leMetaEventCode
                 else { return }
                 let first = firstMicroseconds ?? recordedMicroseconds
                 firstMicroseconds = first

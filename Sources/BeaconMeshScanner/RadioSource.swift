@@ -41,7 +41,9 @@ enum RadioSource {
                     let started = LEAdvertiser(socket: try open(adapter, false), beacon: beacon)
                     _ = try await started.start()
                     advertiser = started
-                    logger.info("advertising", metadata: ["beacon": "\(BeaconKey.iBeacon(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor))"])
+                    logger.info(
+                        "advertising",
+                        metadata: ["beacon": "\(BeaconKey.iBeacon(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor))"])
                 } catch {
                     try? await scanner.stop()
                     deliver(.sourceFailed("\(error)"))

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reads a scanner's YAML config: a flat mapping of the command line's long flags in camelCase
@@ -51,7 +51,9 @@ public struct ScannerConfigFile: Sendable {
                 entries[key]?.values.append(try ScannerConfigFile.scalar(String(trimmed.dropFirst()).trimmed, line: number, path: path))
                 continue
             }
-            guard line.first != " " && line.first != "\t" else { throw fail(number, "unexpected indentation (the config is a flat list of 'key: value')") }
+            guard line.first != " " && line.first != "\t" else {
+                throw fail(number, "unexpected indentation (the config is a flat list of 'key: value')")
+            }
             guard let colon = line.firstIndex(of: ":") else { throw fail(number, "expected 'key: value'") }
             let key = String(line[..<colon]).trimmed
             let rest = String(line[line.index(after: colon)...]).trimmed

@@ -47,11 +47,13 @@ public final class ScannerService: Service {
     /// A scanner of `boot` publishing through `client`; `startedAt` is the start time its statuses report (the same
     /// as in `mqttConfiguration`; default: `clock`'s now). `openAdapter` is how an `hciN` source is reached: the
     /// adapter's raw HCI socket, unless a benchmark gives a fake controller's socketpair.
-    public init(configuration: ScannerConfiguration, client: any MQTTClientProtocol, boot: String, startedAt: Timestamp? = nil,
-                logger: Logger, clock: any ServiceClock = WallClock(),
-                openAdapter: @escaping AdapterOpener = { adapter, leEvents throws(HCIError) in
-                    try HCISocket.open(adapter: adapter, leEvents: leEvents)
-                }) {
+    public init(
+        configuration: ScannerConfiguration, client: any MQTTClientProtocol, boot: String, startedAt: Timestamp? = nil,
+        logger: Logger, clock: any ServiceClock = WallClock(),
+        openAdapter: @escaping AdapterOpener = { adapter, leEvents throws(HCIError) in
+            try HCISocket.open(adapter: adapter, leEvents: leEvents)
+        }
+    ) {
         self.openAdapter = openAdapter
         self.configuration = configuration
         self.client = client
@@ -64,8 +66,9 @@ public final class ScannerService: Service {
 
     /// The node status this scanner publishes (`online` while running, `offline` as last will and at shutdown).
     static func status(_ state: LinkState, of configuration: ScannerConfiguration, boot: String, startedAt: Timestamp) -> NodeStatus {
-        NodeStatus(state: state, version: configuration.version, boot: boot, source: configuration.source.description,
-                   startedAt: startedAt)
+        NodeStatus(
+            state: state, version: configuration.version, boot: boot, source: configuration.source.description,
+            startedAt: startedAt)
     }
 
     /// The client configuration a scanner uses: a client id of its own, a retained `offline` last will, and its
@@ -77,13 +80,15 @@ public final class ScannerService: Service {
         let topics = Topics(root: configuration.topicRoot)
         let offline = status(.offline, of: configuration, boot: boot, startedAt: startedAt)
         let online = status(.online, of: configuration, boot: boot, startedAt: startedAt)
-        let will = MQTTLastWill(topic: topics.nodeStatus(configuration.node), payload: WireCodec.encode(offline),
-                                qos: .atLeastOnce, retain: true)
+        let will = MQTTLastWill(
+            topic: topics.nodeStatus(configuration.node), payload: WireCodec.encode(offline),
+            qos: .atLeastOnce, retain: true)
         let node = configuration.node
         var mqtt = try configuration.broker.mqttConfiguration(
             clientID: "beaconmesh-scanner-\(node.store)-\(node.department)-\(node.node)", cleanSession: true, lastWill: will)
-        mqtt.announcement = MQTTMessage(topic: topics.nodeStatus(configuration.node), payload: WireCodec.encode(online),
-                                        qos: .atLeastOnce, retained: true)
+        mqtt.announcement = MQTTMessage(
+            topic: topics.nodeStatus(configuration.node), payload: WireCodec.encode(online),
+            qos: .atLeastOnce, retained: true)
         return mqtt
     }
 
@@ -117,12 +122,15 @@ public final class ScannerService: Service {
         if client.configuration.announcement == nil {
             // A client made without the scanner's announcement: say `online` once, at least.
             let online = Self.status(.online, of: configuration, boot: boot, startedAt: startedAt)
-            try client.publish(topic: topics.nodeStatus(configuration.node), payload: WireCodec.encode(online), qos: .atLeastOnce, retain: true)
+            try client.publish(
+                topic: topics.nodeStatus(configuration.node), payload: WireCodec.encode(online), qos: .atLeastOnce, retain: true)
         }
-        logger.info("scanner running", metadata: [
-            "node": "\(configuration.node)", "source": "\(configuration.source)", "boot": "\(boot)",
-            "broker": "\(configuration.broker.url)",
-        ])
+        logger.info(
+            "scanner running",
+            metadata: [
+                "node": "\(configuration.node)", "source": "\(configuration.source)", "boot": "\(boot)",
+                "broker": "\(configuration.broker.url)",
+            ])
 
         // Unbounded, because every producer is bounded by something else: a capture replay and the radio by their
         // credits (the replay waits for the loop, the radio gathers and in the end drops), the simulation by its
@@ -209,12 +217,16 @@ public final class ScannerService: Service {
         if let batch = state.pipeline.flush(at: state.lastPacketTime ?? clock.now()) { state.enqueue(batch) }
         if failure == nil { await drain(&state) }
         let offline = Self.status(.offline, of: configuration, boot: boot, startedAt: startedAt)
-        await client.disconnect(timeout: client.isConnected ? .seconds(5) : .milliseconds(200), finalMessage: MQTTMessage(
-            topic: topics.nodeStatus(configuration.node), payload: WireCodec.encode(offline), qos: .atLeastOnce, retained: true))
-        logger.info("scanner stopped", metadata: [
-            "adverts": "\(state.pipeline.counters.adverts)", "batches": "\(state.pipeline.counters.batches)",
-            "unsent": "\(state.queue.count)", "dropped": "\(state.queue.dropped)", "replayFinished": "\(finishedEarly)",
-        ])
+        await client.disconnect(
+            timeout: client.isConnected ? .seconds(5) : .milliseconds(200),
+            finalMessage: MQTTMessage(
+                topic: topics.nodeStatus(configuration.node), payload: WireCodec.encode(offline), qos: .atLeastOnce, retained: true))
+        logger.info(
+            "scanner stopped",
+            metadata: [
+                "adverts": "\(state.pipeline.counters.adverts)", "batches": "\(state.pipeline.counters.batches)",
+                "unsent": "\(state.queue.count)", "dropped": "\(state.queue.dropped)", "replayFinished": "\(finishedEarly)",
+            ])
         if let failure { throw Failure(description: failure) }
         if !state.queue.isEmpty {
             throw UndeliveredBatches(count: state.queue.count, broker: configuration.broker.url)
@@ -323,7 +335,8 @@ public final class ScannerService: Service {
         state.lastHealth = now
         state.advertsAtLastHealth = counters.adverts
         do {
-            try client.publish(topic: topics.nodeHealth(configuration.node), payload: WireCodec.encode(health), qos: .atMostOnce, retain: false)
+            try client.publish(
+                topic: topics.nodeHealth(configuration.node), payload: WireCodec.encode(health), qos: .atMostOnce, retain: false)
         } catch {
             logger.debug("health not sent", metadata: ["error": "\(error)"])
         }

@@ -42,9 +42,11 @@ public struct ScannerSettings: Sendable {
         guard let department = options.department else { throw required("department") }
         let node = NodeAddress(store: store, department: department, node: options.node?.id ?? Self.defaultNode)!
         let broker = options.brokerOptions
-        var configuration = ScannerConfiguration(node: node, broker: BrokerConnection(
-            url: broker.broker ?? "mqtt://127.0.0.1:1883", username: broker.username, passwordFile: broker.passwordFile,
-            caFile: broker.cafile))
+        var configuration = ScannerConfiguration(
+            node: node,
+            broker: BrokerConnection(
+                url: broker.broker ?? "mqtt://127.0.0.1:1883", username: broker.username, passwordFile: broker.passwordFile,
+                caFile: broker.cafile))
         configuration.source = options.source ?? configuration.source
         configuration.speed = options.speed ?? configuration.speed
         configuration.aggregation.allowedUUIDs = Set(options.uuids)
@@ -109,7 +111,8 @@ public struct ScannerSettings: Sendable {
             }
             configuration.topicRoot = root
         }
-        if configuration.advertise, case .adapter = configuration.source {} else if configuration.advertise {
+        if configuration.advertise, case .adapter = configuration.source {
+        } else if configuration.advertise {
             throw UsageError("\(origin(of: "advertise")) needs an hciN source: a replay or simulation has no radio")
         }
         return configuration

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import BeaconMeshMQTT
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// How a BeaconMesh program reaches its broker: URL, user, password source and CA file, as flags or config give them.
 ///

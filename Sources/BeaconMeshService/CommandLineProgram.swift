@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ArgumentParser
 import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A problem with how the program was called or configured: printed as one line, exit status 2.
 public struct UsageError: Error, CustomStringConvertible {

@@ -16,9 +16,11 @@ public struct DropCounter: Sendable {
         counts[reason, default: 0] += 1
         if let last = lastLogged[reason], now - last < logInterval { return }
         lastLogged[reason] = now
-        logger.warning("dropped a message", metadata: [
-            "topic": "\(topic)", "reason": "\(reason)", "detail": "\(detail)", "dropped.total": "\(counts[reason]!)",
-        ])
+        logger.warning(
+            "dropped a message",
+            metadata: [
+                "topic": "\(topic)", "reason": "\(reason)", "detail": "\(detail)", "dropped.total": "\(counts[reason]!)",
+            ])
     }
 
     public var total: UInt64 { counts.values.reduce(0, +) }

@@ -22,7 +22,7 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
             return nil
         }
         guard !host.isEmpty, !host.contains(where: { $0 == " " || $0 == "/" }),
-              !portText.isEmpty, portText.allSatisfy(\.isASCII), let port = Int(portText), (0...65535).contains(port)
+            !portText.isEmpty, portText.allSatisfy(\.isASCII), let port = Int(portText), (0...65535).contains(port)
         else { return nil }
         self.host = host
         self.port = port

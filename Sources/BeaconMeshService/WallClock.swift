@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import BeaconMeshCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The real time, for services: Core itself never reads a clock.
 public struct WallClock: ServiceClock {

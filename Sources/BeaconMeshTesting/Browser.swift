@@ -28,15 +28,21 @@ public final class Browser {
         guard await eventually(timeout: .seconds(15), { FreePort.isAccepting(port: port) }) else {
             throw TestSupportError("chromedriver did not start: \(driver.transcript)")
         }
-        let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
-            "browserName": "chrome",
-            "goog:chromeOptions": [
-                "binary": chromium,
-                "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                         "--window-size=\(width),\(height)", "--hide-scrollbars", "--lang=en-GB"],
-            ],
-            "goog:loggingPrefs": ["browser": "ALL"],
-        ] as [String: Any]]]
+        let capabilities: [String: Any] = [
+            "capabilities": [
+                "alwaysMatch": [
+                    "browserName": "chrome",
+                    "goog:chromeOptions": [
+                        "binary": chromium,
+                        "args": [
+                            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                            "--window-size=\(width),\(height)", "--hide-scrollbars", "--lang=en-GB",
+                        ],
+                    ],
+                    "goog:loggingPrefs": ["browser": "ALL"],
+                ] as [String: Any]
+            ]
+        ]
         let reply = try await request("POST", port: port, path: "/session", body: capabilities, timeout: 60)
         guard let value = reply as? [String: Any], let session = value["sessionId"] as? String else {
             throw TestSupportError("chromedriver gave no session: \(String(describing: reply)); \(driver.transcript)")

@@ -30,8 +30,9 @@ public final class InMemoryBroker: Sendable {
         clientID: String? = nil, cleanSession: Bool = true, lastWill: MQTTLastWill? = nil, announcement: MQTTMessage? = nil
     ) throws(MQTTError) -> InMemoryMQTTClient {
         let url = try BrokerURL(scheme: .mqtt, host: "in-memory")
-        return try client(configuration: MQTTConfiguration(
-            broker: url, clientID: clientID, cleanSession: cleanSession, lastWill: lastWill, announcement: announcement))
+        return try client(
+            configuration: MQTTConfiguration(
+                broker: url, clientID: clientID, cleanSession: cleanSession, lastWill: lastWill, announcement: announcement))
     }
 
     // MARK: The test's side

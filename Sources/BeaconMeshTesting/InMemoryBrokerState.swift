@@ -216,7 +216,7 @@ struct InMemoryBrokerState {
     /// the announcement, the subscriptions with their retained messages, the session's queue and the client's outbox.
     mutating func connect(_ number: Int) {
         guard acceptsConnections, let client = clients[number], client.lifecycle == .started, !client.isConnected,
-              !client.linkDown
+            !client.linkDown
         else { return }
         if let other = sessions[client.clientID]?.connectedClient, other != number {
             loseConnection(of: other, reason: "another client connected with the same client id")
@@ -300,8 +300,9 @@ struct InMemoryBrokerState {
         clients[number]?.acknowledgementObservers = [:]
         clients[number]?.connectionWaiters = [:]
         closed.feed.finish()
-        return ClosedStreams(connectionObservers: Array(closed.connectionObservers.values),
-                             acknowledgementObservers: Array(closed.acknowledgementObservers.values))
+        return ClosedStreams(
+            connectionObservers: Array(closed.connectionObservers.values),
+            acknowledgementObservers: Array(closed.acknowledgementObservers.values))
     }
 
     mutating func setAcceptsConnections(_ accepts: Bool) {

@@ -1,14 +1,17 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A minimal HTTP/1.1 client for loopback servers, each request on a thread of its own (the blocking socket calls
 /// stay off the concurrency pool). For chromedriver, whose replies (`Content-Length:914`, no space after the colon)
 /// Foundation's URLSession on Linux refuses with "Failed writing header".
 public enum LoopbackHTTP {
     /// Sends one request to 127.0.0.1:`port` with `Connection: close` and returns the status and the body.
-    public static func request(_ method: String, port: Int, path: String, body: Data? = nil, timeout: Duration = .seconds(60)) async throws -> (status: Int, body: Data) {
+    public static func request(_ method: String, port: Int, path: String, body: Data? = nil, timeout: Duration = .seconds(60)) async throws
+        -> (status: Int, body: Data)
+    {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
                 do {
@@ -21,7 +24,8 @@ public enum LoopbackHTTP {
         }
     }
 
-    private static func send(_ method: String, port: Int, path: String, body: Data?, timeout: Duration) throws -> (status: Int, body: Data) {
+    private static func send(_ method: String, port: Int, path: String, body: Data?, timeout: Duration) throws -> (status: Int, body: Data)
+    {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestSupportError("socket() failed: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
@@ -72,8 +76,8 @@ public enum LoopbackHTTP {
             reply.append(contentsOf: chunk[0..<count])
         }
         guard let split = headEnd ?? reply.range(of: Data("\r\n\r\n".utf8)),
-              let statusLine = String(data: reply[..<split.lowerBound], encoding: .utf8)?.split(separator: "\r\n").first,
-              let status = statusLine.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+            let statusLine = String(data: reply[..<split.lowerBound], encoding: .utf8)?.split(separator: "\r\n").first,
+            let status = statusLine.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
         else { throw TestSupportError("not an HTTP reply from 127.0.0.1:\(port)\(path)") }
         return (status, Data(reply[split.upperBound...]))
     }

@@ -50,7 +50,8 @@ public final class MosquittoBroker: Sendable {
         self.executable = try Self.findExecutable()
         self.port = try port ?? FreePort.next()
         self.persistence = persistence
-        self.directory = FileManager.default.temporaryDirectory
+        self.directory =
+            FileManager.default.temporaryDirectory
             .appendingPathComponent("beaconmesh-mosquitto-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
 

@@ -32,8 +32,9 @@ public enum MosquittoClients {
         port: Int, topic: String, string: String, qos: Int = 0, retain: Bool = false,
         extraArguments: [String] = [], timeout: Duration = .seconds(10)
     ) async throws {
-        try await publish(port: port, topic: topic, payload: Array(string.utf8), qos: qos, retain: retain,
-                          extraArguments: extraArguments, timeout: timeout)
+        try await publish(
+            port: port, topic: topic, payload: Array(string.utf8), qos: qos, retain: retain,
+            extraArguments: extraArguments, timeout: timeout)
     }
 
     /// Starts `mosquitto_sub` on `filters` and returns once the broker has acknowledged the subscription.
@@ -66,8 +67,9 @@ public enum MosquittoClients {
         port: Int, filter: String, qos: Int = 0, format: String? = nil,
         extraArguments: [String] = [], timeout: Duration = .seconds(10)
     ) async throws -> Subscription {
-        try await subscribe(port: port, filters: [filter], qos: qos, format: format,
-                            extraArguments: extraArguments, timeout: timeout)
+        try await subscribe(
+            port: port, filters: [filter], qos: qos, format: format,
+            extraArguments: extraArguments, timeout: timeout)
     }
 
     /// The path of `mosquitto_pub` or `mosquitto_sub`; throws saying what to install when missing.

@@ -32,7 +32,7 @@ public enum SyntheticCapture {
             return record + packet
         }
         guard FileManager.default.createFile(atPath: path, contents: nil),
-              let file = FileHandle(forWritingAtPath: path)
+            let file = FileHandle(forWritingAtPath: path)
         else { throw TestSupportError("cannot create \(path)") }
         defer { try? file.close() }
 

@@ -19,17 +19,24 @@ public struct TestCertificates: Sendable {
             throw TestSupportError("openssl was not found in /usr/bin or /usr/local/bin; install it (apt-get install openssl)")
         }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let ca = directory + "/ca.pem", caKey = directory + "/ca.key"
-        let key = directory + "/server.key", request = directory + "/server.csr", certificate = directory + "/server.pem"
+        let ca = directory + "/ca.pem"
+        let caKey = directory + "/ca.key"
+        let key = directory + "/server.key"
+        let request = directory + "/server.csr"
+        let certificate = directory + "/server.pem"
         let extensions = directory + "/server.ext"
         try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(toFile: extensions, atomically: true, encoding: .utf8)
 
         let steps: [[String]] = [
-            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=BeaconMesh Test CA",
-             "-keyout", caKey, "-out", ca],
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=BeaconMesh Test CA",
+                "-keyout", caKey, "-out", ca,
+            ],
             ["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", key, "-out", request],
-            ["x509", "-req", "-in", request, "-CA", ca, "-CAkey", caKey, "-CAcreateserial", "-days", "1",
-             "-extfile", extensions, "-out", certificate],
+            [
+                "x509", "-req", "-in", request, "-CA", ca, "-CAkey", caKey, "-CAcreateserial", "-days", "1",
+                "-extfile", extensions, "-out", certificate,
+            ],
         ]
         for arguments in steps {
             let process = try TestProcess(executable: openssl, arguments: arguments)
@@ -43,7 +50,9 @@ public struct TestCertificates: Sendable {
 
     /// mosquitto config lines for a TLS listener on 127.0.0.1:`port` using these certificates.
     public func tlsListenerConfiguration(port: Int) -> [String] {
-        ["listener \(port) 127.0.0.1", "cafile \(caCertificate)", "certfile \(serverCertificate)",
-         "keyfile \(serverKey)", "allow_anonymous true"]
+        [
+            "listener \(port) 127.0.0.1", "cafile \(caCertificate)", "certfile \(serverCertificate)",
+            "keyfile \(serverKey)", "allow_anonymous true",
+        ]
     }
 }

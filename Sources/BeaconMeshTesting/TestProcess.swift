@@ -82,11 +82,13 @@ public final class TestProcess: Sendable {
         posix_spawnattr_setsigdefault(&attributes, &defaultSignals)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
-        let environmentLines = environment.map { $0.map { "\($0.key)=\($0.value)" } }
+        let environmentLines =
+            environment.map { $0.map { "\($0.key)=\($0.value)" } }
             ?? ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
         // posix_spawn_file_actions_addchdir_np is not importable: change directory in a shell that then execs.
         let program = currentDirectory == nil ? executable : "/bin/sh"
-        let argv = currentDirectory.map { ["/bin/sh", "-c", #"cd "$0" && exec "$@""#, $0, executable] + arguments }
+        let argv =
+            currentDirectory.map { ["/bin/sh", "-c", #"cd "$0" && exec "$@""#, $0, executable] + arguments }
             ?? [executable] + arguments
         var pid: pid_t = 0
         let spawned = withCStringArray(argv) { argv in
@@ -274,7 +276,8 @@ public enum BuiltProducts {
         var candidate = binary.deletingLastPathComponent()
         if candidate.pathExtension == "xctest" { candidate.deleteLastPathComponent() }  // a bundle directory (macOS)
         if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("Modules").path)
-            || candidate.lastPathComponent == "debug" || candidate.lastPathComponent == "release" {
+            || candidate.lastPathComponent == "debug" || candidate.lastPathComponent == "release"
+        {
             return candidate.path
         }
         return packageRoot.appendingPathComponent(".build/debug").path

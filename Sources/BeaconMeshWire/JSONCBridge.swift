@@ -1,6 +1,7 @@
 import CJSONC
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Parses JSON text with json-c: with `JSONReader`, the only code of BeaconMesh that touches json-c.

@@ -49,7 +49,9 @@ struct JSONReader {
     static func withVersion1Document<T>(_ bytes: [UInt8], _ body: (JSONReader) throws(WireError) -> T) throws(WireError) -> T {
         guard bytes.count <= WireCodec.maximumPayloadBytes else { throw .tooLarge(bytes: bytes.count) }
         return try JSONCBridge.withDocument(bytes) { root throws(WireError) in
-            guard let root, json_object_get_type(root) == json_type_object else { throw .wrongType(field: "payload", expected: "an object") }
+            guard let root, json_object_get_type(root) == json_type_object else {
+                throw .wrongType(field: "payload", expected: "an object")
+            }
             let reader = JSONReader(object: root, container: "")
             guard let version = reader.member(JSONReader.version) else { throw .unknownVersion("(missing)") }
             guard json_object_get_type(version) == json_type_int else { throw .unknownVersion("(not a number)") }
@@ -125,7 +127,9 @@ struct JSONReader {
     }
 
     func bool(_ key: JSONKey) throws(WireError) -> Bool {
-        guard let value = member(key), type(value) == json_type_boolean else { throw .wrongType(field: name(key), expected: "true or false") }
+        guard let value = member(key), type(value) == json_type_boolean else {
+            throw .wrongType(field: name(key), expected: "true or false")
+        }
         return json_object_get_boolean(value) != 0
     }
 
@@ -192,7 +196,9 @@ struct JSONReader {
         var keys: [BeaconKey] = []
         for index in 0..<json_object_array_length(array) {
             let element = json_object_array_get_idx(array, index)
-            guard type(element) == json_type_string, let element else { throw .wrongType(field: name(key), expected: "a beacon key string") }
+            guard type(element) == json_type_string, let element else {
+                throw .wrongType(field: name(key), expected: "a beacon key string")
+            }
             keys.append(try beaconKey(of: element, key: key))
         }
         return keys

@@ -36,8 +36,10 @@ private enum BeaconKeyText {
     }
 
     /// `uuid:first:second`, the UUID in lower-case 8-4-4-4-12.
-    static func identifiers(_ uuid: BeaconUUID, _ first: UInt16, _ second: UInt16, into text: UnsafeMutableBufferPointer<UInt8>,
-                            at offset: Int) -> Int {
+    static func identifiers(
+        _ uuid: BeaconUUID, _ first: UInt16, _ second: UInt16, into text: UnsafeMutableBufferPointer<UInt8>,
+        at offset: Int
+    ) -> Int {
         HexDigits.write(uuid.high >> 32, digits: 8, into: text, at: offset)
         text[offset + 8] = UInt8(ascii: "-")
         HexDigits.write(uuid.high >> 16 & 0xFFFF, digits: 4, into: text, at: offset + 9)

@@ -100,8 +100,9 @@ extension WireCodec {
                 member: try decodeMember(try body.object("member")), from: try body.uint16("from"), to: try body.uint16("to"),
                 fromName: try body.string("fromName"), toName: try body.string("toName"))
         case "left":
-            kind = .left(member: try decodeMember(try body.object("member")), department: try body.uint16("department"),
-                         dwellSeconds: Int(try body.int("dwellSeconds")))
+            kind = .left(
+                member: try decodeMember(try body.object("member")), department: try body.uint16("department"),
+                dwellSeconds: Int(try body.int("dwellSeconds")))
         case "promo":
             kind = .promo(
                 member: try decodeMember(try body.object("member")), department: try body.uint16("department"),
@@ -117,8 +118,9 @@ extension WireCodec {
             guard let reason = CheckinRefusal(rawValue: try body.string("reason")) else {
                 throw .wrongType(field: "reason", expected: "not-near-till, unknown-member or not-a-till")
             }
-            kind = .checkinRefused(request: try body.string("request"), member: try body.string("member"),
-                                   department: try body.uint16("department"), reason: reason)
+            kind = .checkinRefused(
+                request: try body.string("request"), member: try body.string("member"),
+                department: try body.uint16("department"), reason: reason)
         default:
             throw .wrongType(field: "type", expected: "arrived, moved, left, promo, node, checkin or checkin-refused")
         }
@@ -154,10 +156,11 @@ extension WireCodec {
     /// Reads an offer.
     public static func decodeOffer(_ bytes: [UInt8]) throws(WireError) -> Offer {
         try JSONReader.withVersion1Document(bytes) { body throws(WireError) in
-            Offer(id: try body.string("id"), member: try body.optionalString("member") ?? "", store: try body.uint16("store"),
-                  department: try body.uint16("department"), departmentName: try body.optionalString("departmentName"),
-                  promo: try decodePromo(try body.object("promo")),
-                  at: try body.timestamp("at"))
+            Offer(
+                id: try body.string("id"), member: try body.optionalString("member") ?? "", store: try body.uint16("store"),
+                department: try body.uint16("department"), departmentName: try body.optionalString("departmentName"),
+                promo: try decodePromo(try body.object("promo")),
+                at: try body.timestamp("at"))
         }
     }
 }

@@ -37,13 +37,16 @@ extension WireCodec {
                 if let accuracy, !(accuracy >= 0 && accuracy.isFinite) {
                     throw .absurdValue(field: "\(beacon.path).accuracy", value: "\(accuracy)")
                 }
-                beacons.append(.init(department: try beacon.uint16("department"), proximity: try beacon.proximity("proximity"),
-                                     rssi: rssi, accuracy: accuracy))
+                beacons.append(
+                    .init(
+                        department: try beacon.uint16("department"), proximity: try beacon.proximity("proximity"),
+                        rssi: rssi, accuracy: accuracy))
             }
             let session = try body.string("session")
             guard !session.isEmpty, session.utf8.count <= 64 else { throw .absurdValue(field: "session", value: session) }
-            return RangingReport(member: try body.string("member"), session: session, seq: UInt64(seq),
-                                 sentAt: try body.timestamp("sentAt"), beacons: beacons)
+            return RangingReport(
+                member: try body.string("member"), session: session, seq: UInt64(seq),
+                sentAt: try body.timestamp("sentAt"), beacons: beacons)
         }
     }
 
@@ -64,8 +67,9 @@ extension WireCodec {
         try JSONReader.withVersion1Document(bytes) { body throws(WireError) in
             let id = try body.string("id")
             guard (1...128).contains(id.utf8.count) else { throw .absurdValue(field: "id", value: id) }
-            return CheckinRequest(id: id, member: try body.string("member"), department: try body.uint16("department"),
-                                  till: try body.optionalString("till") ?? "", at: try body.optionalTimestamp("at") ?? Timestamp(milliseconds: 0))
+            return CheckinRequest(
+                id: id, member: try body.string("member"), department: try body.uint16("department"),
+                till: try body.optionalString("till") ?? "", at: try body.optionalTimestamp("at") ?? Timestamp(milliseconds: 0))
         }
     }
 

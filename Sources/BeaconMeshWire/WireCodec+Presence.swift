@@ -49,24 +49,28 @@ extension WireCodec {
         try JSONReader.withVersion1Document(bytes) { body throws(WireError) in
             var members: [PresenceSnapshot.PresentMember] = []
             try body.forEachObject("members") { item throws(WireError) in
-                members.append(PresenceSnapshot.PresentMember(
-                    member: try decodeMember(try item.object("member")), department: try item.uint16("department"),
-                    departmentName: try item.string("departmentName"), proximity: try item.proximity("proximity"),
-                    arrivedAt: try item.timestamp("arrivedAt"), inDepartmentSince: try item.timestamp("inDepartmentSince"),
-                    lastSeen: try item.timestamp("lastSeen")))
+                members.append(
+                    PresenceSnapshot.PresentMember(
+                        member: try decodeMember(try item.object("member")), department: try item.uint16("department"),
+                        departmentName: try item.string("departmentName"), proximity: try item.proximity("proximity"),
+                        arrivedAt: try item.timestamp("arrivedAt"), inDepartmentSince: try item.timestamp("inDepartmentSince"),
+                        lastSeen: try item.timestamp("lastSeen")))
             }
             var occupancy: [UInt16: PresenceSnapshot.Occupancy] = [:]
             try body.forEachObjectMember("occupancy") { key, counts throws(WireError) in
                 guard let department = UInt16(key) else { throw .absurdValue(field: "occupancy", value: key) }
-                occupancy[department] = .init(members: Int(try counts.int("members")), guests: Int(try counts.int("guests")),
-                                                name: try counts.optionalString("name"))
+                occupancy[department] = .init(
+                    members: Int(try counts.int("members")), guests: Int(try counts.int("guests")),
+                    name: try counts.optionalString("name"))
             }
             var nodes: [PresenceSnapshot.NodeState] = []
             try body.forEachObject("nodes", optional: true) { item throws(WireError) in
-                nodes.append(.init(department: try item.uint16("department"), node: try item.string("node"), state: try item.linkState("state")))
+                nodes.append(
+                    .init(department: try item.uint16("department"), node: try item.string("node"), state: try item.linkState("state")))
             }
-            return PresenceSnapshot(store: try body.uint16("store"), name: try body.string("name"),
-                                    updatedAt: try body.timestamp("updatedAt"), members: members, occupancy: occupancy, nodes: nodes)
+            return PresenceSnapshot(
+                store: try body.uint16("store"), name: try body.string("name"),
+                updatedAt: try body.timestamp("updatedAt"), members: members, occupancy: occupancy, nodes: nodes)
         }
     }
 }

@@ -52,8 +52,9 @@ extension WireCodec {
             guard sequence >= 1 else { throw .absurdValue(field: "seq", value: String(sequence)) }
             var sightings: [Sighting] = []
             try body.forEachObject(.sightings) { item throws(WireError) in sightings.append(try decodeSighting(item)) }
-            return SightingBatch(node: node, boot: try body.string(.boot), seq: UInt64(sequence),
-                                 sentAt: try body.timestamp(.sentAt), sightings: sightings, lost: try body.optionalBeaconKeys(.lost))
+            return SightingBatch(
+                node: node, boot: try body.string(.boot), seq: UInt64(sequence),
+                sentAt: try body.timestamp(.sentAt), sightings: sightings, lost: try body.optionalBeaconKeys(.lost))
         }
     }
 
@@ -81,25 +82,25 @@ extension WireCodec {
 }
 
 /// The members of a sighting batch, hashed once.
-private extension JSONKey {
-    static let store = JSONKey("store")
-    static let department = JSONKey("department")
-    static let node = JSONKey("node")
-    static let boot = JSONKey("boot")
-    static let seq = JSONKey("seq")
-    static let sentAt = JSONKey("sentAt")
-    static let sightings = JSONKey("sightings")
-    static let lost = JSONKey("lost")
-    static let beacon = JSONKey("beacon")
-    static let rssi = JSONKey("rssi")
-    static let count = JSONKey("count")
-    static let txPower = JSONKey("txPower")
-    static let distance = JSONKey("distance")
-    static let proximity = JSONKey("proximity")
-    static let lastSeen = JSONKey("lastSeen")
-    static let address = JSONKey("addr")
-    static let rssiMax = JSONKey("rssiMax")
-    static let firstSeen = JSONKey("firstSeen")
-    static let battery = JSONKey("battery")
-    static let temperature = JSONKey("temperature")
+extension JSONKey {
+    fileprivate static let store = JSONKey("store")
+    fileprivate static let department = JSONKey("department")
+    fileprivate static let node = JSONKey("node")
+    fileprivate static let boot = JSONKey("boot")
+    fileprivate static let seq = JSONKey("seq")
+    fileprivate static let sentAt = JSONKey("sentAt")
+    fileprivate static let sightings = JSONKey("sightings")
+    fileprivate static let lost = JSONKey("lost")
+    fileprivate static let beacon = JSONKey("beacon")
+    fileprivate static let rssi = JSONKey("rssi")
+    fileprivate static let count = JSONKey("count")
+    fileprivate static let txPower = JSONKey("txPower")
+    fileprivate static let distance = JSONKey("distance")
+    fileprivate static let proximity = JSONKey("proximity")
+    fileprivate static let lastSeen = JSONKey("lastSeen")
+    fileprivate static let address = JSONKey("addr")
+    fileprivate static let rssiMax = JSONKey("rssiMax")
+    fileprivate static let firstSeen = JSONKey("firstSeen")
+    fileprivate static let battery = JSONKey("battery")
+    fileprivate static let temperature = JSONKey("temperature")
 }

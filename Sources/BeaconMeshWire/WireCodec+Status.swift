@@ -64,8 +64,9 @@ extension WireCodec {
     public static func decodeCoordinatorStatus(_ bytes: [UInt8]) throws(WireError) -> CoordinatorStatus {
         try JSONReader.withVersion1Document(bytes) { body throws(WireError) in
             let stores = try body.optionalUInt16s("stores", expected: "an array of store numbers")
-            return CoordinatorStatus(state: try body.linkState("state"), stores: stores,
-                                     startedAt: try body.optionalTimestamp("startedAt") ?? Timestamp(milliseconds: 0))
+            return CoordinatorStatus(
+                state: try body.linkState("state"), stores: stores,
+                startedAt: try body.optionalTimestamp("startedAt") ?? Timestamp(milliseconds: 0))
         }
     }
 
@@ -124,8 +125,10 @@ extension WireCodec {
     private static func decodeHealthNodes(_ body: JSONReader) throws(WireError) -> [CoordinatorHealth.Node] {
         var nodes: [CoordinatorHealth.Node] = []
         try body.forEachObject("nodes", optional: true) { entry throws(WireError) in
-            guard let address = NodeAddress(store: try entry.uint16("store"), department: try entry.uint16("department"),
-                                             node: try entry.string("node"))
+            guard
+                let address = NodeAddress(
+                    store: try entry.uint16("store"), department: try entry.uint16("department"),
+                    node: try entry.string("node"))
             else { throw .absurdValue(field: "\(entry.path).node", value: try entry.string("node")) }
             nodes.append(.init(address: address, state: try entry.linkState("state"), clockSkew: try entry.int("clockSkewMs")))
         }
@@ -135,7 +138,8 @@ extension WireCodec {
     private static func decodeHealthDatabase(_ body: JSONReader) throws(WireError) -> CoordinatorHealth.Database {
         guard body.contains("database") else { return .init() }
         let database = try body.object("database")
-        return .init(failing: try database.string("state") == "failing", queued: Int(try database.int("queued")),
-                     error: try database.optionalString("error"), since: try database.optionalTimestamp("since"))
+        return .init(
+            failing: try database.string("state") == "failing", queued: Int(try database.int("queued")),
+            error: try database.optionalString("error"), since: try database.optionalTimestamp("since"))
     }
 }

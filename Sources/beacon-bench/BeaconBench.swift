@@ -6,10 +6,14 @@ import BeaconMeshService
 struct BeaconBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "beacon-bench",
-        abstract: "Measure BeaconMesh: scanner hot path, presence engine, sighting batch decoding, coordinator service (sighting batches, ranging reports) through a real broker, dashboard, soak.",
+        abstract:
+            "Measure BeaconMesh: scanner hot path, presence engine, sighting batch decoding, coordinator service (sighting batches, ranging reports) through a real broker, dashboard, soak.",
         discussion: "Build in release mode: swift run -c release beacon-bench <benchmark>",
-        subcommands: [ScannerBenchmark.self, ScannerLiveBenchmark.self, EngineBenchmark.self, CrowdBenchmark.self, CrowdArrivalBenchmark.self, WireBenchmark.self, CoordinatorBenchmark.self, RangingBenchmark.self,
-                      DashboardBenchmark.self, SoakBenchmark.self])
+        subcommands: [
+            ScannerBenchmark.self, ScannerLiveBenchmark.self, EngineBenchmark.self, CrowdBenchmark.self, CrowdArrivalBenchmark.self,
+            WireBenchmark.self, CoordinatorBenchmark.self, RangingBenchmark.self,
+            DashboardBenchmark.self, SoakBenchmark.self,
+        ])
 
     static func main() {
         CommandLineProgram.mainSynchronously(BeaconBench.self, name: "beacon-bench")

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The programs a benchmark has started and not yet stopped; a SIGTERM, SIGINT or SIGHUP to the benchmark (Ctrl-C,
 /// `timeout`, a closed terminal) stops them too, so that no broker or coordinator outlives it.

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A program the benchmark starts (broker, coordinator, mosquitto_sub) and stops; registered with `BenchChildren`
 /// meanwhile, so that it is stopped too when the benchmark is killed.
@@ -28,7 +29,8 @@ final class BenchProcess: Sendable {
     /// once it is gone.
     var cpuSeconds: Double? {
         guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
-              let end = text.lastIndex(of: ")") else { return nil }
+            let end = text.lastIndex(of: ")")
+        else { return nil }
         // After the command name: state is field 3, utime and stime are fields 14 and 15.
         let fields = text[text.index(after: end)...].split(separator: " ")
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
@@ -58,7 +60,8 @@ final class BenchProcess: Sendable {
 
     /// The full path of `name` on the PATH (or in /usr/sbin for mosquitto).
     static func which(_ name: String) throws -> String {
-        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/bin"]
+        let folders =
+            (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/bin"]
         for folder in folders where FileManager.default.isExecutableFile(atPath: folder + "/" + name) { return folder + "/" + name }
         throw BenchError("\(name) is not installed (deploy/install-deps.sh installs it)")
     }
@@ -73,7 +76,9 @@ final class BenchProcess: Sendable {
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
         }
         guard bound else { throw BenchError("cannot find a free port") }
         return Int(UInt16(bigEndian: address.sin_port))
@@ -88,7 +93,9 @@ final class BenchProcess: Sendable {
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
             address.sin_port = UInt16(port).bigEndian
             let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
             }
             close(descriptor)
             if connected { return }

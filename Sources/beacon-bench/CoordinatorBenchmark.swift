@@ -23,7 +23,9 @@ struct CoordinatorBenchmark: ParsableCommand {
     @Option(help: "Sightings per batch.")
     var sightingsPerBatch: Int = 10
 
-    @Flag(help: "Drain the backlog a second time with the coordinator pinned to one core (taskset -c 0), and print the ratio of the two rates.")
+    @Flag(
+        help:
+            "Drain the backlog a second time with the coordinator pinned to one core (taskset -c 0), and print the ratio of the two rates.")
     var compareOneCore = false
 
     @Option(help: "Arrivals timed for the latency figures.")
@@ -35,7 +37,10 @@ struct CoordinatorBenchmark: ParsableCommand {
     @Option(help: "The latency stream's rate, as a fraction of the coordinator's measured rate.")
     var latencyLoad: Double = 0.5
 
-    @Option(help: "The latency stream's rate in batches/s, instead of a fraction of the measured rate (for runs that compare builds at one load).")
+    @Option(
+        help:
+            "The latency stream's rate in batches/s, instead of a fraction of the measured rate (for runs that compare builds at one load)."
+    )
     var latencyRate: Double?
 
     func run() throws {
@@ -80,7 +85,8 @@ struct CoordinatorBenchmark: ParsableCommand {
         logger.logLevel = .warning
         let drained = try await drain(chain: chain, port: port, drainTopic: drainTopic, boot: "bench", pinned: nil, logger: logger)
         let coordinatorRate = drained.coordinatorRate
-        let oneCore = compareOneCore
+        let oneCore =
+            compareOneCore
             ? try await drain(chain: chain, port: port, drainTopic: drainTopic, boot: "bench-one-core", pinned: "0", logger: logger) : nil
         let decodeCPU = Self.decodeCPUPerBatch(sightingsPerBatch: sightingsPerBatch)
 
@@ -119,18 +125,26 @@ struct CoordinatorBenchmark: ParsableCommand {
             let newcomer = step >= warmup && (step - warmup) % probeEvery == 0 ? (step - warmup) / probeEvery : nil
             var sightings: [Sighting] = []
             if let newcomer {
-                sightings.append(Sighting(beacon: .iBeacon(uuid: storeUUID, major: 1000, minor: UInt16(newcomer)), rssi: -60, count: 4,
-                                          txPower: -59, distance: 1, proximity: .near, lastSeen: now))
+                sightings.append(
+                    Sighting(
+                        beacon: .iBeacon(uuid: storeUUID, major: 1000, minor: UInt16(newcomer)), rssi: -60, count: 4,
+                        txPower: -59, distance: 1, proximity: .near, lastSeen: now))
             }
             for offset in sightings.count..<sightingsPerBatch {
                 let member = Self.member(inStore: Int(store), number: (step / Self.stores) * sightingsPerBatch + offset)
-                sightings.append(Sighting(beacon: .iBeacon(uuid: storeUUID, major: store, minor: UInt16(member)), rssi: -62, count: 4,
-                                          txPower: -59, distance: 1.2, proximity: .near, lastSeen: now))
+                sightings.append(
+                    Sighting(
+                        beacon: .iBeacon(uuid: storeUUID, major: store, minor: UInt16(member)), rssi: -62, count: 4,
+                        txPower: -59, distance: 1.2, proximity: .near, lastSeen: now))
             }
             let payload = WireCodec.encode(SightingBatch(node: node, boot: "latency", seq: sequence, sentAt: now, sightings: sightings))
-            stream.append((packet: StreamPublisher.packet(topic: "beaconmesh/v1/stores/\(store)/departments/\(department)/nodes/b/sightings",
-                                                          payload: payload),
-                           newcomer: newcomer))
+            stream.append(
+                (
+                    packet: StreamPublisher.packet(
+                        topic: "beaconmesh/v1/stores/\(store)/departments/\(department)/nodes/b/sightings",
+                        payload: payload),
+                    newcomer: newcomer
+                ))
         }
         let streamPublisher = try StreamPublisher(port: port, clientID: "bench-stream")
         var published: [String: ContinuousClock.Instant] = [:]
@@ -157,17 +171,33 @@ struct CoordinatorBenchmark: ParsableCommand {
 
         func micros(_ seconds: Double?) -> String { seconds.map { "\((($0 * 1e7).rounded() / 10)) µs" } ?? "n/a" }
         let subscriberCPUPerBatch = drained.subscriberCPU / Double(batches)
-        print("coordinator benchmark: \(Measure.grouped(Double(batches))) sighting batches of \(sightingsPerBatch) (\(drained.payloadBytes / max(batches, 1)) bytes each) through mosquitto on loopback, \(Self.stores) stores × 10 departments, 5,000 members; \(ProcessInfo.processInfo.activeProcessorCount) cores")
-        print("  coordinator        \(Measure.grouped(coordinatorRate)) batches/s (\(Measure.grouped(coordinatorRate * Double(sightingsPerBatch))) sightings/s) draining the backlog in \((drained.coordinatorSeconds * 100).rounded() / 100) s")
-        print("  mosquitto_sub      \(Measure.grouped(drained.subscriberRate)) batches/s draining the same backlog in \((drained.subscriberSeconds * 100).rounded() / 100) s")
+        print(
+            "coordinator benchmark: \(Measure.grouped(Double(batches))) sighting batches of \(sightingsPerBatch) (\(drained.payloadBytes / max(batches, 1)) bytes each) through mosquitto on loopback, \(Self.stores) stores × 10 departments, 5,000 members; \(ProcessInfo.processInfo.activeProcessorCount) cores"
+        )
+        print(
+            "  coordinator        \(Measure.grouped(coordinatorRate)) batches/s (\(Measure.grouped(coordinatorRate * Double(sightingsPerBatch))) sightings/s) draining the backlog in \((drained.coordinatorSeconds * 100).rounded() / 100) s"
+        )
+        print(
+            "  mosquitto_sub      \(Measure.grouped(drained.subscriberRate)) batches/s draining the same backlog in \((drained.subscriberSeconds * 100).rounded() / 100) s"
+        )
         print("  ratio              \(Int((coordinatorRate / drained.subscriberRate * 100).rounded())) % of mosquitto_sub")
-        print("  CPU per batch      coordinator \(micros(drained.coordinatorCPUPerBatch)), mosquitto_sub \(micros(subscriberCPUPerBatch)) (all threads, user + system)")
-        print("                     json-c decode of the same batches \(micros(decodeCPU)) (one thread, in this process: WireCodec.decodeSightingBatch)")
-        print("                     the coordinator's own (all but decoding and the receive path): \(micros(drained.coordinatorCPUPerBatch.map { $0 - decodeCPU - subscriberCPUPerBatch }))")
+        print(
+            "  CPU per batch      coordinator \(micros(drained.coordinatorCPUPerBatch)), mosquitto_sub \(micros(subscriberCPUPerBatch)) (all threads, user + system)"
+        )
+        print(
+            "                     json-c decode of the same batches \(micros(decodeCPU)) (one thread, in this process: WireCodec.decodeSightingBatch)"
+        )
+        print(
+            "                     the coordinator's own (all but decoding and the receive path): \(micros(drained.coordinatorCPUPerBatch.map { $0 - decodeCPU - subscriberCPUPerBatch }))"
+        )
         if let oneCore {
-            print("  one core           \(Measure.grouped(oneCore.coordinatorRate)) batches/s pinned to core 0 (taskset -c 0), \(micros(oneCore.coordinatorCPUPerBatch)) CPU per batch; \(ProcessInfo.processInfo.activeProcessorCount) cores ÷ 1 core = \(((coordinatorRate / oneCore.coordinatorRate) * 100).rounded() / 100)×; pinned it drains at \(Int((oneCore.coordinatorRate / oneCore.subscriberRate * 100).rounded())) % of mosquitto_sub")
+            print(
+                "  one core           \(Measure.grouped(oneCore.coordinatorRate)) batches/s pinned to core 0 (taskset -c 0), \(micros(oneCore.coordinatorCPUPerBatch)) CPU per batch; \(ProcessInfo.processInfo.activeProcessorCount) cores ÷ 1 core = \(((coordinatorRate / oneCore.coordinatorRate) * 100).rounded() / 100)×; pinned it drains at \(Int((oneCore.coordinatorRate / oneCore.subscriberRate * 100).rounded())) % of mosquitto_sub"
+            )
         }
-        print("  latency            publish → arrived event, stream at \(Measure.grouped(halfRate)) batches/s (\(Int((halfRate / coordinatorRate * 100).rounded())) % of the coordinator's rate): p50 \(percentile(0.5)), p99 \(percentile(0.99)) (\(latencies.count) of \(arrivals) newcomers)")
+        print(
+            "  latency            publish → arrived event, stream at \(Measure.grouped(halfRate)) batches/s (\(Int((halfRate / coordinatorRate * 100).rounded())) % of the coordinator's rate): p50 \(percentile(0.5)), p99 \(percentile(0.99)) (\(latencies.count) of \(arrivals) newcomers)"
+        )
         try? FileManager.default.removeItem(atPath: work)
     }
 
@@ -184,13 +214,16 @@ struct CoordinatorBenchmark: ParsableCommand {
 
     /// Queues a backlog of `batches` for both persistent sessions, then starts the coordinator (on the CPUs `pinned`
     /// names, with `taskset -c`, if any) and `mosquitto_sub` together and measures how each drains it.
-    private func drain(chain: BenchChain, port: Int, drainTopic: String, boot: String, pinned: String?, logger: Logger) async throws -> Drain {
+    private func drain(chain: BenchChain, port: Int, drainTopic: String, boot: String, pinned: String?, logger: Logger) async throws
+        -> Drain
+    {
         let coordinatorPath = chain.coordinatorPath
         let coordinatorArguments = chain.coordinatorArguments
         let subscriberArguments = chain.subscriberArguments(topic: drainTopic)
         let storeUUID = BenchBeacons.uuid
         // 2. The backlog, queued by the broker for both sessions.
-        let publisher = try MQTTClient(configuration: MQTTConfiguration(broker: BrokerURL("mqtt://127.0.0.1:\(port)"), clientID: "bench-backlog"), logger: logger)
+        let publisher = try MQTTClient(
+            configuration: MQTTConfiguration(broker: BrokerURL("mqtt://127.0.0.1:\(port)"), clientID: "bench-backlog"), logger: logger)
         try publisher.start()
         guard await publisher.waitUntilConnected(timeout: .seconds(5)) else { throw ValidationError("cannot reach the benchmark broker") }
         var payloadBytes = 0
@@ -205,12 +238,16 @@ struct CoordinatorBenchmark: ParsableCommand {
             for offset in 0..<sightingsPerBatch {
                 let member = Self.member(inStore: Int(store), number: (index / Self.stores) * sightingsPerBatch + offset)
                 let rssi = -60.0 - Double(offset)
-                sightings.append(Sighting(beacon: .iBeacon(uuid: storeUUID, major: store, minor: UInt16(member)), rssi: rssi, count: 4,
-                                          txPower: -59, distance: 1.2, proximity: .near, lastSeen: start))
+                sightings.append(
+                    Sighting(
+                        beacon: .iBeacon(uuid: storeUUID, major: store, minor: UInt16(member)), rssi: rssi, count: 4,
+                        txPower: -59, distance: 1.2, proximity: .near, lastSeen: start))
             }
-            let payload = WireCodec.encode(SightingBatch(node: node, boot: boot, seq: UInt64(index / (Self.stores * 10) + 1), sentAt: start, sightings: sightings))
+            let payload = WireCodec.encode(
+                SightingBatch(node: node, boot: boot, seq: UInt64(index / (Self.stores * 10) + 1), sentAt: start, sightings: sightings))
             payloadBytes += payload.count
-            _ = try publisher.publish(topic: "beaconmesh/v1/stores/\(store)/departments/\(department)/nodes/a/sightings", payload: payload, qos: .atLeastOnce)
+            _ = try publisher.publish(
+                topic: "beaconmesh/v1/stores/\(store)/departments/\(department)/nodes/a/sightings", payload: payload, qos: .atLeastOnce)
             if index % 1000 == 999 { while publisher.unacknowledgedCount > 2_000 { try await Task.sleep(for: .milliseconds(2)) } }
         }
         while publisher.unacknowledgedCount > 0 { try await Task.sleep(for: .milliseconds(10)) }
@@ -229,7 +266,8 @@ struct CoordinatorBenchmark: ParsableCommand {
         defer { watcher.cancel() }
         let drainStart = Measure.seconds()
         let drainer = try BenchProcess(BenchProcess.which("mosquitto_sub"), subscriberArguments + ["-C", "\(batches)"])
-        let coordinator = try pinned.map { try BenchProcess(BenchProcess.which("taskset"), ["-c", $0, coordinatorPath] + coordinatorArguments) }
+        let coordinator =
+            try pinned.map { try BenchProcess(BenchProcess.which("taskset"), ["-c", $0, coordinatorPath] + coordinatorArguments) }
             ?? BenchProcess(coordinatorPath, coordinatorArguments)
         var coordinatorDone: Double?
         var subscriberDone: Double?
@@ -242,7 +280,9 @@ struct CoordinatorBenchmark: ParsableCommand {
                 if let seconds = drainer.cpuSeconds { subscriberCPU = seconds }
                 if !drainer.isRunning { subscriberDone = Measure.seconds() - drainStart }
             }
-            if coordinatorDone == nil, let reached = observations.timeBatchesReached(UInt64(batches)) { coordinatorDone = reached - drainStart }
+            if coordinatorDone == nil, let reached = observations.timeBatchesReached(UInt64(batches)) {
+                coordinatorDone = reached - drainStart
+            }
             if coordinatorDone == nil, let seconds = coordinator.cpuSeconds { coordinatorCPU.append((Measure.seconds(), seconds)) }
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -264,9 +304,10 @@ struct CoordinatorBenchmark: ParsableCommand {
         watcher.cancel()
         await health.disconnect(timeout: .seconds(1))
         await publisher.disconnect(timeout: .seconds(1))
-        return Drain(coordinatorRate: coordinatorRate, coordinatorSeconds: coordinatorSeconds, coordinatorCPUPerBatch: coordinatorCPUPerBatch,
-                     subscriberRate: subscriberRate, subscriberSeconds: subscriberSeconds, subscriberCPU: subscriberCPU,
-                     payloadBytes: payloadBytes)
+        return Drain(
+            coordinatorRate: coordinatorRate, coordinatorSeconds: coordinatorSeconds, coordinatorCPUPerBatch: coordinatorCPUPerBatch,
+            subscriberRate: subscriberRate, subscriberSeconds: subscriberSeconds, subscriberCPU: subscriberCPU,
+            payloadBytes: payloadBytes)
     }
 
     /// One thread's CPU time to decode one of the backlog's batches (`WireCodec.decodeSightingBatch`: json-c's parse
@@ -277,8 +318,10 @@ struct CoordinatorBenchmark: ParsableCommand {
             let store = UInt16(index % stores + 1)
             let node = NodeAddress(store: store, department: UInt16(index % 10), node: "a")!
             let sightings = (0..<sightingsPerBatch).map { offset in
-                Sighting(beacon: .iBeacon(uuid: BenchBeacons.uuid, major: store, minor: UInt16(member(inStore: Int(store), number: index + offset))),
-                         rssi: -60 - Double(offset), count: 4, txPower: -59, distance: 1.2, proximity: .near, lastSeen: start)
+                Sighting(
+                    beacon: .iBeacon(
+                        uuid: BenchBeacons.uuid, major: store, minor: UInt16(member(inStore: Int(store), number: index + offset))),
+                    rssi: -60 - Double(offset), count: 4, txPower: -59, distance: 1.2, proximity: .near, lastSeen: start)
             }
             return WireCodec.encode(SightingBatch(node: node, boot: "bench", seq: UInt64(index + 1), sentAt: start, sightings: sightings))
         }
@@ -315,7 +358,8 @@ final class Observations: Sendable {
             let count = counting(report)
             state.withLock { $0.batchesSeen.append((now, count)) }
         } else if message.topic.hasSuffix("/events"), let event = try? WireCodec.decodeEvent(message.payload),
-                  case .arrived(let member, _, _, _, _) = event.kind, member.id.hasPrefix("n") {
+            case .arrived(let member, _, _, _, _) = event.kind, member.id.hasPrefix("n")
+        {
             // The network thread's receive time: the benchmark's own task scheduling is not part of the latency.
             let received = message.receivedAt ?? .now
             state.withLock { $0.arrivals[member.id] = received }
@@ -331,7 +375,7 @@ final class Observations: Sendable {
     func workWindow(upTo batches: UInt64) -> (from: (time: Double, batches: UInt64), to: (time: Double, batches: UInt64))? {
         state.withLock { state in
             guard let first = state.batchesSeen.first(where: { $0.batches > 0 }),
-                  let last = state.batchesSeen.first(where: { $0.batches >= batches }), last.time > first.time
+                let last = state.batchesSeen.first(where: { $0.batches >= batches }), last.time > first.time
             else { return nil }
             return (first, last)
         }

@@ -89,16 +89,22 @@ struct CrowdArrivalBenchmark: ParsableCommand {
                     let now = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
                     for index in sightings.indices { sightings[index].lastSeen = now }
                     sequence += 1
-                    let payload = WireCodec.encode(SightingBatch(node: node, boot: "crowd", seq: sequence, sentAt: now, sightings: sightings))
-                    try publisher.publish(StreamPublisher.packet(topic: "beaconmesh/v1/stores/\(store + 1)/departments/\(department)/nodes/a/sightings",
-                                                                 payload: payload))
+                    let payload = WireCodec.encode(
+                        SightingBatch(node: node, boot: "crowd", seq: sequence, sentAt: now, sightings: sightings))
+                    try publisher.publish(
+                        StreamPublisher.packet(
+                            topic: "beaconmesh/v1/stores/\(store + 1)/departments/\(department)/nodes/a/sightings",
+                            payload: payload))
                     sightings.removeAll(keepingCapacity: true)
                 }
                 for round in 0..<perNode {
                     let index = store + stores * (department + 10 * round)
                     guard index < guests else { break }
-                    sightings.append(Sighting(beacon: .iBeacon(uuid: BenchBeacons.uuid, major: UInt16(20_000 + index / 65_536), minor: UInt16(index % 65_536)),
-                                              rssi: -60, count: 4, txPower: -59, distance: 1.2, proximity: .near, lastSeen: Timestamp(milliseconds: 0)))
+                    sightings.append(
+                        Sighting(
+                            beacon: .iBeacon(
+                                uuid: BenchBeacons.uuid, major: UInt16(20_000 + index / 65_536), minor: UInt16(index % 65_536)),
+                            rssi: -60, count: 4, txPower: -59, distance: 1.2, proximity: .near, lastSeen: Timestamp(milliseconds: 0)))
                     if sightings.count == 500 { try flush() }
                 }
                 if !sightings.isEmpty { try flush() }
@@ -106,7 +112,9 @@ struct CrowdArrivalBenchmark: ParsableCommand {
         }
         let feedDeadline = Measure.seconds() + 600
         while observations.timeBatchesReached(UInt64(guests)) == nil {
-            guard Measure.seconds() < feedDeadline, coordinator.isRunning else { throw BenchError("the coordinator did not track the whole crowd") }
+            guard Measure.seconds() < feedDeadline, coordinator.isRunning else {
+                throw BenchError("the coordinator did not track the whole crowd")
+            }
             publisher.drainAcknowledgements()
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -119,11 +127,15 @@ struct CrowdArrivalBenchmark: ParsableCommand {
         let arrivalsStart = Measure.seconds()
         for index in 0..<arrivals {
             let at = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
-            let sighting = Sighting(beacon: .iBeacon(uuid: BenchBeacons.uuid, major: 1000, minor: UInt16(index)), rssi: -55, count: 4,
-                                    txPower: -59, distance: 1, proximity: .near, lastSeen: at)
-            let packet = StreamPublisher.packet(topic: "beaconmesh/v1/stores/1/departments/0/nodes/probe/sightings",
-                                                payload: WireCodec.encode(SightingBatch(node: probe, boot: "probe", seq: UInt64(index + 1), sentAt: at,
-                                                                                        sightings: [sighting])))
+            let sighting = Sighting(
+                beacon: .iBeacon(uuid: BenchBeacons.uuid, major: 1000, minor: UInt16(index)), rssi: -55, count: 4,
+                txPower: -59, distance: 1, proximity: .near, lastSeen: at)
+            let packet = StreamPublisher.packet(
+                topic: "beaconmesh/v1/stores/1/departments/0/nodes/probe/sightings",
+                payload: WireCodec.encode(
+                    SightingBatch(
+                        node: probe, boot: "probe", seq: UInt64(index + 1), sentAt: at,
+                        sightings: [sighting])))
             published["n\(index)"] = .now
             try publisher.publish(packet)
             try await Task.sleep(for: .milliseconds(spacing))
@@ -139,9 +151,17 @@ struct CrowdArrivalBenchmark: ParsableCommand {
         await watcher.disconnect(timeout: .seconds(1))
 
         func figure(_ value: Double?) -> String { value.map { "\(($0 * 100).rounded() / 100) ms" } ?? "n/a" }
-        print("crowd arrivals benchmark: the coordinator (release) through mosquitto on loopback, \(stores) stores × 10 departments, arrival settling off (switchDwell 0s)")
-        print("  crowd              \(Measure.grouped(Double(guests))) guest beacons published in batches of 500, all tracked after \((fed * 10).rounded() / 10) s")
-        print("  memory             coordinator RSS \(Measure.megabytes(residentBefore)) → \(Measure.megabytes(residentAfter)): \(Measure.grouped(Double(residentAfter - residentBefore) / Double(guests))) bytes per tracked beacon")
-        print("  arrival latency    member's batch written to the broker → its arrived event received, \(latencies.count) of \(arrivals) members, one every \(spacing) ms over \((arrivalsSeconds * 10).rounded() / 10) s: p50 \(figure(latencies.isEmpty ? nil : latencies[latencies.count / 2])), worst \(figure(latencies.last))")
+        print(
+            "crowd arrivals benchmark: the coordinator (release) through mosquitto on loopback, \(stores) stores × 10 departments, arrival settling off (switchDwell 0s)"
+        )
+        print(
+            "  crowd              \(Measure.grouped(Double(guests))) guest beacons published in batches of 500, all tracked after \((fed * 10).rounded() / 10) s"
+        )
+        print(
+            "  memory             coordinator RSS \(Measure.megabytes(residentBefore)) → \(Measure.megabytes(residentAfter)): \(Measure.grouped(Double(residentAfter - residentBefore) / Double(guests))) bytes per tracked beacon"
+        )
+        print(
+            "  arrival latency    member's batch written to the broker → its arrived event received, \(latencies.count) of \(arrivals) members, one every \(spacing) ms over \((arrivalsSeconds * 10).rounded() / 10) s: p50 \(figure(latencies.isEmpty ? nil : latencies[latencies.count / 2])), worst \(figure(latencies.last))"
+        )
     }
 }

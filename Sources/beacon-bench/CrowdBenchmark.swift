@@ -84,13 +84,17 @@ struct CrowdBenchmark: ParsableCommand {
                     // Its own guests strongly; every other guest of the previous department faintly.
                     let own = store + stores * (department + departments * round)
                     if own < guests {
-                        sightings.append(Sighting(beacon: guest(own), rssi: -60, count: 4, txPower: -59, distance: 1.2,
-                                                  proximity: .near, lastSeen: origin))
+                        sightings.append(
+                            Sighting(
+                                beacon: guest(own), rssi: -60, count: 4, txPower: -59, distance: 1.2,
+                                proximity: .near, lastSeen: origin))
                     }
                     let neighbour = store + stores * (previous + departments * round)
                     if round % 2 == 0, neighbour < guests {
-                        sightings.append(Sighting(beacon: guest(neighbour), rssi: -82, count: 2, txPower: -59, distance: 14,
-                                                  proximity: .far, lastSeen: origin))
+                        sightings.append(
+                            Sighting(
+                                beacon: guest(neighbour), rssi: -82, count: 2, txPower: -59, distance: 14,
+                                proximity: .far, lastSeen: origin))
                     }
                     if sightings.count >= batchSize { flush() }
                 }
@@ -122,16 +126,28 @@ struct CrowdBenchmark: ParsableCommand {
         func summary(_ values: [Double]) -> String {
             guard !values.isEmpty else { return "n/a" }
             let sorted = values.sorted()
-            return "p50 \(milliseconds(sorted[sorted.count / 2])), p99 \(milliseconds(sorted[min(sorted.count - 1, sorted.count * 99 / 100)])), max \(milliseconds(sorted.last!))"
+            return
+                "p50 \(milliseconds(sorted[sorted.count / 2])), p99 \(milliseconds(sorted[min(sorted.count - 1, sorted.count * 99 / 100)])), max \(milliseconds(sorted.last!))"
         }
         let worstTick = ticks.max { $0.cpu < $1.cpu }!
-        print("crowd benchmark: \(Measure.grouped(Double(guests))) guest beacons over \(stores) stores × \(departments) departments (\(Measure.grouped(Double(sightingsFed))) sightings in \(Measure.grouped(Double(batchNumber))) batches over \(feed) s), \(Measure.grouped(Double(members))) members in the directory")
-        print("  feed               \(Measure.grouped(Double(sightingsFed) / feedSeconds)) sightings/s on one core while the crowd is heard")
-        print("  memory             \(Measure.grouped(Double(tracked))) tracked; \(Measure.grouped(Double(grown) / Double(max(tracked, 1)))) bytes per tracked beacon (private memory the engine added)")
+        print(
+            "crowd benchmark: \(Measure.grouped(Double(guests))) guest beacons over \(stores) stores × \(departments) departments (\(Measure.grouped(Double(sightingsFed))) sightings in \(Measure.grouped(Double(batchNumber))) batches over \(feed) s), \(Measure.grouped(Double(members))) members in the directory"
+        )
+        print(
+            "  feed               \(Measure.grouped(Double(sightingsFed) / feedSeconds)) sightings/s on one core while the crowd is heard")
+        print(
+            "  memory             \(Measure.grouped(Double(tracked))) tracked; \(Measure.grouped(Double(grown) / Double(max(tracked, 1)))) bytes per tracked beacon (private memory the engine added)"
+        )
         print("  tick               CPU per engine tick, ticks every 100 ms for \(seconds) s after the feed: \(summary(ticks.map(\.cpu)))")
-        print("                     worst at +\(Double(worstTick.at) / 1000) s; all ticks together \(milliseconds(ticks.reduce(0) { $0 + $1.cpu })) (readings go stale at +\(5 - feed)…5 s, guests expire at +\(30 - feed)…30 s)")
-        print("  tick, quiet        CPU per tick from +\(feed + 1) s to +\(30 - feed - 1) s (nothing due): \(summary(ticks.filter { $0.at > Int64(feed + 1) * 1000 && $0.at < Int64(30 - feed - 1) * 1000 }.map(\.cpu)))")
+        print(
+            "                     worst at +\(Double(worstTick.at) / 1000) s; all ticks together \(milliseconds(ticks.reduce(0) { $0 + $1.cpu })) (readings go stale at +\(5 - feed)…5 s, guests expire at +\(30 - feed)…30 s)"
+        )
+        print(
+            "  tick, quiet        CPU per tick from +\(feed + 1) s to +\(30 - feed - 1) s (nothing due): \(summary(ticks.filter { $0.at > Int64(feed + 1) * 1000 && $0.at < Int64(30 - feed - 1) * 1000 }.map(\.cpu)))"
+        )
         print("  guest counts       CPU per guestCountsByStore (every store, every second): \(summary(counts.map(\.cpu)))")
-        print("                     guests counted at +0 s: \(Measure.grouped(Double(counts.first?.guests ?? 0))), at +\(seconds) s: \(Measure.grouped(Double(counts.last?.guests ?? 0))); tracked at the end: \(Measure.grouped(Double(engine.trackedCount)))")
+        print(
+            "                     guests counted at +0 s: \(Measure.grouped(Double(counts.first?.guests ?? 0))), at +\(seconds) s: \(Measure.grouped(Double(counts.last?.guests ?? 0))); tracked at the end: \(Measure.grouped(Double(engine.trackedCount)))"
+        )
     }
 }

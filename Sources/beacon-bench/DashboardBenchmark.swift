@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ArgumentParser
 import BeaconMeshCore
 import BeaconMeshMQTT
@@ -11,6 +8,10 @@ import Dispatch
 import Foundation
 import Logging
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The dashboard with a chain's worth of presence, everything real: mosquitto on loopback, the coordinator (100
 /// stores × 10 departments, 5,000 members heard every 4 s, some moving department every second) and
@@ -73,7 +74,8 @@ struct DashboardBenchmark: ParsableCommand {
         for index in 0..<arrivals { csv += "n\(index),Newcomer \(index),Coffee,ibeacon:\(uuid):1000:\(index),\(photoField),0,,\n" }
         try csv.write(toFile: work + "/members.csv", atomically: true, encoding: .utf8)
         let departments = (0..<10).map { "          - {id: \($0), name: Department \($0)}" }.joined(separator: "\n")
-        let storesYAML = (1...stores).map { "  - id: \($0)\n    name: Store \($0)\n    departments:\n\(departments)" }.joined(separator: "\n")
+        let storesYAML = (1...stores).map { "  - id: \($0)\n    name: Store \($0)\n    departments:\n\(departments)" }.joined(
+            separator: "\n")
         try """
         id: bench
         broker: {url: "mqtt://127.0.0.1:\(brokerPort)"}
@@ -85,12 +87,14 @@ struct DashboardBenchmark: ParsableCommand {
         """.write(toFile: work + "/coordinator.yaml", atomically: true, encoding: .utf8)
 
         let folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        let coordinator = try BenchProcess(folder.appendingPathComponent("beacon-coordinator").path,
-                                           ["run", "--config", work + "/coordinator.yaml", "--log-level", "warning"])
+        let coordinator = try BenchProcess(
+            folder.appendingPathComponent("beacon-coordinator").path,
+            ["run", "--config", work + "/coordinator.yaml", "--log-level", "warning"])
         defer { coordinator.stop() }
         let dashboardPort = try BenchProcess.freePort()
-        let dashboard = try BenchProcess(folder.appendingPathComponent("beacon-dashboard").path,
-                                         ["--broker", "mqtt://127.0.0.1:\(brokerPort)", "--listen", "127.0.0.1:\(dashboardPort)", "--log-level", "warning"])
+        let dashboard = try BenchProcess(
+            folder.appendingPathComponent("beacon-dashboard").path,
+            ["--broker", "mqtt://127.0.0.1:\(brokerPort)", "--listen", "127.0.0.1:\(dashboardPort)", "--log-level", "warning"])
         defer { dashboard.stop() }
         try await BenchProcess.waitForPort(dashboardPort)
 
@@ -128,20 +132,25 @@ struct DashboardBenchmark: ParsableCommand {
         let presentDeadline = Measure.seconds() + 180
         var present = 0
         while present < total {
-            guard Measure.seconds() < presentDeadline else { throw BenchError("only \(present) of \(total) members present after 3 minutes") }
+            guard Measure.seconds() < presentDeadline else {
+                throw BenchError("only \(present) of \(total) members present after 3 minutes")
+            }
             try await Task.sleep(for: .seconds(1))
             present = (try? await Self.totalMembers(port: dashboardPort)) ?? 0
         }
 
         let memoryWhenPresent = dashboard.memory
         // Pages: plain readers of the event streams, and Chromium on store 1 noting when each row is added.
-        let readers = try (1...max(1, pages)).prefix(pages).map { try SSEReader(port: dashboardPort, path: "/stores/\($0)/live") }
+        let readers =
+            try (1...max(1, pages)).prefix(pages).map { try SSEReader(port: dashboardPort, path: "/stores/\($0)/live") }
             + [try SSEReader(port: dashboardPort, path: "/live")]
         defer { readers.forEach { $0.stop() } }
         let browser = try await Browser.start()
         try await browser.open("http://127.0.0.1:\(dashboardPort)/stores/1")
-        _ = try await browser.waitFor("return document.querySelectorAll('#members tbody tr').length >= \(membersPerStore);", timeout: .seconds(20))
-        _ = try await browser.evaluate("""
+        _ = try await browser.waitFor(
+            "return document.querySelectorAll('#members tbody tr').length >= \(membersPerStore);", timeout: .seconds(20))
+        _ = try await browser.evaluate(
+            """
             window.appeared = {};
             new MutationObserver(function (records) {
               var t = performance.timeOrigin + performance.now();
@@ -172,15 +181,18 @@ struct DashboardBenchmark: ParsableCommand {
         let dropped = try await Self.dashboardCounter("beaconmesh_dashboard_dropped_total", port: dashboardPort)
         let sent = readers.reduce(0) { $0 + $1.bytes } - bytesBefore
         let memory = dashboard.memory
-        _ = try await browser.waitFor("return Object.keys(window.appeared).filter(function (k) { return k[0] === 'n'; }).length >= \(arrivals);",
-                                      timeout: .seconds(10))
+        _ = try await browser.waitFor(
+            "return Object.keys(window.appeared).filter(function (k) { return k[0] === 'n'; }).length >= \(arrivals);",
+            timeout: .seconds(10))
         let appeared = try await browser.evaluate("return window.appeared;") as? [String: Any] ?? [:]
         let consoleErrors = try await browser.consoleMessages().filter { $0.hasPrefix("SEVERE") }
         await browser.quit()
         loadTask.cancel()
 
         let events = arrivedAt.withLock { $0 }
-        var total_: [Double] = [], coordinatorPart: [Double] = [], dashboardPart: [Double] = []
+        var total_: [Double] = []
+        var coordinatorPart: [Double] = []
+        var dashboardPart: [Double] = []
         for (id, start) in firstSighting {
             guard let row = (appeared[id] as? Double) ?? (appeared[id] as? Int).map(Double.init) else { continue }
             total_.append(row - start)
@@ -194,12 +206,20 @@ struct DashboardBenchmark: ParsableCommand {
             let sorted = values.sorted()
             return "p50 \(Int(sorted[sorted.count / 2].rounded())) ms, max \(Int(sorted.last!.rounded())) ms"
         }
-        print("dashboard benchmark: \(stores) stores × 10 departments, \(Measure.grouped(Double(total))) members present\(noPhotos ? " (no photos)" : " with photos (\(photo.utf8.count) bytes each)"), \(movesPerSecond) department moves/s; \(pages) store pages and 1 overview over server-sent events, 1 Chromium page")
-        print("  dashboard CPU      \(Int((cpu / window * 1000).rounded()) / 10) % of one core over \(Int(window.rounded())) s (all threads, user + system), \(Measure.grouped(Double(messages) / window)) broker messages/s received, \(dropped) dropped since start")
-        print("  dashboard memory   resident \(Measure.megabytes(memory.resident)) after the window (\(Measure.megabytes(memoryWhenPresent.resident)) when everybody had arrived), peak \(Measure.megabytes(memory.peak))")
+        print(
+            "dashboard benchmark: \(stores) stores × 10 departments, \(Measure.grouped(Double(total))) members present\(noPhotos ? " (no photos)" : " with photos (\(photo.utf8.count) bytes each)"), \(movesPerSecond) department moves/s; \(pages) store pages and 1 overview over server-sent events, 1 Chromium page"
+        )
+        print(
+            "  dashboard CPU      \(Int((cpu / window * 1000).rounded()) / 10) % of one core over \(Int(window.rounded())) s (all threads, user + system), \(Measure.grouped(Double(messages) / window)) broker messages/s received, \(dropped) dropped since start"
+        )
+        print(
+            "  dashboard memory   resident \(Measure.megabytes(memory.resident)) after the window (\(Measure.megabytes(memoryWhenPresent.resident)) when everybody had arrived), peak \(Measure.megabytes(memory.peak))"
+        )
         print("  sent to pages      \(Measure.grouped(Double(sent) / window / 1024)) KiB/s to the \(readers.count) plain readers")
         print("  first sighting → row in Chromium: \(summary(total_)) (\(total_.count) of \(arrivals) newcomers)")
-        print("    of which first sighting → coordinator's arrived event (1 s settling): \(summary(coordinatorPart)); arrived event → row: \(summary(dashboardPart))")
+        print(
+            "    of which first sighting → coordinator's arrived event (1 s settling): \(summary(coordinatorPart)); arrived event → row: \(summary(dashboardPart))"
+        )
         if !consoleErrors.isEmpty { print("  console errors: \(consoleErrors)") }
     }
 
@@ -253,8 +273,9 @@ final class ChainLoad: Sendable {
     init(stores: Int, membersPerStore: Int, port: Int, logger: Logger) throws {
         self.stores = stores
         self.membersPerStore = membersPerStore
-        client = try MQTTClient(configuration: MQTTConfiguration(broker: try BrokerURL("mqtt://127.0.0.1:\(port)"), clientID: "bench-nodes"),
-                                logger: logger)
+        client = try MQTTClient(
+            configuration: MQTTConfiguration(broker: try BrokerURL("mqtt://127.0.0.1:\(port)"), clientID: "bench-nodes"),
+            logger: logger)
         try client.start()
     }
 
@@ -273,7 +294,10 @@ final class ChainLoad: Sendable {
             if tick % 10 == 0 {
                 let movers = (0..<movesPerSecond).map { _ in Int.random(in: 1...total) }
                 state.withLock { state in
-                    for member in movers { state.department[member] = UInt16((Int(state.department[member] ?? UInt16(member % 10)) + Int.random(in: 1...9)) % 10) }
+                    for member in movers {
+                        state.department[member] = UInt16(
+                            (Int(state.department[member] ?? UInt16(member % 10)) + Int.random(in: 1...9)) % 10)
+                    }
                 }
                 due += movers
             }
@@ -298,8 +322,9 @@ final class ChainLoad: Sendable {
         for (node, members) in byNode {
             for start in stride(from: 0, to: members.count, by: 5) {
                 let sightings = members[start..<min(start + 5, members.count)].map { member in
-                    Sighting(beacon: .iBeacon(uuid: BenchBeacons.uuid, major: node.store, minor: UInt16(member)), rssi: -60, count: 4,
-                             txPower: -59, distance: 1.2, proximity: .near, lastSeen: now)
+                    Sighting(
+                        beacon: .iBeacon(uuid: BenchBeacons.uuid, major: node.store, minor: UInt16(member)), rssi: -60, count: 4,
+                        txPower: -59, distance: 1.2, proximity: .near, lastSeen: now)
                 }
                 try send(node: node, sightings: sightings, at: now)
             }
@@ -313,8 +338,9 @@ final class ChainLoad: Sendable {
         let node = NodeAddress(store: 1, department: 0, node: "n")!
         for start in stride(from: 0, to: newcomers.count, by: 5) {
             let sightings = newcomers[start..<min(start + 5, newcomers.count)].map {
-                Sighting(beacon: .iBeacon(uuid: BenchBeacons.uuid, major: 1000, minor: UInt16($0)), rssi: -55, count: 4,
-                         txPower: -59, distance: 1, proximity: .near, lastSeen: now)
+                Sighting(
+                    beacon: .iBeacon(uuid: BenchBeacons.uuid, major: 1000, minor: UInt16($0)), rssi: -55, count: 4,
+                    txPower: -59, distance: 1, proximity: .near, lastSeen: now)
             }
             try send(node: node, sightings: sightings, at: now)
         }
@@ -327,8 +353,9 @@ final class ChainLoad: Sendable {
             return state.sequence[key]!
         }
         let payload = WireCodec.encode(SightingBatch(node: node, boot: "bench", seq: seq, sentAt: now, sightings: sightings))
-        _ = try client.publish(topic: "beaconmesh/v1/stores/\(node.store)/departments/\(node.department)/nodes/\(node.node)/sightings",
-                               payload: payload, qos: .atLeastOnce)
+        _ = try client.publish(
+            topic: "beaconmesh/v1/stores/\(node.store)/departments/\(node.department)/nodes/\(node.node)/sightings",
+            payload: payload, qos: .atLeastOnce)
     }
 }
 

@@ -50,10 +50,13 @@ struct EngineBenchmark: ParsableCommand {
                 for department in 0..<departments {
                     let node = NodeAddress(store: UInt16(store), department: UInt16(department), node: "a")!
                     var sightings: [Sighting] = []
-                    for (index, key) in keys[store].enumerated() where index % departments == department || (index + 1) % departments == department {
+                    for (index, key) in keys[store].enumerated()
+                    where index % departments == department || (index + 1) % departments == department {
                         let strong = index % departments == department
-                        sightings.append(Sighting(beacon: key, rssi: strong ? -58 : -80, count: 4, txPower: -59,
-                                                  distance: strong ? 0.9 : 11, proximity: strong ? .near : .far, lastSeen: now))
+                        sightings.append(
+                            Sighting(
+                                beacon: key, rssi: strong ? -58 : -80, count: 4, txPower: -59,
+                                distance: strong ? 0.9 : 11, proximity: strong ? .near : .far, lastSeen: now))
                     }
                     batches.append(SightingBatch(node: node, boot: "b", seq: 0, sentAt: now, sightings: sightings))
                 }
@@ -82,9 +85,17 @@ struct EngineBenchmark: ParsableCommand {
         let cpu = Measure.threadCPUSeconds() - cpuStart
         let tracked = engine.trackedCount
         let grown = Measure.privateResidentBytes() - baseline
-        print("engine benchmark: \(stores) stores × \(departments) departments, \(Measure.grouped(Double(beacons))) beacons, \(rounds) rounds")
-        print("  throughput         \(Measure.grouped(Double(sightings) / cpu)) sightings/s on one core (\(Measure.grouped(Double(sightings))) sightings in \((cpu * 1000).rounded() / 1000) s CPU)")
-        print("  memory             \(tracked) tracked people; \(Measure.grouped(Double(grown) / Double(max(tracked, 1)))) bytes per tracked beacon (private memory the engine added)")
-        print("  counters           batches \(engine.counters.batches), present members \(stores > 0 ? engine.presentMembers(store: 0).count : 0) in store 0")
+        print(
+            "engine benchmark: \(stores) stores × \(departments) departments, \(Measure.grouped(Double(beacons))) beacons, \(rounds) rounds"
+        )
+        print(
+            "  throughput         \(Measure.grouped(Double(sightings) / cpu)) sightings/s on one core (\(Measure.grouped(Double(sightings))) sightings in \((cpu * 1000).rounded() / 1000) s CPU)"
+        )
+        print(
+            "  memory             \(tracked) tracked people; \(Measure.grouped(Double(grown) / Double(max(tracked, 1)))) bytes per tracked beacon (private memory the engine added)"
+        )
+        print(
+            "  counters           batches \(engine.counters.batches), present members \(stores > 0 ? engine.presentMembers(store: 0).count : 0) in store 0"
+        )
     }
 }

@@ -14,7 +14,8 @@ import Synchronization
 struct RangingBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ranging",
-        abstract: "Coordinator service through a real mosquitto: ranging reports of members' phones handled per second, against mosquitto_sub.",
+        abstract:
+            "Coordinator service through a real mosquitto: ranging reports of members' phones handled per second, against mosquitto_sub.",
         discussion: "Needs mosquitto and mosquitto_sub on the PATH and beacon-coordinator built next to beacon-bench.")
 
     @Option(help: "Ranging reports in the backlog.")
@@ -61,8 +62,9 @@ struct RangingBenchmark: ParsableCommand {
         MQTTLibrary.initialize()
         var logger = Logger(label: "beacon-bench")
         logger.logLevel = .warning
-        let publisher = try MQTTClient(configuration: MQTTConfiguration(broker: BrokerURL("mqtt://127.0.0.1:\(port)"), clientID: "bench-backlog"),
-                                       logger: logger)
+        let publisher = try MQTTClient(
+            configuration: MQTTConfiguration(broker: BrokerURL("mqtt://127.0.0.1:\(port)"), clientID: "bench-backlog"),
+            logger: logger)
         try publisher.start()
         guard await publisher.waitUntilConnected(timeout: .seconds(5)) else { throw BenchError("cannot reach the benchmark broker") }
         var payloadBytes = 0
@@ -75,14 +77,18 @@ struct RangingBenchmark: ParsableCommand {
             var beacons: [RangingReport.RangedBeacon] = []
             for offset in 0..<beaconsPerReport {
                 let rssi = offset == 0 ? -60.0 : -80.0 - Double(offset)
-                beacons.append(.init(department: UInt16((here + offset) % 10), proximity: offset == 0 ? .near : .far, rssi: rssi,
-                                     accuracy: offset == 0 ? 1.1 : 9.5))
+                beacons.append(
+                    .init(
+                        department: UInt16((here + offset) % 10), proximity: offset == 0 ? .near : .far, rssi: rssi,
+                        accuracy: offset == 0 ? 1.1 : 9.5))
             }
-            let report = RangingReport(member: "m\(member)", session: "bench\(member)", seq: UInt64(round + 1),
-                                       sentAt: start + .seconds(round), beacons: beacons)
+            let report = RangingReport(
+                member: "m\(member)", session: "bench\(member)", seq: UInt64(round + 1),
+                sentAt: start + .seconds(round), beacons: beacons)
             let payload = WireCodec.encode(report)
             payloadBytes += payload.count
-            _ = try publisher.publish(topic: "beaconmesh/v1/stores/\(store)/members/m\(member)/ranging", payload: payload, qos: .atLeastOnce)
+            _ = try publisher.publish(
+                topic: "beaconmesh/v1/stores/\(store)/members/m\(member)/ranging", payload: payload, qos: .atLeastOnce)
             if index % 1000 == 999 { while publisher.unacknowledgedCount > 2_000 { try await Task.sleep(for: .milliseconds(2)) } }
         }
         while publisher.unacknowledgedCount > 0 { try await Task.sleep(for: .milliseconds(10)) }
@@ -115,7 +121,9 @@ struct RangingBenchmark: ParsableCommand {
                 if let seconds = drainer.cpuSeconds { subscriberCPU = seconds }
                 if !drainer.isRunning { subscriberDone = Measure.seconds() - drainStart }
             }
-            if coordinatorDone == nil, let reached = observations.timeBatchesReached(UInt64(reports)) { coordinatorDone = reached - drainStart }
+            if coordinatorDone == nil, let reached = observations.timeBatchesReached(UInt64(reports)) {
+                coordinatorDone = reached - drainStart
+            }
             if coordinatorDone == nil, let seconds = coordinator.cpuSeconds { coordinatorCPU.append((Measure.seconds(), seconds)) }
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -135,14 +143,24 @@ struct RangingBenchmark: ParsableCommand {
         }
         let subscriberRate = subscriberDone.map { Double(reports) / $0 }
 
-        print("ranging benchmark: \(Measure.grouped(Double(reports))) ranging reports of \(beaconsPerReport) department beacons (\(payloadBytes / reports) bytes each) through mosquitto on loopback, \(CoordinatorBenchmark.stores) stores × 10 departments, \(Measure.grouped(Double(Self.members))) phone-only members")
-        print("  coordinator        \(Measure.grouped(coordinatorRate)) ranging reports/s (\(Measure.grouped(coordinatorRate * Double(beaconsPerReport))) ranged beacons/s) draining the backlog in \((coordinatorSeconds * 100).rounded() / 100) s")
+        print(
+            "ranging benchmark: \(Measure.grouped(Double(reports))) ranging reports of \(beaconsPerReport) department beacons (\(payloadBytes / reports) bytes each) through mosquitto on loopback, \(CoordinatorBenchmark.stores) stores × 10 departments, \(Measure.grouped(Double(Self.members))) phone-only members"
+        )
+        print(
+            "  coordinator        \(Measure.grouped(coordinatorRate)) ranging reports/s (\(Measure.grouped(coordinatorRate * Double(beaconsPerReport))) ranged beacons/s) draining the backlog in \((coordinatorSeconds * 100).rounded() / 100) s"
+        )
         if let subscriberRate, let subscriberDone {
-            print("  mosquitto_sub      \(Measure.grouped(subscriberRate)) reports/s draining the same backlog in \((subscriberDone * 100).rounded() / 100) s")
+            print(
+                "  mosquitto_sub      \(Measure.grouped(subscriberRate)) reports/s draining the same backlog in \((subscriberDone * 100).rounded() / 100) s"
+            )
             print("  ratio              \(Int((coordinatorRate / subscriberRate * 100).rounded())) % of mosquitto_sub")
         }
-        print("  CPU per report     coordinator \(cpuPerReport.map { "\(Int(($0 * 1e6).rounded())) µs" } ?? "n/a"), mosquitto_sub \(Int((subscriberCPU / Double(reports) * 1e6).rounded())) µs (all threads, user + system)")
+        print(
+            "  CPU per report     coordinator \(cpuPerReport.map { "\(Int(($0 * 1e6).rounded())) µs" } ?? "n/a"), mosquitto_sub \(Int((subscriberCPU / Double(reports) * 1e6).rounded())) µs (all threads, user + system)"
+        )
         let drops = dropped.withLock { $0 }
-        if !drops.isEmpty { print("  dropped            \(drops.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))") }
+        if !drops.isEmpty {
+            print("  dropped            \(drops.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
+        }
     }
 }

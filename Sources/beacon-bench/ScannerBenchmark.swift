@@ -27,7 +27,9 @@ struct ScannerBenchmark: ParsableCommand {
     @Flag(help: "Skip encoding batches as JSON (measures parse → decode → filter → aggregate alone).")
     var noEncode = false
 
-    @Option(help: ArgumentHelp("Flush window. A window longer than the run (e.g. 1h) leaves only the per-advert hot path.", valueName: "DURATION"))
+    @Option(
+        help: ArgumentHelp(
+            "Flush window. A window longer than the run (e.g. 1h) leaves only the per-advert hot path.", valueName: "DURATION"))
     var window: String = "500ms"
 
     func run() throws {
@@ -44,10 +46,13 @@ struct ScannerBenchmark: ParsableCommand {
         let uuid = BenchBeacons.uuid
         var events: [[UInt8]] = []
         for index in 0..<beacons {
-            let data = IBeaconAdvertisingData(uuid: uuid, major: UInt16(index / 1000 + 1), minor: UInt16(index % 1000), measuredPower: -59).bytes
+            let data = IBeaconAdvertisingData(uuid: uuid, major: UInt16(index / 1000 + 1), minor: UInt16(index % 1000), measuredPower: -59)
+                .bytes
             for variant in 0..<4 {
-                events.append(LEAdvertisingReportEvent.make(
-                    address: BluetoothAddress(value: 0xC0_0000_0000 | UInt64(index)), rssi: Int8(-50 - (index + variant * 7) % 40), data: data))
+                events.append(
+                    LEAdvertisingReportEvent.make(
+                        address: BluetoothAddress(value: 0xC0_0000_0000 | UInt64(index)), rssi: Int8(-50 - (index + variant * 7) % 40),
+                        data: data))
             }
         }
         let flat = events.flatMap { $0 }
@@ -88,12 +93,20 @@ struct ScannerBenchmark: ParsableCommand {
         let counters = pipeline.counters
         print("scanner benchmark: \(beacons) beacons in view, \(Measure.grouped(Double(adverts))) iBeacon adverts")
         if adverts > 0 {
-            print("  throughput         \(Measure.grouped(Double(adverts) / cpu)) adverts/s on one core (\(String(format3(cpu))) s CPU, \(String(format3(elapsed))) s wall)")
+            print(
+                "  throughput         \(Measure.grouped(Double(adverts) / cpu)) adverts/s on one core (\(String(format3(cpu))) s CPU, \(String(format3(elapsed))) s wall)"
+            )
         }
-        print("  batches            \(batches) (\(Measure.grouped(Double(encodedBytes))) bytes of JSON), beacons tracked \(pipeline.aggregator.trackedBeacons), decoded frames \(Measure.grouped(Double(counters.beaconFrames)))")
+        print(
+            "  batches            \(batches) (\(Measure.grouped(Double(encodedBytes))) bytes of JSON), beacons tracked \(pipeline.aggregator.trackedBeacons), decoded frames \(Measure.grouped(Double(counters.beaconFrames)))"
+        )
         peakPrivate = max(peakPrivate, Measure.privateResidentBytes())
-        print("  memory             private (heap) \(Measure.megabytes(peakPrivate)) at peak, of which the benchmark's own test events \(Measure.megabytes(flat.count + events.count * 56))")
-        print("                     RSS \(Measure.megabytes(Measure.peakResidentBytes())) at peak, \(Measure.megabytes(baseline)) before the run (shared Swift and C libraries, mapped once per machine)")
+        print(
+            "  memory             private (heap) \(Measure.megabytes(peakPrivate)) at peak, of which the benchmark's own test events \(Measure.megabytes(flat.count + events.count * 56))"
+        )
+        print(
+            "                     RSS \(Measure.megabytes(Measure.peakResidentBytes())) at peak, \(Measure.megabytes(baseline)) before the run (shared Swift and C libraries, mapped once per machine)"
+        )
     }
 
     private func format3(_ value: Double) -> String {

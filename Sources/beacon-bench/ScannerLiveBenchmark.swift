@@ -46,9 +46,12 @@ struct ScannerLiveBenchmark: ParsableCommand {
         let topic = "beaconmesh/v1/stores/1/departments/1/nodes/bench/sightings"
         let batchesFile = work + "/batches.jsonl"
         FileManager.default.createFile(atPath: batchesFile, contents: nil)
-        let subscriber = try BenchProcess("/bin/sh", [
-            "-c", "exec stdbuf -oL \(try BenchProcess.which("mosquitto_sub")) -h 127.0.0.1 -p \(broker.port) -q 1 -t '\(topic)' > '\(batchesFile)'",
-        ])
+        let subscriber = try BenchProcess(
+            "/bin/sh",
+            [
+                "-c",
+                "exec stdbuf -oL \(try BenchProcess.which("mosquitto_sub")) -h 127.0.0.1 -p \(broker.port) -q 1 -t '\(topic)' > '\(batchesFile)'",
+            ])
         defer { subscriber.stop() }
         try await Task.sleep(for: .milliseconds(300))
 
@@ -94,12 +97,23 @@ struct ScannerLiveBenchmark: ParsableCommand {
         let wall = end.wallSeconds - sending.startUsage.wallSeconds
         let perAdvert = scannerCPU / Double(fake.sent) * 1e6
         let share = scannerCPU / wall
-        print("scanner-live benchmark: fake hci0 (SOCK_SEQPACKET), \(beacons) beacons in view, \(Measure.grouped(Double(fake.sent))) adverts in \(String(format: "%.2f", sending.seconds)) s (\(Measure.grouped(Double(fake.sent) / sending.seconds))/s asked \(Measure.grouped(Double(rate)))/s)")
-        print("  adverts in batches \(Measure.grouped(Double(counted))) of \(Measure.grouped(Double(fake.sent)))\(counted == fake.sent ? "" : "  (MISSING \(fake.sent - counted))")")
-        print("  CPU                \(String(format: "%.3f", cpu)) s whole process, \(String(format: "%.3f", sending.controllerCPUSeconds)) s of it the fake controller's thread")
-        print("  scanner CPU        \(String(format: "%.2f", perAdvert)) µs per advert; \(String(format: "%.1f", share * 100)) % of one core here over \(String(format: "%.2f", wall)) s")
-        print("  on a Pi core       3–4× slower: about \(String(format: "%.0f", share * 300))–\(String(format: "%.0f", share * 400)) % of one core at this rate")
-        print("  memory             peak RSS \(Measure.megabytes(peak)) (the whole benchmark process: scanner, MQTT client, fake controller)")
+        print(
+            "scanner-live benchmark: fake hci0 (SOCK_SEQPACKET), \(beacons) beacons in view, \(Measure.grouped(Double(fake.sent))) adverts in \(String(format: "%.2f", sending.seconds)) s (\(Measure.grouped(Double(fake.sent) / sending.seconds))/s asked \(Measure.grouped(Double(rate)))/s)"
+        )
+        print(
+            "  adverts in batches \(Measure.grouped(Double(counted))) of \(Measure.grouped(Double(fake.sent)))\(counted == fake.sent ? "" : "  (MISSING \(fake.sent - counted))")"
+        )
+        print(
+            "  CPU                \(String(format: "%.3f", cpu)) s whole process, \(String(format: "%.3f", sending.controllerCPUSeconds)) s of it the fake controller's thread"
+        )
+        print(
+            "  scanner CPU        \(String(format: "%.2f", perAdvert)) µs per advert; \(String(format: "%.1f", share * 100)) % of one core here over \(String(format: "%.2f", wall)) s"
+        )
+        print(
+            "  on a Pi core       3–4× slower: about \(String(format: "%.0f", share * 300))–\(String(format: "%.0f", share * 400)) % of one core at this rate"
+        )
+        print(
+            "  memory             peak RSS \(Measure.megabytes(peak)) (the whole benchmark process: scanner, MQTT client, fake controller)")
         if counted != fake.sent { throw BenchError("\(fake.sent - counted) adverts missing from the published batches") }
     }
 
@@ -107,7 +121,8 @@ struct ScannerLiveBenchmark: ParsableCommand {
     static func events(beacons: Int) -> [[UInt8]] {
         (0..<beacons).map { index in
             let data = IBeaconAdvertisingData(
-                uuid: BenchBeacons.uuid, major: UInt16(index / 1000 + 1), minor: UInt16(index % 1000), measuredPower: -59).bytes
+                uuid: BenchBeacons.uuid, major: UInt16(index / 1000 + 1), minor: UInt16(index % 1000), measuredPower: -59
+            ).bytes
             return LEAdvertisingReportEvent.make(
                 address: BluetoothAddress(value: 0xC0_0000_0000 | UInt64(index)), rssi: Int8(-50 - index % 40), data: data)
         }
@@ -119,7 +134,7 @@ struct ScannerLiveBenchmark: ParsableCommand {
         var total = 0
         for line in text.split(separator: "\n") {
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let sightings = object["sightings"] as? [[String: Any]]
+                let sightings = object["sightings"] as? [[String: Any]]
             else { continue }
             total += sightings.reduce(0) { $0 + ($1["count"] as? Int ?? 0) }
         }

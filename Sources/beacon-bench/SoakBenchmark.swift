@@ -78,7 +78,8 @@ struct SoakBenchmark: ParsableCommand {
         for index in 0..<Self.probes { csv += "probe\(index),Probe \(index),,ibeacon:\(uuid):1:\(60000 + index),,0,,\n" }
         try csv.write(toFile: work + "/members.csv", atomically: true, encoding: .utf8)
         let layout = (0..<departments).map { "      - {id: \(($0 + 1) * 10), name: Department \(($0 + 1) * 10)}" }.joined(separator: "\n")
-        let storeList = (1...scannerStore).map { "  - id: \($0)\n    name: Store \($0)\n    departments:\n\(layout)" }.joined(separator: "\n")
+        let storeList = (1...scannerStore).map { "  - id: \($0)\n    name: Store \($0)\n    departments:\n\(layout)" }.joined(
+            separator: "\n")
         try """
         id: soak
         broker: {url: "mqtt://127.0.0.1:\(port)"}
@@ -92,19 +93,37 @@ struct SoakBenchmark: ParsableCommand {
 
         let folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
         let broker = "mqtt://127.0.0.1:\(port)"
-        processes.append(("coordinator", try BenchProcess(folder.appendingPathComponent("beacon-coordinator").path, [
-            "run", "--config", work + "/coordinator.yaml", "--health-interval", "1s", "--log-level", "warning",
-        ])))
+        processes.append(
+            (
+                "coordinator",
+                try BenchProcess(
+                    folder.appendingPathComponent("beacon-coordinator").path,
+                    [
+                        "run", "--config", work + "/coordinator.yaml", "--health-interval", "1s", "--log-level", "warning",
+                    ])
+            ))
         let route = (1...min(departments, 3)).map { "\($0 * 10)" }.joined(separator: ",")
         for department in (1...min(departments, 3)).map({ $0 * 10 }) {
-            processes.append(("scanner \(department)", try BenchProcess(folder.appendingPathComponent("beacon-scanner").path, [
-                "--store", "\(scannerStore)", "--department", "\(department)", "--broker", broker, "--source", "sim",
-                "--sim-route", route,
-            ])))
+            processes.append(
+                (
+                    "scanner \(department)",
+                    try BenchProcess(
+                        folder.appendingPathComponent("beacon-scanner").path,
+                        [
+                            "--store", "\(scannerStore)", "--department", "\(department)", "--broker", broker, "--source", "sim",
+                            "--sim-route", route,
+                        ])
+                ))
         }
-        processes.append(("monitor", try BenchProcess(folder.appendingPathComponent("beacon-monitor").path, [
-            "--store", "1", "--broker", broker, "--plain",
-        ])))
+        processes.append(
+            (
+                "monitor",
+                try BenchProcess(
+                    folder.appendingPathComponent("beacon-monitor").path,
+                    [
+                        "--store", "1", "--broker", broker, "--plain",
+                    ])
+            ))
 
         MQTTLibrary.initialize()
         var logger = Logger(label: "beacon-bench")
@@ -123,9 +142,12 @@ struct SoakBenchmark: ParsableCommand {
         try load.start()
         guard await load.waitUntilConnected(timeout: .seconds(10)) else { throw BenchError("cannot reach the soak broker") }
 
-        print("soak: \(stores) stores × \(departments) departments under load, \(members) members moving, plus 3 simulated scanners and a monitor; every \(every) for \(duration)")
-        print("minute  " + processes.map { $0.name.padding(toLength: 24, withPad: " ", startingAt: 0) }.joined()
-              + "sightings/s  events/s  lag p50/max")
+        print(
+            "soak: \(stores) stores × \(departments) departments under load, \(members) members moving, plus 3 simulated scanners and a monitor; every \(every) for \(duration)"
+        )
+        print(
+            "minute  " + processes.map { $0.name.padding(toLength: 24, withPad: " ", startingAt: 0) }.joined()
+                + "sightings/s  events/s  lag p50/max")
         var walk = SoakWalk(members: members, stores: stores, departments: departments)
         let started = Measure.seconds()
         var nextReport = started + Double(interval.wholeMilliseconds) / 1000
@@ -139,8 +161,9 @@ struct SoakBenchmark: ParsableCommand {
             let now = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
             for (node, sightings) in walk.step(at: now) {
                 let batch = SightingBatch(node: node, boot: "soak", seq: sequence, sentAt: now, sightings: sightings)
-                _ = try load.publish(topic: "beaconmesh/v1/stores/\(node.store)/departments/\(node.department)/nodes/load/sightings",
-                                     payload: WireCodec.encode(batch), qos: .atLeastOnce)
+                _ = try load.publish(
+                    topic: "beaconmesh/v1/stores/\(node.store)/departments/\(node.department)/nodes/load/sightings",
+                    payload: WireCodec.encode(batch), qos: .atLeastOnce)
                 counters.addSightings(sightings.count)
             }
             if tick >= probeDue {
@@ -151,13 +174,17 @@ struct SoakBenchmark: ParsableCommand {
                 let node = NodeAddress(store: 1, department: 10, node: "probe")!
                 for step in 0..<4 {
                     let at = Timestamp(milliseconds: now.milliseconds + Int64(step) * 300)
-                    let sighting = Sighting(beacon: .iBeacon(uuid: BenchBeacons.uuid, major: 1, minor: UInt16(60000 + probe)), rssi: -55, count: 3,
-                                            txPower: -59, distance: 1, proximity: .near, lastSeen: at)
+                    let sighting = Sighting(
+                        beacon: .iBeacon(uuid: BenchBeacons.uuid, major: 1, minor: UInt16(60000 + probe)), rssi: -55, count: 3,
+                        txPower: -59, distance: 1, proximity: .near, lastSeen: at)
                     if step == 0 { counters.probeSent() }
-                    _ = try load.publish(topic: "beaconmesh/v1/stores/1/departments/10/nodes/probe/sightings",
-                                         payload: WireCodec.encode(SightingBatch(node: node, boot: "probe",
-                                                                                 seq: probeSequence * 4 + UInt64(step), sentAt: at,
-                                                                                 sightings: [sighting])), qos: .atLeastOnce)
+                    _ = try load.publish(
+                        topic: "beaconmesh/v1/stores/1/departments/10/nodes/probe/sightings",
+                        payload: WireCodec.encode(
+                            SightingBatch(
+                                node: node, boot: "probe",
+                                seq: probeSequence * 4 + UInt64(step), sentAt: at,
+                                sightings: [sighting])), qos: .atLeastOnce)
                     try await Task.sleep(for: .milliseconds(300))
                 }
             }
@@ -173,9 +200,11 @@ struct SoakBenchmark: ParsableCommand {
                 cpuBefore = cpuNow
                 let window = counters.takeWindow()
                 let lag = window.lags.isEmpty ? "n/a" : "\(window.lags.sorted()[window.lags.count / 2]) / \(window.lags.max()!) ms"
-                print("\(Int(elapsed / 60))m\(String(format: "%02d", Int(elapsed) % 60))s  " + columns.joined()
-                      + "\(Int(Double(window.sightings) / seconds))".padding(toLength: 13, withPad: " ", startingAt: 0)
-                      + "\((Double(window.events) / seconds * 10).rounded() / 10)".padding(toLength: 10, withPad: " ", startingAt: 0) + lag)
+                print(
+                    "\(Int(elapsed / 60))m\(String(format: "%02d", Int(elapsed) % 60))s  " + columns.joined()
+                        + "\(Int(Double(window.sightings) / seconds))".padding(toLength: 13, withPad: " ", startingAt: 0)
+                        + "\((Double(window.events) / seconds * 10).rounded() / 10)".padding(toLength: 10, withPad: " ", startingAt: 0)
+                        + lag)
                 nextReport += seconds
                 if processes.contains(where: { !$0.process.isRunning }) {
                     throw BenchError("a process of the mesh stopped: \(processes.filter { !$0.process.isRunning }.map(\.name))")
@@ -221,9 +250,10 @@ struct SoakWalk {
             }
             guard let department = place[member] else { continue }
             let store = member % stores + 1
-            let sighting = Sighting(beacon: .iBeacon(uuid: BenchBeacons.uuid, major: UInt16(store), minor: UInt16(member)),
-                                    rssi: -60 - Double(member % 7), count: 4, txPower: -59, distance: 1.5, proximity: .near,
-                                    lastSeen: now)
+            let sighting = Sighting(
+                beacon: .iBeacon(uuid: BenchBeacons.uuid, major: UInt16(store), minor: UInt16(member)),
+                rssi: -60 - Double(member % 7), count: 4, txPower: -59, distance: 1.5, proximity: .near,
+                lastSeen: now)
             byNode[store * 1000 + department, default: []].append(sighting)
         }
         return byNode.sorted { $0.key < $1.key }.map { key, sightings in
@@ -250,10 +280,11 @@ final class SoakCounters: Sendable {
     func record(_ message: MQTTMessage) {
         guard message.topic.hasSuffix("/events") else { return }
         let received = message.receivedAt ?? .now
-        let isProbe = (try? WireCodec.decodeEvent(message.payload)).map { event -> Bool in
-            if case .arrived(let member, _, _, _, _) = event.kind { return member.id.hasPrefix("probe") }
-            return false
-        } ?? false
+        let isProbe =
+            (try? WireCodec.decodeEvent(message.payload)).map { event -> Bool in
+                if case .arrived(let member, _, _, _, _) = event.kind { return member.id.hasPrefix("probe") }
+                return false
+            } ?? false
         state.withLock { state in
             state.events += 1
             if isProbe, let sent = state.probeSentAt {
@@ -267,7 +298,11 @@ final class SoakCounters: Sendable {
     /// The counts since the last call.
     func takeWindow() -> (sightings: Int, events: Int, lags: [Int]) {
         state.withLock { state in
-            defer { state.sightings = 0; state.events = 0; state.lags = [] }
+            defer {
+                state.sightings = 0
+                state.events = 0
+                state.lags = []
+            }
             return (state.sightings, state.events, state.lags)
         }
     }
@@ -277,8 +312,8 @@ extension BenchProcess {
     /// Resident memory now (`VmRSS` of `/proc/PID/status`), in bytes; `nil` once the process is gone.
     var residentBytes: Int? {
         guard isRunning, let text = try? String(contentsOfFile: "/proc/\(processIdentifier)/status", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
         else { return nil }
         return kilobytes * 1024
     }

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ArgumentParser
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A load generator for the latency benchmark: one plain MQTT 3.1.1 connection that writes ready-made QoS 1 PUBLISH
 /// packets, so that publishing costs the benchmark a `write` per batch and nothing else. In a store the publishers
@@ -23,7 +24,10 @@ final class StreamPublisher {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { close(socket); throw ValidationError("cannot reach the broker on port \(port)") }
+        guard connected == 0 else {
+            close(socket)
+            throw ValidationError("cannot reach the broker on port \(port)")
+        }
         var noDelay = Int32(1)
         setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
         var variable: [UInt8] = [0, 4] + Array("MQTT".utf8) + [4, 0x02, 0, 60]

@@ -8,7 +8,9 @@ import BeaconMeshWire
 struct WireBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wire",
-        abstract: "Sighting batch decoding (json-c) and topic parsing, and encoding of sighting batches and presence snapshots: rates on one core.")
+        abstract:
+            "Sighting batch decoding (json-c) and topic parsing, and encoding of sighting batches and presence snapshots: rates on one core."
+    )
 
     @Option(help: "Batches decoded.")
     var batches: Int = 200_000
@@ -36,14 +38,17 @@ struct WireBenchmark: ParsableCommand {
 
     private static func sightings(_ count: Int) -> [Sighting] {
         (0..<count).map { offset in
-            Sighting(beacon: .iBeacon(uuid: BenchBeacons.uuid, major: 12, minor: UInt16(truncatingIfNeeded: 600 + offset)),
-                     rssi: -60 - Double(offset % 30) / 2, count: 4, txPower: -59, distance: 1.2, proximity: .near, lastSeen: now)
+            Sighting(
+                beacon: .iBeacon(uuid: BenchBeacons.uuid, major: 12, minor: UInt16(truncatingIfNeeded: 600 + offset)),
+                rssi: -60 - Double(offset % 30) / 2, count: 4, txPower: -59, distance: 1.2, proximity: .near, lastSeen: now)
         }
     }
 
     private func decodeBatches() throws {
-        let payload = WireCodec.encode(SightingBatch(node: Self.node, boot: "bench", seq: 1, sentAt: Self.now,
-                                                     sightings: Self.sightings(sightingsPerBatch)))
+        let payload = WireCodec.encode(
+            SightingBatch(
+                node: Self.node, boot: "bench", seq: 1, sentAt: Self.now,
+                sightings: Self.sightings(sightingsPerBatch)))
         let topics = Topics(root: "beaconmesh")
         let topic = topics.sightings(Self.node)
 
@@ -55,8 +60,12 @@ struct WireBenchmark: ParsableCommand {
             if batch.node == address { decoded += batch.sightings.count }
         }
         let cpu = Measure.threadCPUSeconds() - start
-        print("wire benchmark: sighting batch of \(sightingsPerBatch) (\(payload.count) bytes) with its topic, decoded \(Measure.grouped(Double(batches))) times")
-        print("  throughput         \(Measure.grouped(Double(batches) / cpu)) batches/s on one core (\((cpu / Double(batches) * 1e7).rounded() / 10) µs per batch; \(decoded / batches) sightings each)")
+        print(
+            "wire benchmark: sighting batch of \(sightingsPerBatch) (\(payload.count) bytes) with its topic, decoded \(Measure.grouped(Double(batches))) times"
+        )
+        print(
+            "  throughput         \(Measure.grouped(Double(batches) / cpu)) batches/s on one core (\((cpu / Double(batches) * 1e7).rounded() / 10) µs per batch; \(decoded / batches) sightings each)"
+        )
     }
 
     /// The scanner's cost: sighting batches of `crowd` sightings encoded until `encodedSightings` are written.
@@ -72,29 +81,39 @@ struct WireBenchmark: ParsableCommand {
         }
         let cpu = Measure.threadCPUSeconds() - start
         let sightings = Double(rounds * crowd)
-        print("sighting batch of \(Measure.grouped(Double(crowd))) (\(Measure.grouped(Double(bytes / rounds))) bytes), encoded \(Measure.grouped(Double(rounds))) times")
-        print("  throughput         \(Measure.grouped(sightings / cpu)) sightings/s on one core (\((cpu / sightings * 1e10).rounded() / 10) ns per sighting)")
+        print(
+            "sighting batch of \(Measure.grouped(Double(crowd))) (\(Measure.grouped(Double(bytes / rounds))) bytes), encoded \(Measure.grouped(Double(rounds))) times"
+        )
+        print(
+            "  throughput         \(Measure.grouped(sightings / cpu)) sightings/s on one core (\((cpu / sightings * 1e10).rounded() / 10) ns per sighting)"
+        )
     }
 
     /// The coordinator's cost: the retained presence snapshot of a store with `members` present.
     private func encodeSnapshots() {
         let present = (0..<members).map { index in
             PresenceSnapshot.PresentMember(
-                member: MemberProfile(id: "member-\(index)", name: "Member Nº \(index)", favoriteDrink: index % 2 == 0 ? "Flat white" : nil,
-                                      visits: index, lastVisitAt: Self.now, customFields: ["tier": "gold"]),
+                member: MemberProfile(
+                    id: "member-\(index)", name: "Member Nº \(index)", favoriteDrink: index % 2 == 0 ? "Flat white" : nil,
+                    visits: index, lastVisitAt: Self.now, customFields: ["tier": "gold"]),
                 department: UInt16(10 + index % 5), departmentName: "Department \(index % 5)", proximity: .near,
                 arrivedAt: Self.now, inDepartmentSince: Self.now, lastSeen: Self.now)
         }
         let snapshot = PresenceSnapshot(
             store: 12, name: "Bench store", updatedAt: Self.now, members: present,
-            occupancy: Dictionary(uniqueKeysWithValues: (0..<5).map { (UInt16(10 + $0), PresenceSnapshot.Occupancy(members: members / 5, guests: 900)) }),
+            occupancy: Dictionary(
+                uniqueKeysWithValues: (0..<5).map { (UInt16(10 + $0), PresenceSnapshot.Occupancy(members: members / 5, guests: 900)) }),
             nodes: (0..<5).map { .init(department: UInt16(10 + $0), node: "a", state: .online) })
         let rounds = max(1, 2_000_000 / max(1, members))
         var bytes = 0
         let start = Measure.threadCPUSeconds()
         for _ in 0..<rounds { bytes += WireCodec.encode(snapshot).count }
         let cpu = Measure.threadCPUSeconds() - start
-        print("presence snapshot of \(Measure.grouped(Double(members))) members (\(Measure.grouped(Double(bytes / rounds))) bytes), encoded \(Measure.grouped(Double(rounds))) times")
-        print("  throughput         \(Measure.grouped(Double(rounds) / cpu)) snapshots/s on one core (\((cpu / Double(rounds) * 1e7).rounded() / 10) µs per snapshot, \((cpu / Double(rounds * members) * 1e10).rounded() / 10) ns per member)")
+        print(
+            "presence snapshot of \(Measure.grouped(Double(members))) members (\(Measure.grouped(Double(bytes / rounds))) bytes), encoded \(Measure.grouped(Double(rounds))) times"
+        )
+        print(
+            "  throughput         \(Measure.grouped(Double(rounds) / cpu)) snapshots/s on one core (\((cpu / Double(rounds) * 1e7).rounded() / 10) µs per snapshot, \((cpu / Double(rounds * members) * 1e10).rounded() / 10) ns per member)"
+        )
     }
 }

@@ -1,6 +1,6 @@
 import ArgumentParser
-import BeaconMeshCore
 import BeaconMeshCoordinator
+import BeaconMeshCore
 import BeaconMeshService
 import Foundation
 
@@ -66,8 +66,9 @@ struct MembersCommand: ParsableCommand {
             if let favoriteDrink { profile.favoriteDrink = favoriteDrink }
             if let photoURL { profile.photo = photoURL }
             let keys = beacons.compactMap { BeaconKey($0.lowercased()) }
-            let record = MemberRecord(profile: profile, beacons: keys.isEmpty ? existing?.beacons ?? [] : keys,
-                                      createdAt: existing?.createdAt ?? Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)))
+            let record = MemberRecord(
+                profile: profile, beacons: keys.isEmpty ? existing?.beacons ?? [] : keys,
+                createdAt: existing?.createdAt ?? Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)))
             try registry.upsert(record)
             print(existing == nil ? "added \(id)" : "updated \(id)")
         }

@@ -1,6 +1,6 @@
 import ArgumentParser
-import BeaconMeshCore
 import BeaconMeshCoordinator
+import BeaconMeshCore
 import BeaconMeshService
 import Foundation
 
@@ -34,7 +34,8 @@ struct PromosCommand: ParsableCommand {
                     if let minVisits = rule.audience.minVisits { who.append("from visit \(minVisits)") }
                     if let members = rule.audience.members { who.append("only \(members.sorted().joined(separator: ", "))") }
                     let dwell = DurationText.format(rule.dwell ?? configuration.promos.dwell)
-                    lines.append("""
+                    lines.append(
+                        """
                         \(open ? "fires now " : "waits     ")  store \(store.id) \(store.name) · \(department.name) (\(department.id)) · \
                         \(rule.promo.id) "\(rule.promo.title)" · \(reason) · \(rule.proximity.rawValue) or closer after \(dwell) · \
                         \(who.isEmpty ? "every member" : who.joined(separator: ", ")) · once per \(DurationText.format(configuration.promos.cooldown))

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ArgumentParser
-import BeaconMeshCore
 import BeaconMeshCoordinator
+import BeaconMeshCore
 import BeaconMeshService
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `beacon-coordinator provision …`: broker credentials and ACL rules for nodes, monitors, coordinators and member
 /// apps, written into mosquitto's password and ACL files (run it on the broker's machine, as root).
@@ -104,12 +105,13 @@ struct ProvisionCommand: ParsableCommand {
             } catch {
                 throw UsageError(error.description)
             }
-            let verb = switch outcome.password {
-            case .created: "created"
-            case .rotated: "new password"
-            case .kept: "unchanged, password kept"
-            case .restored: "password entry restored from its credential file"
-            }
+            let verb =
+                switch outcome.password {
+                case .created: "created"
+                case .rotated: "new password"
+                case .kept: "unchanged, password kept"
+                case .restored: "password entry restored from its credential file"
+                }
             CommandLineProgram.printLine("\(outcome.username): \(verb); password in \(outcome.credentialFile)")
             CommandLineProgram.printLine("  " + use(outcome.username, outcome.credentialFile))
             try applyToBroker(changed: outcome.password != .kept || outcome.aclChanged)
@@ -131,13 +133,16 @@ struct ProvisionCommand: ParsableCommand {
 
         func run() throws {
             let address = NodeAddress(store: store, department: department, node: node)!
-            try files.provision(.node(address), rotate: rotate, use: { "scanner config: username: \($0), passwordFile: \($1) (copy the file to the node, owner beaconmesh, mode 0600)" })
+            try files.provision(
+                .node(address), rotate: rotate,
+                use: { "scanner config: username: \($0), passwordFile: \($1) (copy the file to the node, owner beaconmesh, mode 0600)" })
         }
     }
 
     struct Monitor: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "A monitor's credential: it may read everything of one store and write nothing; with --till also that store's check-ins.")
+            abstract:
+                "A monitor's credential: it may read everything of one store and write nothing; with --till also that store's check-ins.")
         @OptionGroup var files: Files
         @Option(help: "Store number (0-65535).") var store: UInt16
         @Flag(help: "A till (user till-<store>): it may also publish the store's check-in requests.") var till = false
@@ -145,20 +150,26 @@ struct ProvisionCommand: ParsableCommand {
 
         func run() throws {
             if till {
-                try files.provision(.till(store: store), rotate: rotate, use: {
-                    "on the till: beacon-monitor --store \(store) --till DEPT --username \($0) --password-file \($1)"
-                })
+                try files.provision(
+                    .till(store: store), rotate: rotate,
+                    use: {
+                        "on the till: beacon-monitor --store \(store) --till DEPT --username \($0) --password-file \($1)"
+                    })
             } else {
-                try files.provision(.monitor(store: store), rotate: rotate, use: {
-                    "on the shop floor: beacon-monitor --store \(store) --username \($0) --password-file \($1)"
-                })
+                try files.provision(
+                    .monitor(store: store), rotate: rotate,
+                    use: {
+                        "on the shop floor: beacon-monitor --store \(store) --username \($0) --password-file \($1)"
+                    })
             }
         }
     }
 
     struct Coordinator: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "A coordinator's credential: its stores' node topics, ranging and check-ins in; events, presence, offers, check-ins, registry events and its own status out.")
+            abstract:
+                "A coordinator's credential: its stores' node topics, ranging and check-ins in; events, presence, offers, check-ins, registry events and its own status out."
+        )
         @OptionGroup var files: Files
         @Option(help: "The coordinator's id (its config's id:; default the host name).") var id: String?
         @Option(name: .customLong("store"), help: "A store it serves (repeatable; none: every store, for head office).")
@@ -174,30 +185,39 @@ struct ProvisionCommand: ParsableCommand {
 
     struct Member: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "A member app's credential: user name = member id; it may publish only its own ranging reports and read only its own offers and check-ins.")
+            abstract:
+                "A member app's credential: user name = member id; it may publish only its own ranging reports and read only its own offers and check-ins."
+        )
         @OptionGroup var files: Files
         @Argument(help: "The member id (1-64 of a-z, A-Z, 0-9, '.', '_', '-').") var id: String
         @Flag(help: "Draw a new password even if the credential exists.") var rotate = false
 
         func run() throws {
-            try files.provision(.member(id: id), rotate: rotate, use: {
-                let topics = Topics(root: files.topicRoot)
-                return "member app: user name \($0), the password is in \($1); it may publish only \(topics.prefix)/stores/+/members/\($0)/ranging and read only \(topics.offers(member: $0)) and \(topics.checkins(member: $0))"
-            })
+            try files.provision(
+                .member(id: id), rotate: rotate,
+                use: {
+                    let topics = Topics(root: files.topicRoot)
+                    return
+                        "member app: user name \($0), the password is in \($1); it may publish only \(topics.prefix)/stores/+/members/\($0)/ranging and read only \(topics.offers(member: $0)) and \(topics.checkins(member: $0))"
+                })
         }
     }
 
     struct Bridge: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "On the head-office broker: a store broker's bridge, which forwards that store's topics and takes offers and check-ins back.")
+            abstract:
+                "On the head-office broker: a store broker's bridge, which forwards that store's topics and takes offers and check-ins back."
+        )
         @OptionGroup var files: Files
         @Option(help: "Store number (0-65535).") var store: UInt16
         @Flag(help: "Draw a new password even if the credential exists.") var rotate = false
 
         func run() throws {
-            try files.provision(.bridge(store: store), rotate: rotate, use: {
-                "store broker's bridge (deploy/bridge/store-bridge.conf): remote_username \($0), remote_password from \($1)"
-            })
+            try files.provision(
+                .bridge(store: store), rotate: rotate,
+                use: {
+                    "store broker's bridge (deploy/bridge/store-bridge.conf): remote_username \($0), remote_password from \($1)"
+                })
         }
     }
 

@@ -1,8 +1,8 @@
 import ArgumentParser
-import BeaconMeshCore
 import BeaconMeshCoordinator
-import BeaconMeshMetrics
+import BeaconMeshCore
 import BeaconMeshMQTT
+import BeaconMeshMetrics
 import BeaconMeshService
 import Foundation
 import Logging
@@ -58,21 +58,24 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         MQTTLibrary.initialize()
-        let service = CoordinatorService(configuration: configuration, registry: registry,
-                                         session: try MQTTClient(configuration: connections.session, logger: logger),
-                                         publisher: try MQTTClient(configuration: connections.publisher, logger: logger), logger: logger,
-                                         healthInterval: healthInterval.duration)
+        let service = CoordinatorService(
+            configuration: configuration, registry: registry,
+            session: try MQTTClient(configuration: connections.session, logger: logger),
+            publisher: try MQTTClient(configuration: connections.publisher, logger: logger), logger: logger,
+            healthInterval: healthInterval.duration)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let metrics = configuration.metrics {
             PrometheusMetrics.bootstrap()
-            services.append(.init(service: MetricsServer.service(host: metrics.host, port: metrics.port, logger: logger) { port in
-                logger.info("metrics served", metadata: ["url": "http://\(ListenAddress(host: metrics.host, port: port))/metrics"])
-            }))
+            services.append(
+                .init(
+                    service: MetricsServer.service(host: metrics.host, port: metrics.port, logger: logger) { port in
+                        logger.info("metrics served", metadata: ["url": "http://\(ListenAddress(host: metrics.host, port: port))/metrics"])
+                    }))
         }
         services.append(.init(service: service))
-        let group = ServiceGroup(configuration: .init(
-            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 }
-

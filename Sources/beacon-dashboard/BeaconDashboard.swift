@@ -1,13 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ArgumentParser
 import BeaconMeshDashboard
-import BeaconMeshMetrics
 import BeaconMeshMQTT
+import BeaconMeshMetrics
 import BeaconMeshService
 import Logging
 import ServiceLifecycle
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `beacon-dashboard`: the web view of the chain and its stores, read-only from the broker.
 @main
@@ -26,7 +27,9 @@ struct BeaconDashboard: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Where to serve the pages (port 0: any free port).", valueName: "HOST:PORT"))
     var listen = ListenAddress(host: "127.0.0.1", port: 8080)
 
-    @Option(name: .customLong("store"), help: ArgumentHelp("Show only this store (0-65535); repeat for several. Default: every store heard.", valueName: "N"))
+    @Option(
+        name: .customLong("store"),
+        help: ArgumentHelp("Show only this store (0-65535); repeat for several. Default: every store heard.", valueName: "N"))
     var stores: [UInt16] = []
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
@@ -61,10 +64,10 @@ struct BeaconDashboard: AsyncParsableCommand {
             CommandLineProgram.printLine("beacon-dashboard: serving \(bound.url()) (broker \(broker))")
         }
         // Services shut down in reverse order: the feed first (it ends the live pages' streams), then the server.
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: server), .init(service: feed)],
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: server), .init(service: feed)],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 }
-

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ArgumentParser
 import BeaconMeshMQTT
 import BeaconMeshMonitor
 import BeaconMeshService
 import Logging
 import ServiceLifecycle
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `beacon-monitor`: the shopkeeper's view of one store.
 @main
@@ -24,8 +25,10 @@ struct BeaconMonitor: AsyncParsableCommand {
     @Flag(help: "Print one line per event instead of the full-screen view (the default when output is not a terminal).")
     var plain = false
 
-    @Option(help: ArgumentHelp("Show the till panel of this department (marked till: true): members near it, numbered; pressing a number checks that member in.",
-                               valueName: "DEPT"))
+    @Option(
+        help: ArgumentHelp(
+            "Show the till panel of this department (marked till: true): members near it, numbered; pressing a number checks that member in.",
+            valueName: "DEPT"))
     var till: UInt16?
 
     @Option(help: "The name this till gives its check-in requests (default: till-DEPT on this host).")
@@ -54,8 +57,10 @@ struct BeaconMonitor: AsyncParsableCommand {
         let service: any Service
         if fullScreen {
             var name = [CChar](repeating: 0, count: 256)
-            let host = gethostname(&name, name.count) == 0
-                ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).split(separator: ".").first.map(String.init) ?? "till"
+            let host =
+                gethostname(&name, name.count) == 0
+                ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).split(separator: ".").first.map(
+                    String.init) ?? "till"
                 : "till"
             service = FullScreenMonitor(
                 store: store, client: client, broker: brokerOptions.connection.url,
@@ -66,9 +71,10 @@ struct BeaconMonitor: AsyncParsableCommand {
             }
         }
         // `q` ends the full-screen view by returning: that is a normal end, exit 0, like SIGINT and SIGTERM.
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 }

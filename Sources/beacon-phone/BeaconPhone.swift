@@ -42,8 +42,9 @@ struct BeaconPhone: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --loop: how long to stay out of the store between walks (default 60s).", valueName: "DURATION"))
     var away: DurationArgument?
 
-    @Option(parsing: .unconditional,
-            help: ArgumentHelp("How far this phone's clock is off, e.g. -3h or 90s (it stamps its reports with it).", valueName: "DURATION"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("How far this phone's clock is off, e.g. -3h or 90s (it stamps its reports with it).", valueName: "DURATION"))
     var clockOffset = DurationArgument(.zero)
 
     static func main() async {
@@ -63,8 +64,9 @@ struct BeaconPhone: AsyncParsableCommand {
 
     /// The phone's settings from its flags.
     var phoneConfiguration: PhoneConfiguration {
-        let walk = PhoneWalk(route: route.departments, dwell: dwell.duration,
-                             away: loop ? (away?.duration ?? .seconds(60)) : nil)
+        let walk = PhoneWalk(
+            route: route.departments, dwell: dwell.duration,
+            away: loop ? (away?.duration ?? .seconds(60)) : nil)
         var configuration = PhoneConfiguration(member: member, store: store, walk: walk, broker: brokerOptions.connection)
         configuration.clockOffset = clockOffset.duration
         return configuration
@@ -85,12 +87,14 @@ struct BeaconPhone: AsyncParsableCommand {
         let mqtt = try brokerConfiguration(session: session)
         MQTTLibrary.initialize()
         let client = try MQTTClient(configuration: mqtt, logger: logger)
-        let service = PhoneService(configuration: phoneConfiguration, client: client, session: session, logger: logger,
-                                   write: { CommandLineProgram.printLine($0) },
-                                   warn: { CommandLineProgram.printError("beacon-phone: \($0)") })
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let service = PhoneService(
+            configuration: phoneConfiguration, client: client, session: session, logger: logger,
+            write: { CommandLineProgram.printLine($0) },
+            warn: { CommandLineProgram.printError("beacon-phone: \($0)") })
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 }

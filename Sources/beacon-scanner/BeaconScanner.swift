@@ -60,11 +60,13 @@ struct BeaconScanner: AsyncParsableCommand {
         }
         MQTTLibrary.initialize()
         let client = try MQTTClient(configuration: mqtt, logger: logger)
-        let service = ScannerService(configuration: configuration, client: client, boot: boot, startedAt: startedAt,
-                                     logger: logger)
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let service = ScannerService(
+            configuration: configuration, client: client, boot: boot, startedAt: startedAt,
+            logger: logger)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
         } catch let failure as ScannerService.Failure {

@@ -33,45 +33,62 @@ struct BTSnoopReaderTests {
     func readsH4Records() throws {
         let directory = try TemporaryDirectory()
         let command: [UInt8] = [0x01, 0x0C, 0x20, 0x02, 0x01, 0x00]
-        let path = try directory.file("h4.log", bytes: BTSnoopBytes.header()
-            + BTSnoopBytes.record(command, flags: 2, timestamp: BTSnoopBytes.rawTimestamp)
-            + BTSnoopBytes.record(event, flags: 3, drops: 7, timestamp: BTSnoopBytes.rawTimestamp + 1, originalLength: 9))
+        let path = try directory.file(
+            "h4.log",
+            bytes: BTSnoopBytes.header()
+                + BTSnoopBytes.record(command, flags: 2, timestamp: BTSnoopBytes.rawTimestamp)
+                + BTSnoopBytes.record(event, flags: 3, drops: 7, timestamp: BTSnoopBytes.rawTimestamp + 1, originalLength: 9))
         let reader = try BTSnoopReader(path: path)
         #expect(reader.datalink == .h4)
-        #expect(try reader.next() == BTSnoopRecord(
-            frameNumber: 1, timestampMicroseconds: BTSnoopBytes.unixMicroseconds, originalLength: 6, flags: 2,
-            cumulativeDrops: 0, packet: command))
-        #expect(try reader.next() == BTSnoopRecord(
-            frameNumber: 2, timestampMicroseconds: BTSnoopBytes.unixMicroseconds + 1, originalLength: 9, flags: 3,
-            cumulativeDrops: 7, packet: event))
+        #expect(
+            try reader.next()
+                == BTSnoopRecord(
+                    frameNumber: 1, timestampMicroseconds: BTSnoopBytes.unixMicroseconds, originalLength: 6, flags: 2,
+                    cumulativeDrops: 0, packet: command))
+        #expect(
+            try reader.next()
+                == BTSnoopRecord(
+                    frameNumber: 2, timestampMicroseconds: BTSnoopBytes.unixMicroseconds + 1, originalLength: 9, flags: 3,
+                    cumulativeDrops: 7, packet: event))
         #expect(try reader.next() == nil)
         #expect(try reader.next() == nil)
     }
 
-    @Test("datalink 1001 packets get their H4 indicator from the flags", arguments: [
-        (UInt32(3), UInt8(0x04)),  // event, received
-        (2, 0x01),  // command, sent
-        (0, 0x02),  // ACL data, sent
-        (1, 0x02),  // ACL data, received
-    ])
+    @Test(
+        "datalink 1001 packets get their H4 indicator from the flags",
+        arguments: [
+            (UInt32(3), UInt8(0x04)),  // event, received
+            (2, 0x01),  // command, sent
+            (0, 0x02),  // ACL data, sent
+            (1, 0x02),  // ACL data, received
+        ])
     func hciDatalinkIndicator(flags: UInt32, indicator: UInt8) throws {
         let directory = try TemporaryDirectory()
         let body: [UInt8] = [0x3E, 0x02, 0x02, 0x00]
-        let path = try directory.file("hci.log", bytes: BTSnoopBytes.header(datalink: 1001)
-            + BTSnoopBytes.record(body, flags: flags, timestamp: BTSnoopBytes.rawTimestamp))
+        let path = try directory.file(
+            "hci.log",
+            bytes: BTSnoopBytes.header(datalink: 1001)
+                + BTSnoopBytes.record(body, flags: flags, timestamp: BTSnoopBytes.rawTimestamp))
         let records = try BTSnoopReader.readAll(path: path)
         #expect(records.map(\.packet) == [[indicator] + body])
         #expect(records.first?.originalLength == body.count + 1)
     }
 
-    @Test("a file that is not a readable btsnoop capture fails with one line naming the file and the problem",
-          arguments: [
-        ("empty", [UInt8](), "is not a btsnoop capture: the file is empty"),
-        ("short", Array("btsnoop".utf8), "is not a btsnoop capture: it is 7 bytes long, shorter than the 16-byte btsnoop header"),
-        ("pcap", [0xD4, 0xC3, 0xB2, 0xA1] + [UInt8](repeating: 0, count: 20), "is not a btsnoop capture: it does not start with \"btsnoop\""),
-        ("v2", BTSnoopBytes.header(version: 2), "is btsnoop version 2; only version 1 can be read"),
-        ("bcsp", BTSnoopBytes.header(datalink: 1003), "holds btsnoop datalink 1003; only 1001 (HCI) and 1002 (HCI UART/H4) can be read"),
-    ] as [(String, [UInt8], String)])
+    @Test(
+        "a file that is not a readable btsnoop capture fails with one line naming the file and the problem",
+        arguments: [
+            ("empty", [UInt8](), "is not a btsnoop capture: the file is empty"),
+            ("short", Array("btsnoop".utf8), "is not a btsnoop capture: it is 7 bytes long, shorter than the 16-byte btsnoop header"),
+            (
+                "pcap", [0xD4, 0xC3, 0xB2, 0xA1] + [UInt8](repeating: 0, count: 20),
+                "is not a btsnoop capture: it does not start with \"btsnoop\""
+            ),
+            ("v2", BTSnoopBytes.header(version: 2), "is btsnoop version 2; only version 1 can be read"),
+            (
+                "bcsp", BTSnoopBytes.header(datalink: 1003),
+                "holds btsnoop datalink 1003; only 1001 (HCI) and 1002 (HCI UART/H4) can be read"
+            ),
+        ] as [(String, [UInt8], String)])
     func notBTSnoop(name: String, bytes: [UInt8], message: String) throws {
         let directory = try TemporaryDirectory()
         let path = try directory.file(name, bytes: bytes)
@@ -101,8 +118,9 @@ struct BTSnoopReaderTests {
             let error = try #require(throws: BTSnoopError.self) { try reader.next() }
             let needed = cut < 24 ? 24 : second.count
             #expect(error.problem == .truncatedRecord(frameNumber: 2, byteOffset: complete.count, needed: needed, available: cut))
-            #expect(error.description == "\(path) is truncated: record 2 at byte \(complete.count) needs \(needed) bytes "
-                + "but the file ends after \(cut)")
+            #expect(
+                error.description == "\(path) is truncated: record 2 at byte \(complete.count) needs \(needed) bytes "
+                    + "but the file ends after \(cut)")
         }
     }
 
@@ -116,8 +134,9 @@ struct BTSnoopReaderTests {
         #expect(error.problem == .oversizedRecord(frameNumber: 1, byteOffset: 16, includedLength: 0x7FFF_FFFF))
     }
 
-    @Test("packets lent in place (both datalinks, records straddling read chunks) equal the records read one by one, into one chunk buffer",
-          arguments: [UInt32(1001), 1002])
+    @Test(
+        "packets lent in place (both datalinks, records straddling read chunks) equal the records read one by one, into one chunk buffer",
+        arguments: [UInt32(1001), 1002])
     func lentPacketsMatchRecords(datalink: UInt32) throws {
         let directory = try TemporaryDirectory()
         var bytes = BTSnoopBytes.header(datalink: datalink)
@@ -142,15 +161,18 @@ struct BTSnoopReaderTests {
     func largeRecord() throws {
         let directory = try TemporaryDirectory()
         let acl = [0x02] + (0..<65_000).map { UInt8(truncatingIfNeeded: $0) }
-        let path = try directory.file("large.log", bytes: BTSnoopBytes.header()
-            + BTSnoopBytes.record(acl, flags: 1, timestamp: BTSnoopBytes.rawTimestamp)
-            + BTSnoopBytes.record(acl, flags: 0, timestamp: BTSnoopBytes.rawTimestamp))
+        let path = try directory.file(
+            "large.log",
+            bytes: BTSnoopBytes.header()
+                + BTSnoopBytes.record(acl, flags: 1, timestamp: BTSnoopBytes.rawTimestamp)
+                + BTSnoopBytes.record(acl, flags: 0, timestamp: BTSnoopBytes.rawTimestamp))
         #expect(try BTSnoopReader.readAll(path: path).map(\.packet) == [acl, acl])
     }
 
     // Time is not checked for order: real captures step back now and then (NovaX-Escooter frame 2662, by 37 µs).
-    @Test("every shared capture reads to its end, record by record, with consecutive frame numbers",
-          arguments: try SharedCapture.all())
+    @Test(
+        "every shared capture reads to its end, record by record, with consecutive frame numbers",
+        arguments: try SharedCapture.all())
     func sharedCaptureReadsCleanly(_ capture: SharedCapture) throws {
         let records = try BTSnoopReader.readAll(path: capture.capture.path)
         #expect(!records.isEmpty)

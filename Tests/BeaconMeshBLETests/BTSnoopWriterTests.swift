@@ -23,20 +23,25 @@ struct BTSnoopWriterTests {
         let acl: [UInt8] = [0x02, 0x40, 0x20, 0x01, 0x00, 0xAA]
         for (index, (packet, received)) in [(command, false), (advert, true), (acl, true)].enumerated() {
             try packet.withUnsafeBytes { bytes in
-                try writer.write(h4Packet: bytes, timestampMicroseconds: BTSnoopBytes.unixMicroseconds + Int64(index),
-                                 received: received)
+                try writer.write(
+                    h4Packet: bytes, timestampMicroseconds: BTSnoopBytes.unixMicroseconds + Int64(index),
+                    received: received)
             }
         }
         try writer.close()
         let records = try BTSnoopReader.readAll(path: path)
-        #expect(records == [
-            BTSnoopRecord(frameNumber: 1, timestampMicroseconds: BTSnoopBytes.unixMicroseconds, originalLength: command.count,
-                          flags: 2, packet: command),
-            BTSnoopRecord(frameNumber: 2, timestampMicroseconds: BTSnoopBytes.unixMicroseconds + 1, originalLength: advert.count,
-                          flags: 3, packet: advert),
-            BTSnoopRecord(frameNumber: 3, timestampMicroseconds: BTSnoopBytes.unixMicroseconds + 2, originalLength: acl.count,
-                          flags: 1, packet: acl),
-        ])
+        #expect(
+            records == [
+                BTSnoopRecord(
+                    frameNumber: 1, timestampMicroseconds: BTSnoopBytes.unixMicroseconds, originalLength: command.count,
+                    flags: 2, packet: command),
+                BTSnoopRecord(
+                    frameNumber: 2, timestampMicroseconds: BTSnoopBytes.unixMicroseconds + 1, originalLength: advert.count,
+                    flags: 3, packet: advert),
+                BTSnoopRecord(
+                    frameNumber: 3, timestampMicroseconds: BTSnoopBytes.unixMicroseconds + 2, originalLength: acl.count,
+                    flags: 1, packet: acl),
+            ])
     }
 
     @Test("timestamps are stored as microseconds since 0000-01-01, big-endian")
@@ -44,15 +49,18 @@ struct BTSnoopWriterTests {
         let directory = try TemporaryDirectory()
         let path = directory.path("time.log")
         let writer = try BTSnoopWriter(path: path)
-        try writer.write(BTSnoopRecord(frameNumber: 1, timestampMicroseconds: BTSnoopBytes.unixMicroseconds,
-                                       originalLength: 3, flags: 3, packet: [0x04, 0x00, 0x00]))
+        try writer.write(
+            BTSnoopRecord(
+                frameNumber: 1, timestampMicroseconds: BTSnoopBytes.unixMicroseconds,
+                originalLength: 3, flags: 3, packet: [0x04, 0x00, 0x00]))
         try writer.close()
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         #expect(bytes == BTSnoopBytes.header() + BTSnoopBytes.record([0x04, 0x00, 0x00], flags: 3, timestamp: BTSnoopBytes.rawTimestamp))
     }
 
-    @Test("rewriting a shared capture record by record reproduces the file byte for byte",
-          arguments: try SharedCapture.all())
+    @Test(
+        "rewriting a shared capture record by record reproduces the file byte for byte",
+        arguments: try SharedCapture.all())
     func rewriteSharedCapture(_ capture: SharedCapture) throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("copy.log")

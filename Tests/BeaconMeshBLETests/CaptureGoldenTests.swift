@@ -49,8 +49,9 @@ struct CaptureGoldenTests {
         #expect(try !SharedCapture.all().isEmpty)
     }
 
-    @Test("btsnoop reader + HCI parser + frame decoder give exactly the golden lines, in order",
-          arguments: try SharedCapture.all())
+    @Test(
+        "btsnoop reader + HCI parser + frame decoder give exactly the golden lines, in order",
+        arguments: try SharedCapture.all())
     func captureMatchesGolden(_ capture: SharedCapture) throws {
         let expected = try capture.goldenRecords()
         #expect(!expected.isEmpty, "a golden file without beacon frames tests nothing")

@@ -58,7 +58,8 @@ final class FakeController: Sendable {
             let opcode = UInt16(packet[1]) | UInt16(packet[2]) << 8
             if silentOpcodes.contains(opcode) { continue }
             let status = refusals[opcode] ?? 0
-            let answer = opcode == 0x2003 && status == 0
+            let answer =
+                opcode == 0x2003 && status == 0
                 ? featuresAnswer : [0x04, 0x0E, 0x04, 0x01, packet[1], packet[2], status]
             guard send(answer) else { break }
             let enablesScanning = (opcode == 0x200C || opcode == 0x2042) && packet[4] == 1

@@ -5,7 +5,9 @@ import Testing
 
 @Suite("HCI event reader over a socketpair", .timeLimit(.minutes(1)))
 struct HCIEventReaderTests {
-    @Test("SOCK_SEQPACKET: the captures' interleaved legacy, extended and multi-report events arrive whole and decode to exactly the same beacons")
+    @Test(
+        "SOCK_SEQPACKET: the captures' interleaved legacy, extended and multi-report events arrive whole and decode to exactly the same beacons"
+    )
     func seqpacketDeliversEveryEvent() async throws {
         let events = try CapturedEvents.interleavedStream()
         #expect(events.contains { $0[1] == 0x3E && $0[3] == 0x02 && $0[4] > 1 }, "multi-report legacy events")
@@ -65,7 +67,10 @@ struct HCIEventReaderTests {
     @Test("stop() ends an idle reader thread within a poll interval, and says it was stopped")
     func stopIsPrompt() async throws {
         let pair = try SocketPair(type: Int32(SOCK_SEQPACKET.rawValue))
-        defer { close(pair.near); close(pair.far) }
+        defer {
+            close(pair.near)
+            close(pair.far)
+        }
         let log = ReaderLog()
         let reader = HCIEventReader(
             descriptor: pair.near, device: "pair", framing: .packets, pollInterval: .milliseconds(50),

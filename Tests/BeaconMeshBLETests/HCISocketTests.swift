@@ -33,22 +33,34 @@ struct HCISocketTests {
         for name in ["bt0", "hci", "hci-1", "hci0x", "HCI0"] {
             #expect(throws: HCIError(device: name, problem: .invalidAdapterName)) { try HCISocket.open(adapter: name) }
         }
-        #expect(HCIError(device: "bt0", problem: .invalidAdapterName).description
-            == "\"bt0\" is not a Bluetooth adapter name: use hci0, hci1, … (`hciconfig -a` lists them)")
+        #expect(
+            HCIError(device: "bt0", problem: .invalidAdapterName).description
+                == "\"bt0\" is not a Bluetooth adapter name: use hci0, hci1, … (`hciconfig -a` lists them)")
     }
 
-    @Test("errno values become the problems an IT person can act on", arguments: [
-        (EAFNOSUPPORT, "no Bluetooth adapter hci0 (is the kernel's Bluetooth enabled? `hciconfig -a`)"),
-        (ENODEV, "no Bluetooth adapter hci0 (is it plugged in? `hciconfig -a` lists the adapters there are)"),
-        (EPERM, "permission denied opening hci0: run as root or grant CAP_NET_RAW,CAP_NET_ADMIN "
-            + "(sudo setcap cap_net_raw,cap_net_admin+eip \"$(command -v beacon-scanner)\")"),
-        (EACCES, "permission denied opening hci0: run as root or grant CAP_NET_RAW,CAP_NET_ADMIN "
-            + "(sudo setcap cap_net_raw,cap_net_admin+eip \"$(command -v beacon-scanner)\")"),
-        (ENETDOWN, "hci0 is down: bring it up with `sudo hciconfig hci0 up` (or `bluetoothctl power on`)"),
-        (EBUSY, "hci0 is busy: another program, usually bluetoothd, is scanning or advertising on it; "
-            + "stop it (`bluetoothctl scan off`, or `sudo systemctl stop bluetooth`) and try again"),
-        (EIO, "hci0: write failed: Input/output error (errno 5)"),
-    ])
+    @Test(
+        "errno values become the problems an IT person can act on",
+        arguments: [
+            (EAFNOSUPPORT, "no Bluetooth adapter hci0 (is the kernel's Bluetooth enabled? `hciconfig -a`)"),
+            (ENODEV, "no Bluetooth adapter hci0 (is it plugged in? `hciconfig -a` lists the adapters there are)"),
+            (
+                EPERM,
+                "permission denied opening hci0: run as root or grant CAP_NET_RAW,CAP_NET_ADMIN "
+                    + "(sudo setcap cap_net_raw,cap_net_admin+eip \"$(command -v beacon-scanner)\")"
+            ),
+            (
+                EACCES,
+                "permission denied opening hci0: run as root or grant CAP_NET_RAW,CAP_NET_ADMIN "
+                    + "(sudo setcap cap_net_raw,cap_net_admin+eip \"$(command -v beacon-scanner)\")"
+            ),
+            (ENETDOWN, "hci0 is down: bring it up with `sudo hciconfig hci0 up` (or `bluetoothctl power on`)"),
+            (
+                EBUSY,
+                "hci0 is busy: another program, usually bluetoothd, is scanning or advertising on it; "
+                    + "stop it (`bluetoothctl scan off`, or `sudo systemctl stop bluetooth`) and try again"
+            ),
+            (EIO, "hci0: write failed: Input/output error (errno 5)"),
+        ])
     func errnoMessages(code: Int32, message: String) {
         #expect(HCIError(device: "hci0", call: "write", errno: code).description == message)
     }

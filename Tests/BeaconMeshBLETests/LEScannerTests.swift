@@ -30,12 +30,14 @@ struct LEScannerTests {
     /// Advertising events from a capture, to be sent by the fake once scanning is on.
     static func someAdverts(count: Int) throws -> [[UInt8]] {
         let events = try CapturedEvents.perCapture().flatMap { $0 }.filter { $0[1] == 0x3E }
-        return Array(events.prefix(count / 2)) + CapturedEvents.multiReportEvents(from: events, reportsPerEvent: 4)
+        return Array(events.prefix(count / 2))
+            + CapturedEvents.multiReportEvents(from: events, reportsPerEvent: 4)
             .prefix(count - count / 2)
     }
 
-    @Test("start reads the features, picks the command set, sets parameters, enables scanning without duplicate filter; stop disables it",
-          arguments: generations)
+    @Test(
+        "start reads the features, picks the command set, sets parameters, enables scanning without duplicate filter; stop disables it",
+        arguments: generations)
     func commandSequence(_ generation: Generation) async throws {
         let adverts = try Self.someAdverts(count: 40)
         let pair = try SocketPair(type: Int32(SOCK_SEQPACKET.rawValue))
@@ -45,7 +47,10 @@ struct LEScannerTests {
         let (chunks, sink) = AsyncStream.makeStream(of: HCIEventChunk.self)
         let scanner = LEScanner(
             socket: HCISocket(adopting: pair.near, device: "fake0", framing: .packets), recorder: recorder,
-            onEvents: { sink.yield($0); return true })
+            onEvents: {
+                sink.yield($0)
+                return true
+            })
 
         #expect(try await scanner.start() == generation.commandSet)
         #expect(scanner.commandSet == generation.commandSet)
@@ -86,10 +91,11 @@ struct LEScannerTests {
         }
         #expect(socket.descriptor == -1)
         #expect(fake.waitUntilClosed())
-        #expect(HCIError(device: "hci0", problem: .busy(command: .leSetScanParameters)).description
-            == "hci0 is busy: another program, usually bluetoothd, is scanning or advertising on it "
-            + "(it refused LE Set Scan Parameters (0x200B)); stop it (`bluetoothctl scan off`, "
-            + "or `sudo systemctl stop bluetooth`) and try again")
+        #expect(
+            HCIError(device: "hci0", problem: .busy(command: .leSetScanParameters)).description
+                == "hci0 is busy: another program, usually bluetoothd, is scanning or advertising on it "
+                + "(it refused LE Set Scan Parameters (0x200B)); stop it (`bluetoothctl scan off`, "
+                + "or `sudo systemctl stop bluetooth`) and try again")
         try await scanner.stop()  // nothing left to do, and no error
     }
 
@@ -103,9 +109,10 @@ struct LEScannerTests {
             onEvents: { _ in true })
         let expected = HCIError(device: "hci0", problem: .noAnswer(command: .leSetExtendedScanEnable, timeout: .milliseconds(200)))
         await #expect(throws: expected) { try await scanner.start() }
-        #expect(expected.description
-            == "hci0 did not answer LE Set Extended Scan Enable (0x2042) within 200ms: the adapter may be hung; "
-            + "reset it with `sudo hciconfig hci0 reset`")
+        #expect(
+            expected.description
+                == "hci0 did not answer LE Set Extended Scan Enable (0x2042) within 200ms: the adapter may be hung; "
+                + "reset it with `sudo hciconfig hci0 reset`")
         #expect(fake.waitUntilClosed())
     }
 
@@ -116,9 +123,14 @@ struct LEScannerTests {
         let fake = FakeController(descriptor: pair.far, featuresAnswer: FakeController.bluetooth4Features, advertisingEvents: adverts)
         let (chunks, sink) = AsyncStream.makeStream(of: HCIEventChunk.self)
         let scanner = LEScanner(
-            socket: HCISocket(adopting: pair.near, device: "fake0", framing: .packets), onEvents: { sink.yield($0); return true })
+            socket: HCISocket(adopting: pair.near, device: "fake0", framing: .packets),
+            onEvents: {
+                sink.yield($0)
+                return true
+            })
         try await scanner.start()
-        var received: [HCIEventPacket] = [], chunkCount = 0
+        var received: [HCIEventPacket] = []
+        var chunkCount = 0
         for await chunk in chunks {
             chunkCount += 1
             received += chunk.packets
@@ -131,7 +143,9 @@ struct LEScannerTests {
         #expect(chunkCount < adverts.count / 2, "\(adverts.count) events sent back to back came in \(chunkCount) chunks")
     }
 
-    @Test("while the consumer has no room, events wait in one chunk up to the buffer, the rest are counted as dropped; then the chunk comes whole")
+    @Test(
+        "while the consumer has no room, events wait in one chunk up to the buffer, the rest are counted as dropped; then the chunk comes whole"
+    )
     func boundedWhileConsumerIsFull() async throws {
         let adverts = Array(try Self.someAdverts(count: 40).prefix(30))
         let events = (0..<5).flatMap { _ in adverts }  // 150 events
@@ -189,9 +203,12 @@ struct LEScannerTests {
         }
     }
 
-    @Test("the advertiser sends iBeacon (uuid, major = store, minor = department) with the controller's command set, and disables it on stop",
-          arguments: [(FakeController.bluetooth4Features, LEScanner.CommandSet.legacy),
-                      (FakeController.bluetooth5Features, LEScanner.CommandSet.extended)])
+    @Test(
+        "the advertiser sends iBeacon (uuid, major = store, minor = department) with the controller's command set, and disables it on stop",
+        arguments: [
+            (FakeController.bluetooth4Features, LEScanner.CommandSet.legacy),
+            (FakeController.bluetooth5Features, LEScanner.CommandSet.extended),
+        ])
     func advertiser(featuresAnswer: [UInt8], commandSet: LEScanner.CommandSet) async throws {
         let uuid = try #require(BeaconUUID("0cf052c2-97ca-407c-84f8-b62aac4e9020"))
         let beacon = IBeaconAdvertisingData(uuid: uuid, major: 1, minor: 20, measuredPower: -59)
@@ -202,16 +219,20 @@ struct LEScannerTests {
         try await advertiser.stop()
         #expect(fake.waitUntilClosed())
         let data = "1e0201061aff4c000215" + "0cf052c297ca407c84f8b62aac4e9020" + "0001" + "0014" + "c5"
-        let expected = switch commandSet {
-        case .legacy:
-            ["01032000", "0106200fa000a0000300000000000000000700", "01082020" + data + "00", "010a200101", "010a200100"]
-        case .extended:
-            ["01032000", HexDigits.string(HCICommand.leSetExtendedAdvertisingParameters(handle: 0x0A).packet),
-             "013720220a0301" + data, "013920060101" + "0a000000", "013920060001" + "0a000000"]
-        }
+        let expected =
+            switch commandSet {
+            case .legacy:
+                ["01032000", "0106200fa000a0000300000000000000000700", "01082020" + data + "00", "010a200101", "010a200100"]
+            case .extended:
+                [
+                    "01032000", HexDigits.string(HCICommand.leSetExtendedAdvertisingParameters(handle: 0x0A).packet),
+                    "013720220a0301" + data, "013920060101" + "0a000000", "013920060001" + "0a000000",
+                ]
+            }
         #expect(fake.receivedCommands.map { HexDigits.string($0) } == expected)
         // What goes on the air decodes back to the node's own iBeacon.
-        #expect(BeaconFrameDecoder.frames(inAdvertisingData: beacon.bytes)
-            == [.iBeacon(uuid: uuid, major: 1, minor: 20, measuredPower: -59)])
+        #expect(
+            BeaconFrameDecoder.frames(inAdvertisingData: beacon.bytes)
+                == [.iBeacon(uuid: uuid, major: 1, minor: 20, measuredPower: -59)])
     }
 }

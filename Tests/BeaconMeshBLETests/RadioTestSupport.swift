@@ -64,7 +64,8 @@ enum CapturedEvents {
             reports = []
             count = 0
         }
-        for event in events where event.count > 5 && event[1] == 0x3E && (event[3] == 0x02 || event[3] == 0x0D)
+        for event in events
+        where event.count > 5 && event[1] == 0x3E && (event[3] == 0x02 || event[3] == 0x0D)
             && event[4] == 1 && Int(event[2]) + 3 == event.count
         {
             let report = Array(event[5...])

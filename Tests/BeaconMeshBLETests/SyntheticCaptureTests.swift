@@ -11,9 +11,11 @@ struct SyntheticCaptureTests {
     @Test("records are iBeacon reports of the beacons in turn, spaced by the interval, byte for byte as BTSnoopWriter writes them")
     func matchesTheWriter() throws {
         let directory = try TemporaryDirectory()
-        let synthetic = directory.path("synthetic.log"), written = directory.path("written.log")
-        let size = try SyntheticCapture.write(to: synthetic, adverts: 5, beacons: 3, major: 9, interval: .milliseconds(2),
-                                              startMicroseconds: 1_763_769_600_000_000)
+        let synthetic = directory.path("synthetic.log")
+        let written = directory.path("written.log")
+        let size = try SyntheticCapture.write(
+            to: synthetic, adverts: 5, beacons: 3, major: 9, interval: .milliseconds(2),
+            startMicroseconds: 1_763_769_600_000_000)
 
         let uuid = try #require(BeaconUUID("0cf052c2-97ca-407c-84f8-b62aac4e9020"))
         let writer = try BTSnoopWriter(path: written)

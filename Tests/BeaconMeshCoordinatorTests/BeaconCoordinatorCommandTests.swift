@@ -1,15 +1,17 @@
 import ArgumentParser
 import Logging
 import Testing
+
 @testable import beacon_coordinator
 
 @Suite("beacon-coordinator command line")
 struct BeaconCoordinatorCommandTests {
     @Test("run: the config, log level and health interval parse without running")
     func run() throws {
-        let command = try #require(try BeaconCoordinator.parseAsRoot([
-            "run", "--config", "/etc/beaconmesh/coordinator.yaml", "--log-level", "debug", "--health-interval", "10s",
-        ]) as? RunCommand)
+        let command = try #require(
+            try BeaconCoordinator.parseAsRoot([
+                "run", "--config", "/etc/beaconmesh/coordinator.yaml", "--log-level", "debug", "--health-interval", "10s",
+            ]) as? RunCommand)
         #expect(command.config == "/etc/beaconmesh/coordinator.yaml")
         #expect(command.logLevel == .debug)
         #expect(command.healthInterval.duration == .seconds(10))
@@ -19,10 +21,12 @@ struct BeaconCoordinatorCommandTests {
 
     @Test("members add: id, name, drink, beacons, photo and database")
     func membersAdd() throws {
-        let command = try #require(try BeaconCoordinator.parseAsRoot([
-            "members", "add", "ana", "--name", "Ana", "--drink", "latte", "--beacon", "ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:1:7",
-            "--beacon", "ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:1:8", "--db", "/var/lib/beaconmesh/members.sqlite",
-        ]) as? MembersCommand.Add)
+        let command = try #require(
+            try BeaconCoordinator.parseAsRoot([
+                "members", "add", "ana", "--name", "Ana", "--drink", "latte", "--beacon",
+                "ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:1:7",
+                "--beacon", "ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:1:8", "--db", "/var/lib/beaconmesh/members.sqlite",
+            ]) as? MembersCommand.Add)
         #expect(command.id == "ana" && command.name == "Ana" && command.favoriteDrink == "latte")
         #expect(command.beacons.count == 2)
         #expect(command.database.db == "/var/lib/beaconmesh/members.sqlite")
@@ -30,9 +34,10 @@ struct BeaconCoordinatorCommandTests {
 
     @Test("provision node: typed store and department, files with their defaults")
     func provisionNode() throws {
-        let command = try #require(try BeaconCoordinator.parseAsRoot([
-            "provision", "node", "--store", "1", "--department", "10", "--node", "door-2", "--reload",
-        ]) as? ProvisionCommand.Node)
+        let command = try #require(
+            try BeaconCoordinator.parseAsRoot([
+                "provision", "node", "--store", "1", "--department", "10", "--node", "door-2", "--reload",
+            ]) as? ProvisionCommand.Node)
         #expect(command.store == 1 && command.department == 10 && command.node == "door-2")
         #expect(command.files.reload && command.files.topicRoot == "beaconmesh")
     }
@@ -43,17 +48,28 @@ struct BeaconCoordinatorCommandTests {
         #expect(command.config == "c.yaml")
     }
 
-    @Test("a wrong value or a missing one is refused in one line naming it", arguments: [
-        (["run"], "Missing expected argument '--config <FILE>'"),
-        (["run", "--config", "c.yaml", "--health-interval", "50ms"], "--health-interval '50ms' must be a duration of at least 100ms, such as 30s"),
-        (["run", "--config", "c.yaml", "--health-interval", "soon"], "The value 'soon' is invalid for '--health-interval <DURATION>'"),
-        (["run", "--config", "c.yaml", "--log-level", "loud"], "The value 'loud' is invalid for '--log-level <log-level>'"),
-        (["members", "list"], "Missing expected argument '--db <FILE>'"),
-        (["provision", "node", "--store", "1", "--department", "70000"], "The value '70000' is invalid for '--department <department>'"),
-        (["provision", "node", "--store", "1", "--department", "2", "--node", "Door 2"], "--node 'Door 2' must be 1-32 of a-z, 0-9 and -"),
-        (["provision", "monitor", "--store", "1", "--broker-pid-file", "/run/mosquitto.pid"], "--broker-pid-file needs --reload"),
-        (["frobnicate"], "Unexpected argument 'frobnicate'"),
-    ])
+    @Test(
+        "a wrong value or a missing one is refused in one line naming it",
+        arguments: [
+            (["run"], "Missing expected argument '--config <FILE>'"),
+            (
+                ["run", "--config", "c.yaml", "--health-interval", "50ms"],
+                "--health-interval '50ms' must be a duration of at least 100ms, such as 30s"
+            ),
+            (["run", "--config", "c.yaml", "--health-interval", "soon"], "The value 'soon' is invalid for '--health-interval <DURATION>'"),
+            (["run", "--config", "c.yaml", "--log-level", "loud"], "The value 'loud' is invalid for '--log-level <log-level>'"),
+            (["members", "list"], "Missing expected argument '--db <FILE>'"),
+            (
+                ["provision", "node", "--store", "1", "--department", "70000"],
+                "The value '70000' is invalid for '--department <department>'"
+            ),
+            (
+                ["provision", "node", "--store", "1", "--department", "2", "--node", "Door 2"],
+                "--node 'Door 2' must be 1-32 of a-z, 0-9 and -"
+            ),
+            (["provision", "monitor", "--store", "1", "--broker-pid-file", "/run/mosquitto.pid"], "--broker-pid-file needs --reload"),
+            (["frobnicate"], "Unexpected argument 'frobnicate'"),
+        ])
     func wrongValue(arguments: [String], message: String) {
         do {
             _ = try BeaconCoordinator.parseAsRoot(arguments)

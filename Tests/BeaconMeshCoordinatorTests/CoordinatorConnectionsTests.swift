@@ -1,5 +1,6 @@
 import BeaconMeshMQTT
 import Testing
+
 @testable import BeaconMeshCoordinator
 
 /// The coordinator's two broker connections: the session one keeps the contract's identity (fixed client id,

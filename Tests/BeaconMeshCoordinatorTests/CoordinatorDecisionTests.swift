@@ -4,6 +4,7 @@ import BeaconMeshWire
 import Logging
 import Synchronization
 import Testing
+
 @testable import BeaconMeshCoordinator
 
 /// The coordinator's decisions without a broker, a database or a clock: inputs and time in, actions out.
@@ -18,15 +19,18 @@ struct CoordinatorDecisionTests {
     static func state() -> CoordinatorState {
         var configuration = CoordinatorConfiguration(id: "test")
         var store = CoordinatorConfiguration.Store(id: 1, name: "High Street")
-        store.departments = [.init(id: 10, name: "Clothing", presence: PresenceRules()),
-                             .init(id: 20, name: "Café", presence: PresenceRules(), till: true)]
+        store.departments = [
+            .init(id: 10, name: "Clothing", presence: PresenceRules()),
+            .init(id: 20, name: "Café", presence: PresenceRules(), till: true),
+        ]
         configuration.stores = [store]
         var logger = Logger(label: "test.decisions")
         logger.logLevel = .critical
         let ana = MemberProfile(id: "ana", name: "Ana", favoriteDrink: "flat white", visits: 4)
         let contents = MemberRegistry.Contents(profiles: ["ana": ana], beaconOwners: [anaFob: "ana"], promoFires: [:])
-        return CoordinatorState(configuration: configuration, start: .init(contents: contents, visits: [], handledCheckins: ["old-request"]),
-                                logger: logger, topics: Topics(), startedAt: start, healthInterval: .seconds(30), eventPrefix: "t")
+        return CoordinatorState(
+            configuration: configuration, start: .init(contents: contents, visits: [], handledCheckins: ["old-request"]),
+            logger: logger, topics: Topics(), startedAt: start, healthInterval: .seconds(30), eventPrefix: "t")
     }
 
     static func batch(_ node: NodeAddress, seq: UInt64, at time: Timestamp, rssi: Double = -55) -> CoordinatorInput {
@@ -40,7 +44,9 @@ struct CoordinatorDecisionTests {
     }
 
     /// Ana heard in Clothing every 500 ms from `from` for `seconds`, ticking every 50 ms; every action returned.
-    static func walk(_ state: inout CoordinatorState, in node: NodeAddress, from: Timestamp, seconds: Int, seq: inout UInt64) -> [CoordinatorActions] {
+    static func walk(_ state: inout CoordinatorState, in node: NodeAddress, from: Timestamp, seconds: Int, seq: inout UInt64)
+        -> [CoordinatorActions]
+    {
         var all: [CoordinatorActions] = []
         for step in 0..<(seconds * 20) {
             let now = from + .milliseconds(Int64(step) * 50)
@@ -72,8 +78,10 @@ struct CoordinatorDecisionTests {
     func refusedMessage() throws {
         var state = Self.state()
         let garbage = MQTTMessage(topic: Topics().sightings(Self.clothing), payload: Array("{not json".utf8), qos: .atLeastOnce)
-        let mismatched = MQTTMessage(topic: Topics().sightings(Self.cafe), payload: WireCodec.encode(
-            SightingBatch(node: Self.clothing, boot: "b", seq: 1, sentAt: Self.start, sightings: [])), qos: .atLeastOnce)
+        let mismatched = MQTTMessage(
+            topic: Topics().sightings(Self.cafe),
+            payload: WireCodec.encode(
+                SightingBatch(node: Self.clothing, boot: "b", seq: 1, sentAt: Self.start, sightings: [])), qos: .atLeastOnce)
         let inputs = [garbage, mismatched].map { CoordinatorInput.decode($0, topics: Topics()) }
         let actions = state.handle(inputs, at: Self.start)
         #expect(actions.isEmpty)

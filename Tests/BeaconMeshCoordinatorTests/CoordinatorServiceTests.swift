@@ -6,6 +6,7 @@ import BeaconMeshWire
 import Foundation
 import Logging
 import Testing
+
 @testable import BeaconMeshCoordinator
 
 /// A coordinator service on an in-memory broker and a manual clock, with a registry in a temporary folder.
@@ -25,8 +26,10 @@ private struct CoordinatorFixture {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("beaconmesh-coordinator-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         registry = try MemberRegistry(path: folder + "/registry.sqlite")
-        try registry.upsert(MemberRecord(profile: MemberProfile(id: "ana", name: "Ana", favoriteDrink: "flat white"),
-                                         beacons: [Self.anaFob], createdAt: nil))
+        try registry.upsert(
+            MemberRecord(
+                profile: MemberProfile(id: "ana", name: "Ana", favoriteDrink: "flat white"),
+                beacons: [Self.anaFob], createdAt: nil))
         var configuration = CoordinatorConfiguration(id: "hq")
         var store = CoordinatorConfiguration.Store(id: 1, name: "High Street")
         store.departments = [.init(id: 10, name: "Clothing", presence: PresenceRules())]
@@ -34,8 +37,9 @@ private struct CoordinatorFixture {
         let connections = try CoordinatorService.mqttConfigurations(for: configuration)
         var logger = Logger(label: "test.coordinator")
         logger.logLevel = .critical
-        service = CoordinatorService(configuration: configuration, registry: registry, session: try broker.client(configuration: connections.session),
-                                     publisher: try broker.client(configuration: connections.publisher), logger: logger, clock: clock)
+        service = CoordinatorService(
+            configuration: configuration, registry: registry, session: try broker.client(configuration: connections.session),
+            publisher: try broker.client(configuration: connections.publisher), logger: logger, clock: clock)
     }
 
     /// Publishes a batch of the Clothing node with Ana's fob heard at the clock's time.
@@ -115,7 +119,8 @@ struct CoordinatorServiceTests {
         try fixture.hearAna(seq: 1)
         _ = try await fixture.events(count: 1)
         await fixture.advance(by: .seconds(30))
-        let reports = try await fixture.broker.waitForPublications(matching: CoordinatorFixture.topics.coordinatorHealth(id: "hq"), count: 1)
+        let reports = try await fixture.broker.waitForPublications(
+            matching: CoordinatorFixture.topics.coordinatorHealth(id: "hq"), count: 1)
         let health = try WireCodec.decodeCoordinatorHealth(try #require(reports.last).payload)
         #expect(health.dropped.values.reduce(0, +) == 1)
         #expect(health.batches == 1)

@@ -3,6 +3,7 @@ import BeaconMeshTesting
 import Foundation
 import GRDB
 import Testing
+
 @testable import BeaconMeshCoordinator
 
 private func temporaryFolder() throws -> String {
@@ -20,17 +21,21 @@ struct MemberRegistryTests {
     func mergeRules() throws {
         let folder = try temporaryFolder()
         let registry = try MemberRegistry(path: folder + "/db.sqlite")
-        try registry.merge(try MembersCSV.parse("""
-            \(header)
-            ana,Ana,Flat white,ibeacon:\(uuid):1:1,,10,2000,1,gold
-            ben,Ben,,ibeacon:\(uuid):1:2,,3,5000,1,
-            """, file: "a.csv"))
-        let summary = try registry.merge(try MembersCSV.parse("""
-            \(header)
-            ana,Ana Souza,Cortado,ibeacon:\(uuid):1:1;ibeacon:\(uuid):9:1,,4,3000,1,gold
-            ben,Ben,,ibeacon:\(uuid):1:2,,3,5000,1,
-            zoe,Zoë,,ibeacon:\(uuid):1:4,,0,,,
-            """, file: "b.csv"))
+        try registry.merge(
+            try MembersCSV.parse(
+                """
+                \(header)
+                ana,Ana,Flat white,ibeacon:\(uuid):1:1,,10,2000,1,gold
+                ben,Ben,,ibeacon:\(uuid):1:2,,3,5000,1,
+                """, file: "a.csv"))
+        let summary = try registry.merge(
+            try MembersCSV.parse(
+                """
+                \(header)
+                ana,Ana Souza,Cortado,ibeacon:\(uuid):1:1;ibeacon:\(uuid):9:1,,4,3000,1,gold
+                ben,Ben,,ibeacon:\(uuid):1:2,,3,5000,1,
+                zoe,Zoë,,ibeacon:\(uuid):1:4,,0,,,
+                """, file: "b.csv"))
         #expect(summary == MemberRegistry.ImportSummary(added: 1, updated: 1, unchanged: 1))
         let ana = try #require(try registry.member(id: "ana"))
         #expect(ana.profile.visits == 10)
@@ -41,16 +46,21 @@ struct MemberRegistryTests {
         #expect(try registry.beaconOwners().count == 4)
     }
 
-    @Test("a malformed row names its line and nothing of the file is written", arguments: [
-        ("\(header)\nana,Ana,,ibeacon:\(uuid):1:1,,1,,,\nben,Ben,,ibeacon:nope,,1,,,\n", "c.csv:3: 'ibeacon:nope' is not a beacon key"),
-        ("\(header)\nana,Ana,,,,many,,,\n", "c.csv:2: visits must be a whole number"),
-        ("\(header)\nana,Ana,,,,1,yesterday,,\n", "c.csv:2: lastVisitAt must be epoch milliseconds"),
-        ("\(header)\nana,Ana,,,,1,,,\nana,Anna,,,,1,,,\n", "c.csv:3: member id 'ana' already appears on line 2"),
-        ("\(header)\n,NoId,,,,1,,,\n", "c.csv:2: the member id is empty"),
-        ("id,name\nana,Ana\n", "c.csv:1: the header lacks the column 'favoriteDrink'"),
-        ("\(header)\nana,Ana,,,,1,,\n", "c.csv:2: the row has 8 fields, the header 9"),
-        ("\(header)\nana,Ana,,ibeacon:\(uuid):1:1,,1,,,\nben,Ben,,ibeacon:\(uuid):1:1,,1,,,\n", "c.csv:3: beacon ibeacon:\(uuid):1:1 already belongs to member 'ana'"),
-    ])
+    @Test(
+        "a malformed row names its line and nothing of the file is written",
+        arguments: [
+            ("\(header)\nana,Ana,,ibeacon:\(uuid):1:1,,1,,,\nben,Ben,,ibeacon:nope,,1,,,\n", "c.csv:3: 'ibeacon:nope' is not a beacon key"),
+            ("\(header)\nana,Ana,,,,many,,,\n", "c.csv:2: visits must be a whole number"),
+            ("\(header)\nana,Ana,,,,1,yesterday,,\n", "c.csv:2: lastVisitAt must be epoch milliseconds"),
+            ("\(header)\nana,Ana,,,,1,,,\nana,Anna,,,,1,,,\n", "c.csv:3: member id 'ana' already appears on line 2"),
+            ("\(header)\n,NoId,,,,1,,,\n", "c.csv:2: the member id is empty"),
+            ("id,name\nana,Ana\n", "c.csv:1: the header lacks the column 'favoriteDrink'"),
+            ("\(header)\nana,Ana,,,,1,,\n", "c.csv:2: the row has 8 fields, the header 9"),
+            (
+                "\(header)\nana,Ana,,ibeacon:\(uuid):1:1,,1,,,\nben,Ben,,ibeacon:\(uuid):1:1,,1,,,\n",
+                "c.csv:3: beacon ibeacon:\(uuid):1:1 already belongs to member 'ana'"
+            ),
+        ])
     func malformedRows(csv: String, message: String) throws {
         let folder = try temporaryFolder()
         try csv.write(toFile: folder + "/c.csv", atomically: true, encoding: .utf8)
@@ -58,7 +68,7 @@ struct MemberRegistryTests {
         #expect {
             try registry.merge(try MembersCSV.read(path: folder + "/c.csv"))
         } throws: { error in
-            "\(error)" .hasPrefix(folder + "/" + message)
+            "\(error)".hasPrefix(folder + "/" + message)
         }
         #expect(try registry.allMembers().isEmpty)
     }
@@ -67,11 +77,13 @@ struct MemberRegistryTests {
     func exportImportRoundTrip() throws {
         let folder = try temporaryFolder()
         let first = try MemberRegistry(path: folder + "/one.sqlite")
-        try first.merge(try MembersCSV.parse(#"""
-            \#(header),note
-            ana,"Souza, Ana",Flat white,ibeacon:\#(uuid):1:1;eddystone:8b0ca750e7a74e14bd99:0000000004d2,"data:image/png;base64,AAAA",11,1763683200000,1735689600000,gold,"says ""hi"""
-            li,李雷,Jasmine tea,altbeacon:\#(uuid):1:5,,24,1763510400000,,gold,
-            """#, file: "in.csv"))
+        try first.merge(
+            try MembersCSV.parse(
+                #"""
+                \#(header),note
+                ana,"Souza, Ana",Flat white,ibeacon:\#(uuid):1:1;eddystone:8b0ca750e7a74e14bd99:0000000004d2,"data:image/png;base64,AAAA",11,1763683200000,1735689600000,gold,"says ""hi"""
+                li,李雷,Jasmine tea,altbeacon:\#(uuid):1:5,,24,1763510400000,,gold,
+                """#, file: "in.csv"))
         var counted = RegistryChanges()
         counted.countVisit(of: "li", visits: 25, at: Timestamp(milliseconds: 1_800_000_000_000))
         try first.apply(counted)
@@ -88,16 +100,19 @@ struct MemberRegistryTests {
         let folder = try temporaryFolder()
         let path = folder + "/db.sqlite"
         let registry = try MemberRegistry(path: path)
-        try registry.merge(try MembersCSV.parse("""
-            \(header)
-            zq,Zebulon Quixote,Matcha latte,ibeacon:\(uuid):1:77,,3,1000,1,platinum
-            ana,Ana,,ibeacon:\(uuid):1:1,,1,,,
-            """, file: "in.csv"))
+        try registry.merge(
+            try MembersCSV.parse(
+                """
+                \(header)
+                zq,Zebulon Quixote,Matcha latte,ibeacon:\(uuid):1:77,,3,1000,1,platinum
+                ana,Ana,,ibeacon:\(uuid):1:1,,1,,,
+                """, file: "in.csv"))
         var visited = RegistryChanges()
         visited.countVisit(of: "zq", visits: 4, at: Timestamp(milliseconds: 2000))
-        visited.save(PresenceEngine.Visit(
-            member: "zq", store: 1, arrivedAt: Timestamp(milliseconds: 2000), department: 10,
-            inDepartmentSince: Timestamp(milliseconds: 2000), lastSeen: Timestamp(milliseconds: 2000), leftAt: nil))
+        visited.save(
+            PresenceEngine.Visit(
+                member: "zq", store: 1, arrivedAt: Timestamp(milliseconds: 2000), department: 10,
+                inDepartmentSince: Timestamp(milliseconds: 2000), lastSeen: Timestamp(milliseconds: 2000), leftAt: nil))
         try registry.apply(visited)
         #expect(try registry.loadVisits().count == 1)
         try registry.recordPromoFire(member: "zq", promo: "shirts", store: 1, at: Timestamp(milliseconds: 2500))
@@ -145,32 +160,36 @@ struct MemberRegistryTests {
 @Suite("Coordinator config promos")
 struct PromoConfigTests {
     private func config(_ promo: String) throws(ConfigurationError) -> CoordinatorConfiguration {
-        try CoordinatorConfiguration.parse(yaml: """
-            stores:
-              - id: 1
-                departments:
-                  - id: 10
-                    promo: {id: p, title: T, message: M, \(promo)}
-            """, file: "c.yaml", defaultID: "x")
+        try CoordinatorConfiguration.parse(
+            yaml: """
+                stores:
+                  - id: 1
+                    departments:
+                      - id: 10
+                        promo: {id: p, title: T, message: M, \(promo)}
+                """, file: "c.yaml", defaultID: "x")
     }
 
     @Test("validity and audience keys are read")
     func keys() throws {
-        let rule = try #require(try config("from: 2026-11-01, until: 2026-11-30, hours: '08:00-11:30', minVisits: 10, members: [ana, ben]")
-            .stores[0].departments[0].promo)
+        let rule = try #require(
+            try config("from: 2026-11-01, until: 2026-11-30, hours: '08:00-11:30', minVisits: 10, members: [ana, ben]")
+                .stores[0].departments[0].promo)
         #expect(rule.window.from == PromoWindow.Day(year: 2026, month: 11, day: 1))
         #expect(rule.window.hours?.description == "08:00-11:30")
         #expect(rule.audience == PromoAudience(minVisits: 10, members: ["ana", "ben"]))
     }
 
-    @Test("promo mistakes name the line", arguments: [
-        ("from: 2026-13-01", "c.yaml:5: stores[0].departments[0].promo.from must be a date YYYY-MM-DD"),
-        ("from: 2026-11-30, until: 2026-11-01", "c.yaml:5: stores[0].departments[0].promo.until (2026-11-01) is before"),
-        ("hours: 8-12", "c.yaml:5: stores[0].departments[0].promo.hours must be HH:MM-HH:MM"),
-        ("minVisits: 0", "c.yaml:5: stores[0].departments[0].promo.minVisits must be a whole number of at least 1"),
-        ("proximity: close", "c.yaml:5: stores[0].departments[0].promo.proximity must be immediate, near or far"),
-        ("colour: red", "c.yaml:5: unknown key 'colour'"),
-    ])
+    @Test(
+        "promo mistakes name the line",
+        arguments: [
+            ("from: 2026-13-01", "c.yaml:5: stores[0].departments[0].promo.from must be a date YYYY-MM-DD"),
+            ("from: 2026-11-30, until: 2026-11-01", "c.yaml:5: stores[0].departments[0].promo.until (2026-11-01) is before"),
+            ("hours: 8-12", "c.yaml:5: stores[0].departments[0].promo.hours must be HH:MM-HH:MM"),
+            ("minVisits: 0", "c.yaml:5: stores[0].departments[0].promo.minVisits must be a whole number of at least 1"),
+            ("proximity: close", "c.yaml:5: stores[0].departments[0].promo.proximity must be immediate, near or far"),
+            ("colour: red", "c.yaml:5: unknown key 'colour'"),
+        ])
     func errors(promo: String, message: String) {
         #expect {
             _ = try config(promo)

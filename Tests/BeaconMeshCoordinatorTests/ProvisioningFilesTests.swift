@@ -1,5 +1,5 @@
-import BeaconMeshCore
 import BeaconMeshCoordinator
+import BeaconMeshCore
 import Foundation
 import Testing
 
@@ -11,8 +11,9 @@ private struct Workspace {
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("beaconmesh-provision-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        var files = ProvisioningFiles(passwordFile: directory + "/broker/passwords", aclFile: directory + "/broker/acl",
-                                      credentials: directory + "/credentials")
+        var files = ProvisioningFiles(
+            passwordFile: directory + "/broker/passwords", aclFile: directory + "/broker/acl",
+            credentials: directory + "/credentials")
         files.serviceUser = nil
         self.files = files
     }
@@ -101,7 +102,8 @@ struct ProvisioningFilesTests {
         let acl = ProvisioningACL(text: space.read(space.files.aclFile))
         #expect(acl.text.contains("pattern write beaconmesh/v1/stores/+/members/%u/ranging\n"))
         #expect(acl.text.contains("pattern read beaconmesh/v1/members/%u/checkins\n"))
-        #expect(acl.text.components(separatedBy: "pattern read beaconmesh/v1/members/%u/offers").count == 2, "one patterns block: \(acl.text)")
+        #expect(
+            acl.text.components(separatedBy: "pattern read beaconmesh/v1/members/%u/offers").count == 2, "one patterns block: \(acl.text)")
         #expect(acl.userLines("coordinator-bo")?.contains("topic read beaconmesh/v1/stores/1/members/+/ranging") == true)
         #expect(acl.userLines("coordinator-bo")?.contains("topic write beaconmesh/v1/members/+/checkins") == true)
     }

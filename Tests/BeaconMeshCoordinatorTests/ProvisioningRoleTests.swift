@@ -1,5 +1,5 @@
-import BeaconMeshCore
 import BeaconMeshCoordinator
+import BeaconMeshCore
 import Testing
 
 @Suite("provisioning: user names and ACL lines")
@@ -17,11 +17,12 @@ struct ProvisioningRoleTests {
     @Test("a scanner may write only its own node's sightings, status and health")
     func nodeLines() {
         let role = ProvisioningRole.node(NodeAddress(store: 1, department: 10, node: "a")!)
-        #expect(role.topicLines() == [
-            "topic write beaconmesh/v1/stores/1/departments/10/nodes/a/sightings",
-            "topic write beaconmesh/v1/stores/1/departments/10/nodes/a/status",
-            "topic write beaconmesh/v1/stores/1/departments/10/nodes/a/health",
-        ])
+        #expect(
+            role.topicLines() == [
+                "topic write beaconmesh/v1/stores/1/departments/10/nodes/a/sightings",
+                "topic write beaconmesh/v1/stores/1/departments/10/nodes/a/status",
+                "topic write beaconmesh/v1/stores/1/departments/10/nodes/a/health",
+            ])
         #expect(role.topicLines(topicRoot: "acme").allSatisfy { $0.hasPrefix("topic write acme/v1/stores/1/") })
     }
 
@@ -32,32 +33,36 @@ struct ProvisioningRoleTests {
 
     @Test("a till reads its store like a monitor and writes only that store's check-in requests")
     func tillLines() {
-        #expect(ProvisioningRole.till(store: 9).topicLines() == [
-            "topic read beaconmesh/v1/stores/9/#", "topic write beaconmesh/v1/stores/9/checkins",
-        ])
+        #expect(
+            ProvisioningRole.till(store: 9).topicLines() == [
+                "topic read beaconmesh/v1/stores/9/#", "topic write beaconmesh/v1/stores/9/checkins",
+            ])
         #expect(ProvisioningRole.till(store: 9).kind == "till")
     }
 
-    @Test("a coordinator reads its stores' node topics, ranging and check-in requests and writes events, presence, offers, check-ins, registry events and its own status")
+    @Test(
+        "a coordinator reads its stores' node topics, ranging and check-in requests and writes events, presence, offers, check-ins, registry events and its own status"
+    )
     func coordinatorLines() {
         let lines = ProvisioningRole.coordinator(id: "bo", stores: [2, 1]).topicLines()
-        #expect(lines == [
-            "topic read beaconmesh/v1/stores/1/departments/#",
-            "topic read beaconmesh/v1/stores/1/members/+/ranging",
-            "topic read beaconmesh/v1/stores/1/checkins",
-            "topic write beaconmesh/v1/stores/1/events",
-            "topic write beaconmesh/v1/stores/1/presence",
-            "topic read beaconmesh/v1/stores/2/departments/#",
-            "topic read beaconmesh/v1/stores/2/members/+/ranging",
-            "topic read beaconmesh/v1/stores/2/checkins",
-            "topic write beaconmesh/v1/stores/2/events",
-            "topic write beaconmesh/v1/stores/2/presence",
-            "topic write beaconmesh/v1/members/+/offers",
-            "topic write beaconmesh/v1/members/+/checkins",
-            "topic write beaconmesh/v1/registry/events",
-            "topic readwrite beaconmesh/v1/coordinators/bo/status",
-            "topic write beaconmesh/v1/coordinators/bo/health",
-        ])
+        #expect(
+            lines == [
+                "topic read beaconmesh/v1/stores/1/departments/#",
+                "topic read beaconmesh/v1/stores/1/members/+/ranging",
+                "topic read beaconmesh/v1/stores/1/checkins",
+                "topic write beaconmesh/v1/stores/1/events",
+                "topic write beaconmesh/v1/stores/1/presence",
+                "topic read beaconmesh/v1/stores/2/departments/#",
+                "topic read beaconmesh/v1/stores/2/members/+/ranging",
+                "topic read beaconmesh/v1/stores/2/checkins",
+                "topic write beaconmesh/v1/stores/2/events",
+                "topic write beaconmesh/v1/stores/2/presence",
+                "topic write beaconmesh/v1/members/+/offers",
+                "topic write beaconmesh/v1/members/+/checkins",
+                "topic write beaconmesh/v1/registry/events",
+                "topic readwrite beaconmesh/v1/coordinators/bo/status",
+                "topic write beaconmesh/v1/coordinators/bo/health",
+            ])
         let everyStore = ProvisioningRole.coordinator(id: "hq", stores: []).topicLines()
         #expect(everyStore.first == "topic read beaconmesh/v1/stores/+/departments/#")
     }
@@ -66,20 +71,22 @@ struct ProvisioningRoleTests {
     func bridgeLines() {
         let role = ProvisioningRole.bridge(store: 3)
         #expect(role.username == "bridge-store-3")
-        #expect(role.topicLines() == [
-            "topic write beaconmesh/v1/stores/3/#", "topic read beaconmesh/v1/members/+/offers",
-            "topic read beaconmesh/v1/members/+/checkins",
-        ])
+        #expect(
+            role.topicLines() == [
+                "topic write beaconmesh/v1/stores/3/#", "topic read beaconmesh/v1/members/+/offers",
+                "topic read beaconmesh/v1/members/+/checkins",
+            ])
     }
 
     @Test("a member has no block of its own: the shared %u patterns give it its ranging reports, offers and check-ins, nothing else")
     func memberLines() {
         #expect(ProvisioningRole.member(id: "ana").topicLines().isEmpty)
-        #expect(ProvisioningACL.patternLines().filter { !$0.hasPrefix("#") } == [
-            "pattern write beaconmesh/v1/stores/+/members/%u/ranging",
-            "pattern read beaconmesh/v1/members/%u/offers",
-            "pattern read beaconmesh/v1/members/%u/checkins",
-        ])
+        #expect(
+            ProvisioningACL.patternLines().filter { !$0.hasPrefix("#") } == [
+                "pattern write beaconmesh/v1/stores/+/members/%u/ranging",
+                "pattern read beaconmesh/v1/members/%u/offers",
+                "pattern read beaconmesh/v1/members/%u/checkins",
+            ])
         #expect(ProvisioningACL.patternLines(topicRoot: "acme").filter { !$0.hasPrefix("#") }.allSatisfy { $0.contains(" acme/v1/") })
     }
 
@@ -92,14 +99,16 @@ struct ProvisioningRoleTests {
         }
         #expect(ProvisioningRole.member(id: "node-1-10-a").problem?.contains("kept for service user names") == true)
         #expect(ProvisioningRole.member(id: "coordinator-x").problem != nil)
-        #expect(ProvisioningRole.member(id: "till-9").problem?.contains("kept for service user names") == true,
-                "a member named like a till would get the till's own-name pattern topics")
+        #expect(
+            ProvisioningRole.member(id: "till-9").problem?.contains("kept for service user names") == true,
+            "a member named like a till would get the till's own-name pattern topics")
         #expect(ProvisioningRole.coordinator(id: "back/office", stores: []).problem != nil)
     }
 
     @Test("passwords are 32 letters and digits and differ each time")
     func passwords() {
-        let first = ProvisioningPassword.make(), second = ProvisioningPassword.make()
+        let first = ProvisioningPassword.make()
+        let second = ProvisioningPassword.make()
         #expect(first.count == 32)
         #expect(first.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) })
         #expect(first != second)

@@ -4,6 +4,7 @@ import BeaconMeshWire
 import Foundation
 import Logging
 import Testing
+
 @testable import BeaconMeshCoordinator
 
 /// The presence snapshots a coordinator state hands out tick by tick: the contract's "on every change, at most 4
@@ -25,8 +26,9 @@ struct SnapshotScheduleTests {
         var logger = Logger(label: "test.schedule")
         logger.logLevel = .critical
         let registry = try MemberRegistry(path: folder + "/db.sqlite")
-        return CoordinatorState(configuration: configuration, start: try .read(from: registry, at: start), logger: logger,
-                                topics: Topics(), startedAt: start, healthInterval: .seconds(30))
+        return CoordinatorState(
+            configuration: configuration, start: try .read(from: registry, at: start), logger: logger,
+            topics: Topics(), startedAt: start, healthInterval: .seconds(30))
     }
 
     /// Runs `seconds` of 50 ms ticks; before each tick every store's node sends a batch when `changing`.
@@ -41,8 +43,9 @@ struct SnapshotScheduleTests {
             if changing {
                 for store in stores {
                     let node = NodeAddress(store: store, department: 10, node: "a")!
-                    let guest = Sighting(beacon: .iBeacon(uuid: uuid, major: store, minor: 7), rssi: -60 - Double(step % 5), count: 1,
-                                         txPower: -59, distance: 1, proximity: .near, lastSeen: now)
+                    let guest = Sighting(
+                        beacon: .iBeacon(uuid: uuid, major: store, minor: 7), rssi: -60 - Double(step % 5), count: 1,
+                        txPower: -59, distance: 1, proximity: .near, lastSeen: now)
                     let batch = SightingBatch(node: node, boot: "b", seq: UInt64(step + 1), sentAt: now, sightings: [guest])
                     _ = state.handle([.sightings(batch)], at: now)
                 }
@@ -77,7 +80,9 @@ struct SnapshotScheduleTests {
         #expect(mostPerTick == 4)
         for store in Self.stores {
             #expect(times[store, default: []].count == 3, "store \(store): \(times[store, default: []]) in 65 s")
-            #expect(Self.gaps(times[store]).allSatisfy { $0 >= .seconds(30) && $0 < .seconds(31) }, "store \(store): \(Self.gaps(times[store]))")
+            #expect(
+                Self.gaps(times[store]).allSatisfy { $0 >= .seconds(30) && $0 < .seconds(31) }, "store \(store): \(Self.gaps(times[store]))"
+            )
         }
     }
 }

@@ -1,6 +1,7 @@
 import BeaconMeshCore
 import BeaconMeshWire
 import Testing
+
 @testable import BeaconMeshCoordinator
 
 /// A busy store's snapshot, photos and all, must stay readable: brokers and readers take at most 256 KiB.
@@ -13,8 +14,9 @@ struct SnapshotSizeTests {
         let photo = "data:image/jpeg;base64," + String(repeating: "A", count: 4_400)
         let start = Timestamp(milliseconds: 1_763_769_600_000)
         let present = (0..<200).map { index in
-            let visit = PresenceEngine.Visit(member: "m\(index)", store: 1, arrivedAt: start - .seconds(Int64(index)), department: 10,
-                                             inDepartmentSince: start, lastSeen: start, leftAt: nil, proximity: .near)
+            let visit = PresenceEngine.Visit(
+                member: "m\(index)", store: 1, arrivedAt: start - .seconds(Int64(index)), department: 10,
+                inDepartmentSince: start, lastSeen: start, leftAt: nil, proximity: .near)
             return (visit: visit, profile: MemberProfile(id: "m\(index)", name: "Member \(index)", photo: photo))
         }
         let snapshot = SnapshotSource(store: store, present: present, guests: [:], nodes: [], at: start).snapshot()

@@ -4,6 +4,7 @@ import BeaconMeshWire
 import Foundation
 import Logging
 import Testing
+
 @testable import BeaconMeshCoordinator
 
 /// What a coordinator state writes to the registry while it runs, so that a restart (even `kill -9`) finds it.
@@ -30,8 +31,9 @@ struct VisitSavingTests {
         var logger = Logger(label: "test.visits")
         logger.logLevel = .critical
         let start = Timestamp(milliseconds: 1_763_769_600_000)
-        var state = CoordinatorState(configuration: configuration, start: try .read(from: registry, at: start), logger: logger,
-                                     topics: Topics(), startedAt: start, healthInterval: .seconds(30))
+        var state = CoordinatorState(
+            configuration: configuration, start: try .read(from: registry, at: start), logger: logger,
+            topics: Topics(), startedAt: start, healthInterval: .seconds(30))
 
         let node = NodeAddress(store: 1, department: 10, node: "a")!
         var sequence: UInt64 = 0
@@ -42,8 +44,9 @@ struct VisitSavingTests {
                 // Member 250 is heard twice a second.
                 sequence += 1
                 lastHeard = now
-                let sighting = Sighting(beacon: .iBeacon(uuid: BeaconUUID(uuid)!, major: 1, minor: 250), rssi: -60, count: 2, txPower: -59,
-                                        distance: 1, proximity: .near, lastSeen: now)
+                let sighting = Sighting(
+                    beacon: .iBeacon(uuid: BeaconUUID(uuid)!, major: 1, minor: 250), rssi: -60, count: 2, txPower: -59,
+                    distance: 1, proximity: .near, lastSeen: now)
                 let batch = SightingBatch(node: node, boot: "b", seq: sequence, sentAt: now, sightings: [sighting])
                 let message = MQTTMessage(topic: Topics().sightings(node), payload: WireCodec.encode(batch), qos: .atLeastOnce)
                 try registry.apply(state.handle([CoordinatorInput.decode(message, topics: Topics())], at: now).registry)

@@ -17,7 +17,8 @@ struct BeaconFrameDecoderTests {
 
     @Test("an iBeacon gives uuid, big-endian major and minor, signed measured power, and its key")
     func iBeacon() throws {
-        let frames = BeaconFrameDecoder.frames(inAdvertisingData: [0x02, 0x01, 0x06] + Self.iBeaconStructure(major: 0x1234, minor: 0xFEDC, power: -59))
+        let frames = BeaconFrameDecoder.frames(
+            inAdvertisingData: [0x02, 0x01, 0x06] + Self.iBeaconStructure(major: 0x1234, minor: 0xFEDC, power: -59))
         #expect(frames == [.iBeacon(uuid: Self.uuid, major: 0x1234, minor: 0xFEDC, measuredPower: -59)])
         let frame = try #require(frames.first)
         #expect(frame.key?.description == "ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:4660:65244")
@@ -31,13 +32,15 @@ struct BeaconFrameDecoderTests {
         return result
     }
 
-    @Test("an iBeacon needs company 0x004C, 02 15 and 23 bytes after the company", arguments: [
-        ("22 bytes after the company id", changed(Array(iBeaconStructure().dropLast()), [(0, 0x19)])),
-        ("another company", changed(iBeaconStructure(), [(2, 0x4D)])),
-        ("Apple Continuity, not 02 15", changed(iBeaconStructure(), [(4, 0x10), (5, 0x05)])),
-        ("0x16 instead of 0x15 after 02", changed(iBeaconStructure(), [(5, 0x16)])),
-        ("service data, not manufacturer data", changed(iBeaconStructure(), [(1, 0x16)])),
-    ])
+    @Test(
+        "an iBeacon needs company 0x004C, 02 15 and 23 bytes after the company",
+        arguments: [
+            ("22 bytes after the company id", changed(Array(iBeaconStructure().dropLast()), [(0, 0x19)])),
+            ("another company", changed(iBeaconStructure(), [(2, 0x4D)])),
+            ("Apple Continuity, not 02 15", changed(iBeaconStructure(), [(4, 0x10), (5, 0x05)])),
+            ("0x16 instead of 0x15 after 02", changed(iBeaconStructure(), [(5, 0x16)])),
+            ("service data, not manufacturer data", changed(iBeaconStructure(), [(1, 0x16)])),
+        ])
     func notAnIBeacon(_ reason: String, _ bytes: [UInt8]) {
         #expect(BeaconFrameDecoder.frames(inAdvertisingData: bytes).isEmpty, "\(reason)")
     }
@@ -77,10 +80,14 @@ struct BeaconFrameDecoderTests {
     @Test("AltBeacon: company, ids, power, and the mfg-reserved byte only when present")
     func altBeacon() {
         let body: [UInt8] = [0x18, 0x01, 0xBE, 0xAC] + Self.uuid.bytes + [0x00, 0x05, 0x00, 0x03, 0xBE]
-        #expect(BeaconFrameDecoder.frames(inAdvertisingData: [0x1B, 0xFF] + body + [0x02]) == [
-            .altBeacon(company: 0x0118, id1: Self.uuid, id2: 5, id3: 3, measuredPower: -66, mfgReserved: 2)])
-        #expect(BeaconFrameDecoder.frames(inAdvertisingData: [0x1A, 0xFF] + body) == [
-            .altBeacon(company: 0x0118, id1: Self.uuid, id2: 5, id3: 3, measuredPower: -66, mfgReserved: nil)])
+        #expect(
+            BeaconFrameDecoder.frames(inAdvertisingData: [0x1B, 0xFF] + body + [0x02]) == [
+                .altBeacon(company: 0x0118, id1: Self.uuid, id2: 5, id3: 3, measuredPower: -66, mfgReserved: 2)
+            ])
+        #expect(
+            BeaconFrameDecoder.frames(inAdvertisingData: [0x1A, 0xFF] + body) == [
+                .altBeacon(company: 0x0118, id1: Self.uuid, id2: 5, id3: 3, measuredPower: -66, mfgReserved: nil)
+            ])
         #expect(BeaconFrameDecoder.frames(inAdvertisingData: [0x19, 0xFF] + body.dropLast()).isEmpty)
         var wrongCode = body
         wrongCode[2] = 0xFF
@@ -104,24 +111,30 @@ struct BeaconFrameDecoderTests {
         #expect(expected.key?.description == "eddystone:00010203040506070809:a1b2c3d4e5f6")
     }
 
-    @Test("Eddystone-URL expands scheme and suffix bytes", arguments: [
-        ([0x03] + Array("github".utf8) + [0x00] + Array("citruz".utf8), "https://github.com/citruz"),
-        ([0x00] + Array("example".utf8) + [0x0D], "http://www.example.gov"),
-        ([0x01, 0x41, 0x08], "https://www.A.org"),
-        ([0x02], "http://"),
-    ] as [([UInt8], String)])
+    @Test(
+        "Eddystone-URL expands scheme and suffix bytes",
+        arguments: [
+            ([0x03] + Array("github".utf8) + [0x00] + Array("citruz".utf8), "https://github.com/citruz"),
+            ([0x00] + Array("example".utf8) + [0x0D], "http://www.example.gov"),
+            ([0x01, 0x41, 0x08], "https://www.A.org"),
+            ([0x02], "http://"),
+        ] as [([UInt8], String)])
     func eddystoneURL(encoded: [UInt8], url: String) {
-        #expect(BeaconFrameDecoder.frames(inAdvertisingData: Self.eddystone([0x10, 0xF8] + encoded)) == [
-            .eddystoneURL(url: url, txPower: -8)])
+        #expect(
+            BeaconFrameDecoder.frames(inAdvertisingData: Self.eddystone([0x10, 0xF8] + encoded)) == [
+                .eddystoneURL(url: url, txPower: -8)
+            ])
     }
 
-    @Test("Eddystone-URL with an unknown scheme, a reserved byte or no scheme byte yields nothing", arguments: [
-        [0x10, 0xF8, 0x04, 0x41],
-        [0x10, 0xF8, 0x03, 0x41, 0x0E],
-        [0x10, 0xF8, 0x03, 0x20],
-        [0x10, 0xF8, 0x03, 0x80],
-        [0x10, 0xF8],
-    ] as [[UInt8]])
+    @Test(
+        "Eddystone-URL with an unknown scheme, a reserved byte or no scheme byte yields nothing",
+        arguments: [
+            [0x10, 0xF8, 0x04, 0x41],
+            [0x10, 0xF8, 0x03, 0x41, 0x0E],
+            [0x10, 0xF8, 0x03, 0x20],
+            [0x10, 0xF8, 0x03, 0x80],
+            [0x10, 0xF8],
+        ] as [[UInt8]])
     func badEddystoneURL(frame: [UInt8]) {
         #expect(BeaconFrameDecoder.frames(inAdvertisingData: Self.eddystone(frame)).isEmpty)
     }
@@ -130,16 +143,22 @@ struct BeaconFrameDecoderTests {
     func eddystoneTLM() throws {
         let tlm: [UInt8] = [0x20, 0x00, 0x0B, 0x18, 0xFE, 0x80, 0x00, 0x00, 0x14, 0x67, 0x00, 0x00, 0x2A, 0xC4]
         let frame = try #require(BeaconFrameDecoder.frames(inAdvertisingData: Self.eddystone(tlm)).first)
-        #expect(frame == .eddystoneTLM(version: 0, batteryMillivolts: 2840, temperatureCelsius: -1.5, advertCount: 5223,
-                                       uptimeTenthsOfSeconds: 10948))
+        #expect(
+            frame
+                == .eddystoneTLM(
+                    version: 0, batteryMillivolts: 2840, temperatureCelsius: -1.5, advertCount: 5223,
+                    uptimeTenthsOfSeconds: 10948))
         #expect(frame.key == nil)
         #expect(frame.measuredPower == nil)
         var noSensor = tlm
         noSensor[4] = 0x80
         noSensor[5] = 0x00
-        #expect(BeaconFrameDecoder.frames(inAdvertisingData: Self.eddystone(noSensor)) == [
-            .eddystoneTLM(version: 0, batteryMillivolts: 2840, temperatureCelsius: nil, advertCount: 5223,
-                          uptimeTenthsOfSeconds: 10948)])
+        #expect(
+            BeaconFrameDecoder.frames(inAdvertisingData: Self.eddystone(noSensor)) == [
+                .eddystoneTLM(
+                    version: 0, batteryMillivolts: 2840, temperatureCelsius: nil, advertCount: 5223,
+                    uptimeTenthsOfSeconds: 10948)
+            ])
         #expect(BeaconFrameDecoder.frames(inAdvertisingData: Self.eddystone(Array(tlm.dropLast()))).isEmpty)
         var unknownVersion = tlm
         unknownVersion[1] = 0x02
@@ -150,16 +169,20 @@ struct BeaconFrameDecoderTests {
     func eddystoneETLM() {
         let encrypted = Array(repeating: UInt8(0x41), count: 12)
         let etlm: [UInt8] = [0x20, 0x01] + encrypted + [0xDE, 0xAD, 0xBE, 0xFF]
-        #expect(BeaconFrameDecoder.frames(inAdvertisingData: Self.eddystone(etlm)) == [
-            .eddystoneETLM(encryptedTLM: encrypted, salt: 0xDEAD, messageIntegrityCheck: 0xBEFF)])
+        #expect(
+            BeaconFrameDecoder.frames(inAdvertisingData: Self.eddystone(etlm)) == [
+                .eddystoneETLM(encryptedTLM: encrypted, salt: 0xDEAD, messageIntegrityCheck: 0xBEFF)
+            ])
         #expect(BeaconFrameDecoder.frames(inAdvertisingData: Self.eddystone(Array(etlm.dropLast()))).isEmpty)
     }
 
     @Test("Eddystone-EID gives its 8-byte identifier; unknown frame types yield nothing")
     func eddystoneEIDAndUnknown() {
         let eid: [UInt8] = [0x30, 0xE3] + Array("EID_test".utf8)
-        #expect(BeaconFrameDecoder.frames(inAdvertisingData: Self.eddystone(eid)) == [
-            .eddystoneEID(ephemeralID: 0x4549_445F_7465_7374, txPower: -29)])
+        #expect(
+            BeaconFrameDecoder.frames(inAdvertisingData: Self.eddystone(eid)) == [
+                .eddystoneEID(ephemeralID: 0x4549_445F_7465_7374, txPower: -29)
+            ])
         #expect(BeaconFrameDecoder.frames(inAdvertisingData: Self.eddystone([0x40, 0x00] + Array(repeating: 0, count: 16))).isEmpty)
         // Service data for another UUID (Estimote 0xFE9A) is not Eddystone.
         #expect(BeaconFrameDecoder.frames(inAdvertisingData: [UInt8(eid.count + 3), 0x16, 0x9A, 0xFE] + eid).isEmpty)

@@ -1,24 +1,29 @@
 import Testing
+
 @testable import BeaconMeshCore
 
 @Suite("Beacon keys")
 struct BeaconKeyTests {
-    @Test("canonical keys parse and print back exactly", arguments: [
-        "ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:9:6",
-        "altbeacon:2f234454-cf6d-4a0f-adf2-f4911ba9ffa6:1:2",
-        "eddystone:8b0ca750e7a74e14bd99:0000000004d2",
-    ])
+    @Test(
+        "canonical keys parse and print back exactly",
+        arguments: [
+            "ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:9:6",
+            "altbeacon:2f234454-cf6d-4a0f-adf2-f4911ba9ffa6:1:2",
+            "eddystone:8b0ca750e7a74e14bd99:0000000004d2",
+        ])
     func roundTrip(text: String) throws {
         let key = try #require(BeaconKey(text))
         #expect(key.description == text)
     }
 
-    @Test("malformed keys are refused", arguments: [
-        "", "ibeacon", "ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:9", "ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:9:70000",
-        "ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e902:9:6", "ibeacon:0cf052c2x97ca-407c-84f8-b62aac4e9020:9:6",
-        "ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:-1:6", "eddystone:8b0ca750e7a74e14bd9:0000000004d2",
-        "eddystone:8b0ca750e7a74e14bd99:0000000004d2:1", "bluetooth:1:2:3",
-    ])
+    @Test(
+        "malformed keys are refused",
+        arguments: [
+            "", "ibeacon", "ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:9", "ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:9:70000",
+            "ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e902:9:6", "ibeacon:0cf052c2x97ca-407c-84f8-b62aac4e9020:9:6",
+            "ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:-1:6", "eddystone:8b0ca750e7a74e14bd9:0000000004d2",
+            "eddystone:8b0ca750e7a74e14bd99:0000000004d2:1", "bluetooth:1:2:3",
+        ])
     func refused(text: String) {
         #expect(BeaconKey(text) == nil)
     }

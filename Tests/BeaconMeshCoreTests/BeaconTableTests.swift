@@ -1,11 +1,13 @@
 import Testing
+
 @testable import BeaconMeshCore
 
 @Suite("Beacon table")
 struct BeaconTableTests {
     private func key(_ number: Int) -> BeaconKey {
-        .iBeacon(uuid: BeaconUUID(high: 0x0CF0_52C2_97CA_407C, low: 0x84F8_B62A_AC4E_9020), major: UInt16(number >> 16),
-                 minor: UInt16(number & 0xFFFF))
+        .iBeacon(
+            uuid: BeaconUUID(high: 0x0CF0_52C2_97CA_407C, low: 0x84F8_B62A_AC4E_9020), major: UInt16(number >> 16),
+            minor: UInt16(number & 0xFFFF))
     }
 
     @Test("random inserts and removals agree with a Dictionary at every step")

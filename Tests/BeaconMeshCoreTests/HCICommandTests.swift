@@ -63,8 +63,9 @@ struct HCICommandTests {
     @Test("extended scan parameters: 1M PHY only, per-PHY type, interval and window")
     func extendedScanParameters() throws {
         let recorded = try ScanSettings(interval: .seconds(3), window: .seconds(3), mode: .active)
-        #expect(hex(HCICommand.leSetExtendedScanParameters(recorded, ownAddressType: 1).packet)
-            == Recorded.crossniteExtendedScanParameters)
+        #expect(
+            hex(HCICommand.leSetExtendedScanParameters(recorded, ownAddressType: 1).packet)
+                == Recorded.crossniteExtendedScanParameters)
         #expect(hex(HCICommand.leSetExtendedScanParameters(ScanSettings()).packet) == "0141200800000100a000a000")
     }
 
@@ -84,8 +85,9 @@ struct HCICommandTests {
         let uuid = try #require(BeaconUUID("0cf052c2-97ca-407c-84f8-b62aac4e9020"))
         let beacon = IBeaconAdvertisingData(uuid: uuid, major: 9, minor: 6, measuredPower: -59)
         let command = HCICommand.leSetAdvertisingData(beacon.bytes)
-        #expect(hex(command.packet)
-            == "01082020" + "1e" + "0201061aff4c000215" + "0cf052c297ca407c84f8b62aac4e9020" + "0009" + "0006" + "c5" + "00")
+        #expect(
+            hex(command.packet)
+                == "01082020" + "1e" + "0201061aff4c000215" + "0cf052c297ca407c84f8b62aac4e9020" + "0009" + "0006" + "c5" + "00")
         #expect(command.packet.count == 4 + 32)
     }
 
@@ -98,16 +100,20 @@ struct HCICommandTests {
     @Test("extended advertising parameters, data and enable match a real Bluetooth 5 host's bytes")
     func extendedAdvertising() throws {
         let settings = try AdvertisingSettings(minimumInterval: .milliseconds(250), maximumInterval: .microseconds(281_250))
-        #expect(hex(HCICommand.leSetExtendedAdvertisingParameters(handle: 0, settings, ownAddressType: 1, txPower: 1).packet)
-            == Recorded.crossniteExtendedAdvertisingParameters)
+        #expect(
+            hex(HCICommand.leSetExtendedAdvertisingParameters(handle: 0, settings, ownAddressType: 1, txPower: 1).packet)
+                == Recorded.crossniteExtendedAdvertisingParameters)
         let recordedData = Array(bytes(Recorded.crossniteExtendedAdvertisingData)[8...])
-        #expect(hex(HCICommand.leSetExtendedAdvertisingData(handle: 0, recordedData).packet)
-            == Recorded.crossniteExtendedAdvertisingData)
-        #expect(hex(HCICommand.leSetExtendedAdvertisingEnable(true, handle: 0).packet)
-            == Recorded.crossniteExtendedAdvertisingEnable)
+        #expect(
+            hex(HCICommand.leSetExtendedAdvertisingData(handle: 0, recordedData).packet)
+                == Recorded.crossniteExtendedAdvertisingData)
+        #expect(
+            hex(HCICommand.leSetExtendedAdvertisingEnable(true, handle: 0).packet)
+                == Recorded.crossniteExtendedAdvertisingEnable)
         // Our defaults: set 0x0A, legacy ADV_NONCONN_IND PDUs, 100 ms, public address, no TX power preference.
-        #expect(hex(HCICommand.leSetExtendedAdvertisingParameters(handle: 0x0A).packet)
-            == "01362019" + "0a" + "1000" + "a00000" + "a00000" + "07" + "00" + "00" + "000000000000" + "00" + "7f"
+        #expect(
+            hex(HCICommand.leSetExtendedAdvertisingParameters(handle: 0x0A).packet)
+                == "01362019" + "0a" + "1000" + "a00000" + "a00000" + "07" + "00" + "00" + "000000000000" + "00" + "7f"
                 + "01" + "00" + "01" + "00" + "00")
         #expect(hex(HCICommand.leSetExtendedAdvertisingEnable(false, handle: 0x0A).packet) == "013920060001" + "0a000000")
     }
@@ -211,12 +217,16 @@ struct ScanSettingsTests {
         #expect(throws: ScanSettingsError(message: "scan window 20s is out of range: it must be between 2.5ms and 10.24s")) {
             try ScanSettings(interval: .seconds(5), window: .seconds(20))
         }
-        #expect(throws: ScanSettingsError(
-            message: "scan window 200ms is longer than the scan interval 100ms; make the window at most as long as the interval")) {
+        #expect(
+            throws: ScanSettingsError(
+                message: "scan window 200ms is longer than the scan interval 100ms; make the window at most as long as the interval")
+        ) {
             try ScanSettings(interval: .milliseconds(100), window: .milliseconds(200))
         }
-        #expect(throws: ScanSettingsError(
-            message: "advertising interval 20ms is out of range: it must be between 100ms and 10.24s")) {
+        #expect(
+            throws: ScanSettingsError(
+                message: "advertising interval 20ms is out of range: it must be between 100ms and 10.24s")
+        ) {
             try AdvertisingSettings(interval: .milliseconds(20))
         }
     }

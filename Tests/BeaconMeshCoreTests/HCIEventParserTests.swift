@@ -41,10 +41,14 @@ struct HCIEventParserTests {
             subevent: 0x02,
             reports: [HCIEventBytes.legacyReport(eventType: 4, addressType: 1, data: [0x02, 0x01, 0x06], rssi: -94)])
         let reports = HCIEventParser.reports(inH4Packet: event)
-        #expect(reports == [AdvertisingReport(
-            header: .init(kind: .legacy, eventType: 4, addressType: 1, address: BluetoothAddress("C4:7C:8D:6A:3E:21")!,
-                          rssi: -94, txPower: nil),
-            data: [0x02, 0x01, 0x06])])
+        #expect(
+            reports == [
+                AdvertisingReport(
+                    header: .init(
+                        kind: .legacy, eventType: 4, addressType: 1, address: BluetoothAddress("C4:7C:8D:6A:3E:21")!,
+                        rssi: -94, txPower: nil),
+                    data: [0x02, 0x01, 0x06])
+            ])
     }
 
     @Test("an event without the H4 indicator parses the same as with it")
@@ -60,11 +64,13 @@ struct HCIEventParserTests {
 
     @Test("several legacy reports in one event are read back to back, in order")
     func multiReportLegacyEvent() {
-        let event = HCIEventBytes.h4Event(subevent: 0x02, reports: [
-            HCIEventBytes.legacyReport(eventType: 0, address: [1, 1, 1, 1, 1, 1], data: HCIEventBytes.iBeaconData, rssi: -40),
-            HCIEventBytes.legacyReport(eventType: 4, address: [2, 2, 2, 2, 2, 2], data: [], rssi: -50),
-            HCIEventBytes.legacyReport(eventType: 3, address: [3, 3, 3, 3, 3, 3], data: [0x02, 0x01, 0x1A], rssi: -60),
-        ])
+        let event = HCIEventBytes.h4Event(
+            subevent: 0x02,
+            reports: [
+                HCIEventBytes.legacyReport(eventType: 0, address: [1, 1, 1, 1, 1, 1], data: HCIEventBytes.iBeaconData, rssi: -40),
+                HCIEventBytes.legacyReport(eventType: 4, address: [2, 2, 2, 2, 2, 2], data: [], rssi: -50),
+                HCIEventBytes.legacyReport(eventType: 3, address: [3, 3, 3, 3, 3, 3], data: [0x02, 0x01, 0x1A], rssi: -60),
+            ])
         let reports = HCIEventParser.reports(inH4Packet: event)
         #expect(reports.map(\.address.description) == ["01:01:01:01:01:01", "02:02:02:02:02:02", "03:03:03:03:03:03"])
         #expect(reports.map(\.eventType) == [0, 4, 3])
@@ -74,10 +80,12 @@ struct HCIEventParserTests {
 
     @Test("extended reports give the 16-bit event type, TX power (127 → nil) and RSSI; several per event")
     func multiReportExtendedEvent() {
-        let event = HCIEventBytes.h4Event(subevent: 0x0D, reports: [
-            HCIEventBytes.extendedReport(eventType: 0x0013, txPower: 127, rssi: -77, data: HCIEventBytes.iBeaconData),
-            HCIEventBytes.extendedReport(eventType: 0x0010, addressType: 1, txPower: -8, rssi: -101, data: [0x02, 0x01, 0x06]),
-        ])
+        let event = HCIEventBytes.h4Event(
+            subevent: 0x0D,
+            reports: [
+                HCIEventBytes.extendedReport(eventType: 0x0013, txPower: 127, rssi: -77, data: HCIEventBytes.iBeaconData),
+                HCIEventBytes.extendedReport(eventType: 0x0010, addressType: 1, txPower: -8, rssi: -101, data: [0x02, 0x01, 0x06]),
+            ])
         let reports = HCIEventParser.reports(inH4Packet: event)
         #expect(reports.count == 2)
         #expect(reports.map(\.kind) == [.extended, .extended])
@@ -95,8 +103,12 @@ struct HCIEventParserTests {
             HCIEventBytes.h4Event(subevent: 0x02, reports: [HCIEventBytes.legacyReport(data: [1])]),
             HCIEventBytes.h4Event(subevent: 0x0D, reports: [HCIEventBytes.extendedReport(data: [2])]),
             HCIEventBytes.h4Event(subevent: 0x02, reports: [HCIEventBytes.legacyReport(data: [3])]),
-            HCIEventBytes.h4Event(subevent: 0x0D, reports: [HCIEventBytes.extendedReport(data: [4]),
-                                                            HCIEventBytes.extendedReport(data: [5])]),
+            HCIEventBytes.h4Event(
+                subevent: 0x0D,
+                reports: [
+                    HCIEventBytes.extendedReport(data: [4]),
+                    HCIEventBytes.extendedReport(data: [5]),
+                ]),
         ]
         let reports = events.flatMap { HCIEventParser.reports(inH4Packet: $0) }
         #expect(reports.map(\.kind) == [.legacy, .extended, .legacy, .extended, .extended])
@@ -138,7 +150,8 @@ struct HCIEventParserTests {
 
     @Test("an event truncated at any byte never yields a partial report", arguments: [UInt8(0x02), 0x0D])
     func truncationAtEveryLength(subevent: UInt8) {
-        let reports = subevent == 0x02
+        let reports =
+            subevent == 0x02
             ? [HCIEventBytes.legacyReport(data: HCIEventBytes.iBeaconData), HCIEventBytes.legacyReport(data: [7, 7, 7])]
             : [HCIEventBytes.extendedReport(data: HCIEventBytes.iBeaconData), HCIEventBytes.extendedReport(data: [7, 7, 7])]
         let event = HCIEventBytes.h4Event(subevent: subevent, reports: reports)
@@ -156,16 +169,18 @@ struct HCIEventParserTests {
         }
     }
 
-    @Test("other packets and events yield nothing", arguments: [
-        [UInt8](),
-        [0x04],
-        [0x04, 0x3E],
-        [0x04, 0x3E, 0x00],
-        [0x04, 0x3E, 0x01, 0x02],
-        [0x02, 0x3E, 0x03, 0x02, 0x01, 0x00],  // an ACL packet
-        [0x04, 0x0E, 0x04, 0x01, 0x0C, 0x20, 0x00],  // Command Complete
-        [0x04, 0x3E, 0x0C, 0x0A, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00],  // LE Connection Complete
-    ])
+    @Test(
+        "other packets and events yield nothing",
+        arguments: [
+            [UInt8](),
+            [0x04],
+            [0x04, 0x3E],
+            [0x04, 0x3E, 0x00],
+            [0x04, 0x3E, 0x01, 0x02],
+            [0x02, 0x3E, 0x03, 0x02, 0x01, 0x00],  // an ACL packet
+            [0x04, 0x0E, 0x04, 0x01, 0x0C, 0x20, 0x00],  // Command Complete
+            [0x04, 0x3E, 0x0C, 0x0A, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00],  // LE Connection Complete
+        ])
     func nonAdvertisingInput(packet: [UInt8]) {
         #expect(HCIEventParser.reports(inH4Packet: packet).isEmpty)
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconMeshCore
 
 /// The contract's "node clocks are not trusted": how old a reading is comes from the coordinator's clock; a node's
@@ -9,8 +10,10 @@ struct NodeClockTests {
     private static let start: Int64 = 1_763_769_600_000
 
     /// Feeds `clock` one message every `every` ms for `count` messages from a sender `skew` ms ahead of us.
-    private static func feed(_ clock: inout SenderClock, skew: Int64, from: Int64, count: Int, every: Int64 = 500,
-                             transit: Int64 = 3) -> Int64 {
+    private static func feed(
+        _ clock: inout SenderClock, skew: Int64, from: Int64, count: Int, every: Int64 = 500,
+        transit: Int64 = 3
+    ) -> Int64 {
         var now = from
         for _ in 0..<count {
             now += every

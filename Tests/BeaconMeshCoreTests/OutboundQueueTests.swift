@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconMeshCore
 
 @Suite("Outbound queue")
@@ -68,7 +69,8 @@ struct OutboundQueueTests {
         weak var acknowledged: Payload?
         weak var dropped: Payload?
         do {
-            let first = Payload(1), second = Payload(2)
+            let first = Payload(1)
+            let second = Payload(2)
             acknowledged = first
             dropped = second
             queue.enqueue(first)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconMeshCore
 
 /// The engine keeps guest counts, the members present in each store, the people tracked and its deadlines up to date
@@ -31,14 +32,16 @@ struct PresenceEngineIncrementalTests {
         var counts: [UInt16: [UInt16: Int]] = [:]
         engine.guests.forEachGuest { _, readings in
             var best: [UInt16: PresenceEngine.Reading] = [:]
-            for reading in readings where now - reading.lastSeen < engine.rules(store: reading.store, department: reading.department).staleAfter.wholeMilliseconds {
+            for reading in readings
+            where now - reading.lastSeen < engine.rules(store: reading.store, department: reading.department).staleAfter.wholeMilliseconds {
                 guard let incumbent = best[reading.store] else {
                     best[reading.store] = reading
                     continue
                 }
                 let stronger = reading.rssi > incumbent.rssi
                 let nearer = reading.rssi == incumbent.rssi && reading.proximity < incumbent.proximity
-                let lower = reading.rssi == incumbent.rssi && reading.proximity == incumbent.proximity && reading.department < incumbent.department
+                let lower =
+                    reading.rssi == incumbent.rssi && reading.proximity == incumbent.proximity && reading.department < incumbent.department
                 if stronger || nearer || lower { best[reading.store] = reading }
             }
             for (store, reading) in best { counts[store, default: [:]][reading.department, default: 0] += 1 }
@@ -77,7 +80,9 @@ struct PresenceEngineIncrementalTests {
             #expect(engine.guestCounts(store: store, at: now) == walked[store] ?? [:], "step \(step): guests of store \(store)")
         }
         #expect(engine.presentMembersByStore() == walkedPresentMembers(engine), "step \(step): members present")
-        #expect(engine.presentMembersByStore(in: [1, 3]) == walkedPresentMembers(engine, in: [1, 3]), "step \(step): members present in 1 and 3")
+        #expect(
+            engine.presentMembersByStore(in: [1, 3]) == walkedPresentMembers(engine, in: [1, 3]), "step \(step): members present in 1 and 3"
+        )
         #expect(engine.presentMembers(store: 2) == walkedPresentMembers(engine)[2] ?? [], "step \(step): members present in 2")
         #expect(engine.trackedCount == walkedTrackedCount(engine), "step \(step): tracked")
         var guestsWithoutReadings = 0
@@ -121,8 +126,9 @@ struct PresenceEngineIncrementalTests {
         #expect(copy.expireVisits(at: before).isEmpty, "step \(step): visits expired before the next deadline")
     }
 
-    @Test("guest counts, members present and tracked people equal a walk over everyone after every step",
-          arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
+    @Test(
+        "guest counts, members present and tracked people equal a walk over everyone after every step",
+        arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
     func sameAsWalks(seed: UInt64) {
         var random = SplitMix64(seed: seed)
         let standard = Self.rules(stale: 3_000, exit: 8_000, dwell: 2_000, gap: 12_000)
@@ -146,7 +152,8 @@ struct PresenceEngineIncrementalTests {
             now = now + .milliseconds(Int64(random.next() % 400) + 50)
             let roll = random.next() % 100
             if roll < 55 {
-                let node = NodeAddress(store: Self.stores[Int(random.next() % 3)], department: Self.departments[Int(random.next() % 3)], node: "a")!
+                let node = NodeAddress(
+                    store: Self.stores[Int(random.next() % 3)], department: Self.departments[Int(random.next() % 3)], node: "a")!
                 sequence[node, default: 0] += 1
                 var sightings: [Sighting] = []
                 var lost: [BeaconKey] = []
@@ -156,14 +163,17 @@ struct PresenceEngineIncrementalTests {
                         // Heard late now and then; equal signals now and then, so that ties are broken.
                         let age = Int64(random.next() % 4 == 0 ? random.next() % 4_000 : 0)
                         let rssi = random.next() % 3 == 0 ? -70 : random.uniform(-90, -50)
-                        sightings.append(Sighting(beacon: beacon, rssi: rssi, count: 3, txPower: -59, distance: 2,
-                                                  proximity: [.immediate, .near, .far][Int(random.next() % 3)], lastSeen: now - .milliseconds(age)))
+                        sightings.append(
+                            Sighting(
+                                beacon: beacon, rssi: rssi, count: 3, txPower: -59, distance: 2,
+                                proximity: [.immediate, .near, .far][Int(random.next() % 3)], lastSeen: now - .milliseconds(age)))
                     case 5: lost.append(beacon)
                     default: break
                     }
                 }
-                let batch = SightingBatch(node: node, boot: "boot\(boots[node, default: 0])", seq: sequence[node]!, sentAt: now,
-                                          sightings: sightings, lost: lost)
+                let batch = SightingBatch(
+                    node: node, boot: "boot\(boots[node, default: 0])", seq: sequence[node]!, sentAt: now,
+                    sightings: sightings, lost: lost)
                 _ = engine.ingest(batch, at: now)
                 if let number = engine.nodeNumbers[node] {
                     engine.guests.forEachGuest { beacon, readings in
@@ -171,7 +181,8 @@ struct PresenceEngineIncrementalTests {
                     }
                 }
             } else if roll < 60 {
-                let node = NodeAddress(store: Self.stores[Int(random.next() % 3)], department: Self.departments[Int(random.next() % 3)], node: "a")!
+                let node = NodeAddress(
+                    store: Self.stores[Int(random.next() % 3)], department: Self.departments[Int(random.next() % 3)], node: "a")!
                 let state: LinkState = random.next() % 2 == 0 ? .offline : .online
                 if state == .online {
                     boots[node, default: 0] += 1
@@ -182,7 +193,9 @@ struct PresenceEngineIncrementalTests {
                     engine.guests.forEachGuest { beacon, readings in
                         #expect(!readings.contains { $0.node == number }, "step \(step): \(beacon) keeps a reading of an offline node")
                     }
-                    #expect(!engine.members.contains { $0.readings.contains { $0.node == number } }, "step \(step): a member keeps a reading of an offline node")
+                    #expect(
+                        !engine.members.contains { $0.readings.contains { $0.node == number } },
+                        "step \(step): a member keeps a reading of an offline node")
                 }
             } else if roll < 62 {
                 // Silence: several seconds with nothing but ticks, so readings go stale and people leave.
@@ -206,8 +219,9 @@ struct PresenceEngineIncrementalTests {
                     RangingReport.RangedBeacon(department: $0, proximity: .near, rssi: random.uniform(-90, -50), accuracy: 1)
                 }
                 let member = ["phone-only", "m1", "m9"][Int(random.next() % 3)]
-                _ = engine.ingest(RangingReport(member: member, session: "s", seq: rangingSequence, sentAt: now, beacons: beacons),
-                                  store: Self.stores[Int(random.next() % 3)], at: now)
+                _ = engine.ingest(
+                    RangingReport(member: member, session: "s", seq: rangingSequence, sentAt: now, beacons: beacons),
+                    store: Self.stores[Int(random.next() % 3)], at: now)
             } else if roll < 69 {
                 // A restart: a new engine with the saved visits.
                 var restarted = PresenceEngine(rules: standard, stores: layout)
@@ -230,8 +244,14 @@ struct PresenceEngineIncrementalTests {
 
     @Test("a guest heard by a node that goes offline no longer counts, and is forgotten with its last reading")
     func offlineNodeDropsGuests() {
-        var engine = PresenceEngine(rules: PresenceRules(), stores: [1: [DepartmentLayout(id: 10, rules: PresenceRules()),
-                                                                         DepartmentLayout(id: 20, rules: PresenceRules())]])
+        var engine = PresenceEngine(
+            rules: PresenceRules(),
+            stores: [
+                1: [
+                    DepartmentLayout(id: 10, rules: PresenceRules()),
+                    DepartmentLayout(id: 20, rules: PresenceRules()),
+                ]
+            ])
         let now = Timestamp(milliseconds: 1_763_769_600_000)
         let guest = BeaconKey.iBeacon(uuid: Self.uuid, major: 9, minor: 1)
         let other = BeaconKey.iBeacon(uuid: Self.uuid, major: 9, minor: 2)
@@ -240,7 +260,8 @@ struct PresenceEngineIncrementalTests {
         }
         let ten = NodeAddress(store: 1, department: 10, node: "a")!
         let twenty = NodeAddress(store: 1, department: 20, node: "a")!
-        _ = engine.ingest(SightingBatch(node: ten, boot: "b", seq: 1, sentAt: now, sightings: [sighting(guest, -60), sighting(other, -60)]), at: now)
+        _ = engine.ingest(
+            SightingBatch(node: ten, boot: "b", seq: 1, sentAt: now, sightings: [sighting(guest, -60), sighting(other, -60)]), at: now)
         _ = engine.ingest(SightingBatch(node: twenty, boot: "b", seq: 1, sentAt: now, sightings: [sighting(guest, -80)]), at: now)
         #expect(engine.guestCountsByStore(at: now) == [1: [10: 2]])
         #expect(engine.trackedCount == 2)
@@ -253,8 +274,14 @@ struct PresenceEngineIncrementalTests {
     func staleReadingBetweenTicks() {
         var fast = PresenceRules()
         fast.staleAfter = .seconds(2)
-        var engine = PresenceEngine(rules: PresenceRules(), stores: [1: [DepartmentLayout(id: 10, rules: fast),
-                                                                         DepartmentLayout(id: 20, rules: PresenceRules())]])
+        var engine = PresenceEngine(
+            rules: PresenceRules(),
+            stores: [
+                1: [
+                    DepartmentLayout(id: 10, rules: fast),
+                    DepartmentLayout(id: 20, rules: PresenceRules()),
+                ]
+            ])
         let now = Timestamp(milliseconds: 1_763_769_600_000)
         let guest = BeaconKey.iBeacon(uuid: Self.uuid, major: 9, minor: 1)
         for (department, rssi) in [(10, -55.0), (20, -75.0)] {

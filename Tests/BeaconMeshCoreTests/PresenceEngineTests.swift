@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconMeshCore
 
 /// A store with three department nodes and a scripted member, driven by a manual clock.
@@ -38,13 +39,18 @@ struct StoreScript {
     mutating func batch(_ rssi: [UInt16: Double], beacon: BeaconKey = StoreScript.phone, lost: [UInt16] = []) {
         for department in Set(rssi.keys).union(lost).sorted() {
             sequence[department, default: 0] += 1
-            let sightings = rssi[department].map {
-                [Sighting(beacon: beacon, rssi: $0, count: 4, txPower: -59, distance: 2, proximity: .near,
-                          lastSeen: now + (nodeClock[department] ?? .zero))]
-            } ?? []
-            let batch = SightingBatch(node: StoreScript.node(department), boot: "boot\(department)",
-                                      seq: sequence[department]!, sentAt: now + (nodeClock[department] ?? .zero), sightings: sightings,
-                                      lost: lost.contains(department) ? [beacon] : [])
+            let sightings =
+                rssi[department].map {
+                    [
+                        Sighting(
+                            beacon: beacon, rssi: $0, count: 4, txPower: -59, distance: 2, proximity: .near,
+                            lastSeen: now + (nodeClock[department] ?? .zero))
+                    ]
+                } ?? []
+            let batch = SightingBatch(
+                node: StoreScript.node(department), boot: "boot\(department)",
+                seq: sequence[department]!, sentAt: now + (nodeClock[department] ?? .zero), sightings: sightings,
+                lost: lost.contains(department) ? [beacon] : [])
             outputs += engine.ingest(batch, at: now).outputs
         }
     }
@@ -317,8 +323,9 @@ struct PresenceEngineTests {
         #expect(restarted.engine.presentMembers(store: 1).map(\.member) == ["ana"])
     }
 
-    @Test("after a long downtime, a member heard again is greeted for a new visit, whether a tick or a reading comes first",
-          arguments: [true, false])
+    @Test(
+        "after a long downtime, a member heard again is greeted for a new visit, whether a tick or a reading comes first",
+        arguments: [true, false])
     func longDowntime(tickFirst: Bool) {
         var script = StoreScript()
         script.hold(.seconds(3), [10: -55])

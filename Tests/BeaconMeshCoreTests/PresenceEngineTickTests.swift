@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconMeshCore
 
 /// Ticks skip people whose state time alone cannot change yet (`nextCheck`). These tests drive two engines with the
@@ -55,22 +56,30 @@ struct PresenceEngineTickTests {
                     case 0..<3:
                         // Heard late now and then: readings may arrive up to 2 s old.
                         let age = Int64(random.next() % 4 == 0 ? random.next() % 2_000 : 0)
-                        sightings.append(Sighting(beacon: beacon, rssi: random.uniform(-90, -50), count: 3, txPower: -59, distance: 2,
-                                                  proximity: .near, lastSeen: now - .milliseconds(age)))
+                        sightings.append(
+                            Sighting(
+                                beacon: beacon, rssi: random.uniform(-90, -50), count: 3, txPower: -59, distance: 2,
+                                proximity: .near, lastSeen: now - .milliseconds(age)))
                     case 3: lost.append(beacon)
                     default: break
                     }
                 }
-                let batch = SightingBatch(node: node, boot: "boot\(boots[node, default: 0])", seq: sequence[node]!, sentAt: now,
-                                          sightings: sightings, lost: lost)
+                let batch = SightingBatch(
+                    node: node, boot: "boot\(boots[node, default: 0])", seq: sequence[node]!, sentAt: now,
+                    sightings: sightings, lost: lost)
                 outputs = (skipping.ingest(batch, at: now).outputs, everyone.ingest(batch, at: now).outputs)
             } else if roll < 63 {
                 let node = NodeAddress(store: UInt16(random.next() % 2 + 1), department: [10, 20, 30][Int(random.next() % 3)], node: "a")!
                 let state: LinkState = random.next() % 2 == 0 ? .offline : .online
-                if state == .online { boots[node, default: 0] += 1; sequence[node] = 0 }
+                if state == .online {
+                    boots[node, default: 0] += 1
+                    sequence[node] = 0
+                }
                 let boot = "boot\(boots[node, default: 0])"
-                outputs = (skipping.nodeStatusChanged(node, state: state, boot: boot, at: now),
-                           everyone.nodeStatusChanged(node, state: state, boot: boot, at: now))
+                outputs = (
+                    skipping.nodeStatusChanged(node, state: state, boot: boot, at: now),
+                    everyone.nodeStatusChanged(node, state: state, boot: boot, at: now)
+                )
             } else if roll < 65 {
                 // Silence: several seconds with nothing but ticks, so readings go stale and people leave.
                 outputs = ([], [])

@@ -1,11 +1,14 @@
 import Testing
+
 @testable import BeaconMeshCore
 
 /// The engine's outputs carry the visit as it stands after every change, so its caller never asks the engine back.
 @Suite("Presence engine: visit outputs")
 struct PresenceEngineVisitOutputTests {
     /// The visit carried after each visit-changing output (before the next change).
-    private static func visitsAfterChanges(_ outputs: [PresenceEngine.Output]) -> [(change: PresenceEngine.Output, visit: PresenceEngine.Visit?)] {
+    private static func visitsAfterChanges(_ outputs: [PresenceEngine.Output]) -> [(
+        change: PresenceEngine.Output, visit: PresenceEngine.Visit?
+    )] {
         outputs.enumerated().compactMap { index, output in
             guard output.changesVisit else { return nil }
             for later in outputs[(index + 1)...] {

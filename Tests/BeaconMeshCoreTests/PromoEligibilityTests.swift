@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconMeshCore
 
 @Suite("Promo eligibility")
@@ -6,8 +7,9 @@ struct PromoEligibilityTests {
     private let start = Timestamp(milliseconds: 1_000_000)
 
     private func visit(_ proximity: Proximity, since: Timestamp) -> PresenceEngine.Visit {
-        PresenceEngine.Visit(member: "ana", store: 9, arrivedAt: since, department: 6, inDepartmentSince: since,
-                             lastSeen: since, leftAt: nil, proximity: proximity)
+        PresenceEngine.Visit(
+            member: "ana", store: 9, arrivedAt: since, department: 6, inDepartmentSince: since,
+            lastSeen: since, leftAt: nil, proximity: proximity)
     }
 
     @Test("a promo fires only after the member has dwelt in the department")

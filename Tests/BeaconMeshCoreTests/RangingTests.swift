@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconMeshCore
 
 /// Ranging reports from a member's phone, under the same presence rules as node sightings.
@@ -12,8 +13,10 @@ struct RangingTests {
     }
 
     /// Sends one ranging report of `member`'s phone every 500 ms for `duration`, with `ranged` departments.
-    private static func range(_ script: inout StoreScript, member: String, _ ranged: [UInt16: (Double, Proximity)], for duration: Duration,
-                              session: String = "s1", seq: inout UInt64, clockAhead: Duration = .zero) {
+    private static func range(
+        _ script: inout StoreScript, member: String, _ ranged: [UInt16: (Double, Proximity)], for duration: Duration,
+        session: String = "s1", seq: inout UInt64, clockAhead: Duration = .zero
+    ) {
         for _ in 0..<Int(duration.wholeMilliseconds / 500) {
             script.now = script.now + .milliseconds(500)
             seq += 1

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconMeshCore
 
 @Suite("Scanner pipeline")
@@ -37,8 +38,9 @@ struct ScannerPipelineTests {
     func eventsBecomeBatches() {
         let node = NodeAddress(store: 1, department: 10, node: "a")!
         var pipeline = ScannerPipeline(aggregator: SightingAggregator(node: node, boot: "b"))
-        let event = LEAdvertisingReportEvent.make(address: BluetoothAddress(value: 0xC0FFEE000001), rssi: -61,
-                                                  data: IBeaconAdvertisingData(uuid: uuid, major: 1, minor: 1, measuredPower: -59).bytes)
+        let event = LEAdvertisingReportEvent.make(
+            address: BluetoothAddress(value: 0xC0FF_EE00_0001), rssi: -61,
+            data: IBeaconAdvertisingData(uuid: uuid, major: 1, minor: 1, measuredPower: -59).bytes)
         let start = Timestamp(milliseconds: 1_000_000)
         let first = pipeline.handle(h4Event: event, at: start)
         #expect(first?.sightings.first?.beacon == .iBeacon(uuid: uuid, major: 1, minor: 1))

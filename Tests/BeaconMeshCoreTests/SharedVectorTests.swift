@@ -60,10 +60,11 @@ struct SharedVector: Sendable, CustomTestStringConvertible {
         } else if expect.count == 1, let count = expect[0]["_malformed_reports"] as? Int {
             expectation = .droppedReports(count)
         } else {
-            expectation = .records(try expect.map {
-                guard let record = GoldenFields.record(fromJSON: $0) else { throw problem("unreadable expect record") }
-                return record
-            })
+            expectation = .records(
+                try expect.map {
+                    guard let record = GoldenFields.record(fromJSON: $0) else { throw problem("unreadable expect record") }
+                    return record
+                })
         }
         self.file = file
         self.id = id
@@ -122,8 +123,11 @@ struct SharedVectorTests {
             return BeaconFrameDecoder.frames(inAdvertisingData: structure).map(GoldenFields.of)
         case "svc_data":
             let uuid = try #require(vector.serviceUUID, "svc_data needs a service_uuid")
-            let structure = [UInt8(vector.bytes.count + 3), AdvertisingDataStructures.serviceData16,
-                             UInt8(truncatingIfNeeded: uuid), UInt8(uuid >> 8)] + vector.bytes
+            let structure =
+                [
+                    UInt8(vector.bytes.count + 3), AdvertisingDataStructures.serviceData16,
+                    UInt8(truncatingIfNeeded: uuid), UInt8(uuid >> 8),
+                ] + vector.bytes
             return BeaconFrameDecoder.frames(inAdvertisingData: structure).map(GoldenFields.of)
         case "hci_event", "h4_raw":
             return HCIEventParser.reports(inH4Packet: vector.bytes).flatMap { report in

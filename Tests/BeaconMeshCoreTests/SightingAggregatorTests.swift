@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconMeshCore
 
 @Suite("Sighting aggregator")
@@ -32,7 +33,9 @@ struct SightingAggregatorTests {
         var aggregator = SightingAggregator(node: node, boot: "b")
         _ = aggregator.record(key(1), rssi: -60, measuredPower: nil, address: nil, at: start)
         _ = aggregator.flushNewBeacons(at: start)
-        for minor in 2..<50 { _ = aggregator.record(key(UInt16(minor)), rssi: -60, measuredPower: nil, address: nil, at: start + .milliseconds(10)) }
+        for minor in 2..<50 {
+            _ = aggregator.record(key(UInt16(minor)), rssi: -60, measuredPower: nil, address: nil, at: start + .milliseconds(10))
+        }
         #expect(!aggregator.isNewBeaconFlushDue(at: start + .milliseconds(50)))
         #expect(aggregator.isNewBeaconFlushDue(at: start + .milliseconds(100)))
         #expect(aggregator.flushNewBeacons(at: start + .milliseconds(100))?.sightings.count == 48)
@@ -95,8 +98,9 @@ struct SightingAggregatorTests {
         #expect(aggregator.tracksVisitedByLastBatch == 0)
     }
 
-    @Test("early batches carry exactly the beacons never reported, in the order first heard, through windows and losses",
-          arguments: [1, 2, 3] as [UInt64])
+    @Test(
+        "early batches carry exactly the beacons never reported, in the order first heard, through windows and losses",
+        arguments: [1, 2, 3] as [UInt64])
     func earlyBatchesMatchAModel(seed: UInt64) {
         var random = SplitMix64(seed: seed)
         var configuration = SightingAggregator.Configuration()

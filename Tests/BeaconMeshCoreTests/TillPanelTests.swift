@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconMeshCore
 
 /// The till's "near the till" list, from snapshots.
@@ -7,10 +8,13 @@ struct TillPanelTests {
     private static let start = Timestamp(milliseconds: 1_763_769_600_000)
 
     private static func snapshot(_ members: [(String, UInt16, Proximity, Int64)]) -> PresenceSnapshot {
-        PresenceSnapshot(store: 9, name: "Cafe", updatedAt: start, members: members.map { id, department, proximity, seen in
-            .init(member: MemberProfile(id: id, name: id.capitalized), department: department, departmentName: "D\(department)",
-                  proximity: proximity, arrivedAt: start, inDepartmentSince: start, lastSeen: start + .milliseconds(seen))
-        }, occupancy: [:], nodes: [])
+        PresenceSnapshot(
+            store: 9, name: "Cafe", updatedAt: start,
+            members: members.map { id, department, proximity, seen in
+                .init(
+                    member: MemberProfile(id: id, name: id.capitalized), department: department, departmentName: "D\(department)",
+                    proximity: proximity, arrivedAt: start, inDepartmentSince: start, lastSeen: start + .milliseconds(seen))
+            }, occupancy: [:], nodes: [])
     }
 
     @Test("members immediate or near at the till are numbered 1–9 in order of coming; far ones and other departments are not")
@@ -29,7 +33,8 @@ struct TillPanelTests {
         panel.apply(Self.snapshot([("zoe", 6, .near, 0), ("kim", 6, .near, 0)]), at: Self.start)
         // Zoë keeps being heard; Kim's last reading stays what it was.
         for step in 1...6 {
-            panel.apply(Self.snapshot([("zoe", 6, .near, Int64(step) * 1000), ("kim", 6, .near, 0)]), at: Self.start + .seconds(Int64(step)))
+            panel.apply(
+                Self.snapshot([("zoe", 6, .near, Int64(step) * 1000), ("kim", 6, .near, 0)]), at: Self.start + .seconds(Int64(step)))
         }
         #expect(panel.entries.map { "\($0.number) \($0.member.id)" } == ["1 zoe"])
         panel.apply(Self.snapshot([("zoe", 6, .near, 7000), ("li", 6, .immediate, 7000)]), at: Self.start + .seconds(7))

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import BeaconMeshCore
 
 @Suite("Topics")
@@ -26,16 +27,18 @@ struct TopicsTests {
         #expect(topics.parse(chain.sightings(node)) == nil)
     }
 
-    @Test("anything else is not a topic of the contract", arguments: [
-        "", "beaconmesh", "beaconmesh/v1", "beaconmesh/v1/", "beaconmesh/v2/stores/1/events", "beaconmesh/v1x/stores/1/events",
-        "beaconmeshy/v1/stores/1/events", "beaconmesh/v1/stores/1/events/", "beaconmesh/v1/stores//events",
-        "beaconmesh/v1/stores/65536/events", "beaconmesh/v1/stores/-1/events", "beaconmesh/v1/stores/+1/events",
-        "beaconmesh/v1/stores/1x/events", "beaconmesh/v1/stores/1/offers", "beaconmesh/v1/members//offers",
-        "beaconmesh/v1/coordinators//status", "beaconmesh/v1/coordinators/hq/mood",
-        "beaconmesh/v1/stores/1/departments/10/nodes/a/sighting", "beaconmesh/v1/stores/1/departments/10/nodes/A/sightings",
-        "beaconmesh/v1/stores/1/departments/10/nodes//sightings", "beaconmesh/v1/stores/1/departments/100000/nodes/a/status",
-        "beaconmesh/v1/stores/1/aisles/10/nodes/a/status", "beaconmesh/v1/stores/1/departments/10/nodes/a/status/x/y/z",
-    ])
+    @Test(
+        "anything else is not a topic of the contract",
+        arguments: [
+            "", "beaconmesh", "beaconmesh/v1", "beaconmesh/v1/", "beaconmesh/v2/stores/1/events", "beaconmesh/v1x/stores/1/events",
+            "beaconmeshy/v1/stores/1/events", "beaconmesh/v1/stores/1/events/", "beaconmesh/v1/stores//events",
+            "beaconmesh/v1/stores/65536/events", "beaconmesh/v1/stores/-1/events", "beaconmesh/v1/stores/+1/events",
+            "beaconmesh/v1/stores/1x/events", "beaconmesh/v1/stores/1/offers", "beaconmesh/v1/members//offers",
+            "beaconmesh/v1/coordinators//status", "beaconmesh/v1/coordinators/hq/mood",
+            "beaconmesh/v1/stores/1/departments/10/nodes/a/sighting", "beaconmesh/v1/stores/1/departments/10/nodes/A/sightings",
+            "beaconmesh/v1/stores/1/departments/10/nodes//sightings", "beaconmesh/v1/stores/1/departments/100000/nodes/a/status",
+            "beaconmesh/v1/stores/1/aisles/10/nodes/a/status", "beaconmesh/v1/stores/1/departments/10/nodes/a/status/x/y/z",
+        ])
     func refused(topic: String) {
         #expect(topics.parse(topic) == nil)
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import BeaconMeshService
 import Logging
 import Testing
+
 @testable import beacon_dashboard
 
 @Suite("beacon-dashboard command line")
@@ -20,11 +21,13 @@ struct BeaconDashboardCommandTests {
         #expect(defaults.stores.isEmpty && defaults.logLevel == .notice)
     }
 
-    @Test("a wrong value is refused naming the flag", arguments: [
-        (["--listen", "nowhere"], "--listen"),
-        (["--store", "-1"], "--store"),
-        (["--log-level", "loud"], "The value 'loud' is invalid for '--log-level <log-level>'"),
-    ])
+    @Test(
+        "a wrong value is refused naming the flag",
+        arguments: [
+            (["--listen", "nowhere"], "--listen"),
+            (["--store", "-1"], "--store"),
+            (["--log-level", "loud"], "The value 'loud' is invalid for '--log-level <log-level>'"),
+        ])
     func wrongValue(arguments: [String], mentions: String) {
         do {
             _ = try BeaconDashboard.parse(arguments)

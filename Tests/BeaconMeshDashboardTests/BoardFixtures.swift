@@ -12,18 +12,25 @@ enum BoardFixtures {
         MemberProfile(id: id, name: name, favoriteDrink: id == "ana" ? "Flat white" : nil, visits: visits, photo: photo)
     }
 
-    static func snapshot(store: UInt16 = 1, members: [(MemberProfile, UInt16, Int64)], guests: Int = 0,
-                         nodes: [PresenceSnapshot.NodeState] = [], at seconds: Int64) -> [UInt8] {
+    static func snapshot(
+        store: UInt16 = 1, members: [(MemberProfile, UInt16, Int64)], guests: Int = 0,
+        nodes: [PresenceSnapshot.NodeState] = [], at seconds: Int64
+    ) -> [UInt8] {
         let present = members.map { profile, department, arrived in
-            PresenceSnapshot.PresentMember(member: profile, department: department, departmentName: department == 10 ? "Clothing" : "Housewares",
-                                           proximity: .near, arrivedAt: at(seconds: arrived), inDepartmentSince: at(seconds: arrived),
-                                           lastSeen: at(seconds: seconds))
+            PresenceSnapshot.PresentMember(
+                member: profile, department: department, departmentName: department == 10 ? "Clothing" : "Housewares",
+                proximity: .near, arrivedAt: at(seconds: arrived), inDepartmentSince: at(seconds: arrived),
+                lastSeen: at(seconds: seconds))
         }
-        var occupancy: [UInt16: PresenceSnapshot.Occupancy] = [10: .init(members: 0, guests: guests, name: "Clothing"),
-                                                                20: .init(members: 0, guests: 0, name: "Housewares")]
+        var occupancy: [UInt16: PresenceSnapshot.Occupancy] = [
+            10: .init(members: 0, guests: guests, name: "Clothing"),
+            20: .init(members: 0, guests: 0, name: "Housewares"),
+        ]
         for member in present { occupancy[member.department]?.members += 1 }
-        return WireCodec.encode(PresenceSnapshot(store: store, name: "San Francisco", updatedAt: at(seconds: seconds),
-                                                 members: present, occupancy: occupancy, nodes: nodes))
+        return WireCodec.encode(
+            PresenceSnapshot(
+                store: store, name: "San Francisco", updatedAt: at(seconds: seconds),
+                members: present, occupancy: occupancy, nodes: nodes))
     }
 
     static func event(_ id: String, store: UInt16 = 1, _ kind: StoreEvent.Kind, at seconds: Int64) -> [UInt8] {

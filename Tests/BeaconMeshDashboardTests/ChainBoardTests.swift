@@ -1,6 +1,7 @@
 import BeaconMeshCore
 import BeaconMeshWire
 import Testing
+
 @testable import BeaconMeshDashboard
 
 @Suite("Chain board")
@@ -24,8 +25,9 @@ struct ChainBoardTests {
     @Test("a snapshot whose body names another store than its topic is dropped and counted")
     func mismatchedSnapshotIsDropped() {
         var board = ChainBoard(broker: "b")
-        let (change, dropped) = board.receive(topic: F.topics.presence(store: 2), payload: F.snapshot(store: 1, members: [], at: 1),
-                                              at: F.at(seconds: 1))
+        let (change, dropped) = board.receive(
+            topic: F.topics.presence(store: 2), payload: F.snapshot(store: 1, members: [], at: 1),
+            at: F.at(seconds: 1))
         #expect(change == .none)
         #expect(dropped?.reason == "absurd-value")
         #expect(board.messagesDropped == 1)
@@ -45,8 +47,11 @@ struct ChainBoardTests {
     func redeliveredEventListedOnce() {
         var board = ChainBoard(broker: "b")
         let ana = F.member("ana", "Ana Souza")
-        let arrived = F.event("e-1", .arrived(member: ana, department: 10, departmentName: "Clothing",
-                                              visit: VisitNumber(number: 2, previousAt: nil), greeting: "Hi"), at: 1)
+        let arrived = F.event(
+            "e-1",
+            .arrived(
+                member: ana, department: 10, departmentName: "Clothing",
+                visit: VisitNumber(number: 2, previousAt: nil), greeting: "Hi"), at: 1)
         let left = F.event("e-2", .left(member: ana, department: 10, dwellSeconds: 125), at: 9)
         _ = board.receive(topic: F.topics.events(store: 1), payload: arrived, at: F.at(seconds: 1))
         _ = board.receive(topic: F.topics.events(store: 1), payload: arrived, at: F.at(seconds: 2))
@@ -61,9 +66,10 @@ struct ChainBoardTests {
         var board = ChainBoard(broker: "b")
         let coordinator = WireCodec.encode(CoordinatorStatus(state: .online, stores: [1], startedAt: F.at(seconds: 0)))
         _ = board.receive(topic: F.topics.coordinatorStatus(id: "hq"), payload: coordinator, at: F.at(seconds: 0))
-        _ = board.receive(topic: F.topics.presence(store: 1),
-                          payload: F.snapshot(members: [], nodes: [.init(department: 10, node: "a", state: .online)], at: 1),
-                          at: F.at(seconds: 1))
+        _ = board.receive(
+            topic: F.topics.presence(store: 1),
+            payload: F.snapshot(members: [], nodes: [.init(department: 10, node: "a", state: .online)], at: 1),
+            at: F.at(seconds: 1))
         var overview = ChainPageData.json(board, at: F.at(seconds: 2))
         #expect(overview["stores"].flatMap(first)?["attention"] == .bool(false))
         let node = NodeAddress(store: 1, department: 10, node: "a")!
@@ -90,7 +96,9 @@ struct ChainBoardTests {
     @Test("with --store, other stores' messages change nothing and are not shown")
     func storeFilter() {
         var board = ChainBoard(broker: "b", stores: [2])
-        #expect(board.receive(topic: F.topics.presence(store: 1), payload: F.snapshot(members: [], at: 0), at: F.at(seconds: 0)).change == .none)
+        #expect(
+            board.receive(topic: F.topics.presence(store: 1), payload: F.snapshot(members: [], at: 0), at: F.at(seconds: 0)).change == .none
+        )
         #expect(board.stores.keys.sorted() == [2])
         #expect(board.shows(2) && !board.shows(1))
     }

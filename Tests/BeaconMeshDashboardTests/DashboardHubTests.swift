@@ -1,5 +1,6 @@
 import BeaconMeshCore
 import Testing
+
 @testable import BeaconMeshDashboard
 
 @Suite("Dashboard hub")
@@ -39,7 +40,10 @@ struct DashboardHubTests {
         var iterator = stream.makeAsyncIterator()
         _ = await iterator.next()
         hub.receive(topic: F.topics.presence(store: 2), payload: F.snapshot(store: 2, members: [], at: 1), at: F.at(seconds: 1))
-        let waiter = Task { var copy = iterator; return await copy.next() != nil }
+        let waiter = Task {
+            var copy = iterator
+            return await copy.next() != nil
+        }
         try await Task.sleep(for: .milliseconds(200))
         hub.close()
         // Had store 2 woken it, the waiter would have seen a wake-up; closing ends it with nothing.

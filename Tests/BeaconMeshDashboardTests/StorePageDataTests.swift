@@ -1,6 +1,7 @@
 import BeaconMeshCore
 import BeaconMeshWire
 import Testing
+
 @testable import BeaconMeshDashboard
 
 @Suite("Store page data")
@@ -21,8 +22,11 @@ struct StorePageDataTests {
 
     @Test("a photo goes once per page connection; a member without one gets initials; a photo that is not an image is never sent")
     func photosOncePerConnection() {
-        let store = board([(F.member("ana", "Ana Souza", photo: F.photo), 10, 0), (F.member("zoe", "Zoë Martin"), 20, 0),
-                           (F.member("bad", "Bad Photo", photo: "javascript:alert(1)"), 20, 0)], at: 1)
+        let store = board(
+            [
+                (F.member("ana", "Ana Souza", photo: F.photo), 10, 0), (F.member("zoe", "Zoë Martin"), 20, 0),
+                (F.member("bad", "Bad Photo", photo: "javascript:alert(1)"), 20, 0),
+            ], at: 1)
         var sent: [String: Int] = [:]
         let first = members(StorePageData.json(store, coordinator: nil, at: F.at(seconds: 1), photosSent: &sent))
         let ana = first.first { $0["id"] == .string("ana") }
@@ -64,22 +68,31 @@ struct StoreBoardEventTests {
         let payload = F.snapshot(members: [(F.member("ana", "Ana Souza"), 10, 0)], at: 1)
         store.apply(snapshot: try WireCodec.decodePresenceSnapshot(payload), payload: payload, at: F.at(seconds: 1))
         let zoe = F.member("zoe", "Zoë Martin")
-        store.apply(event: try WireCodec.decodeEvent(F.event("e-1", .arrived(member: zoe, department: 20, departmentName: "Housewares",
-                                                                            visit: VisitNumber(number: 4, previousAt: nil), greeting: ""), at: 2)),
-                    at: F.at(seconds: 2))
+        store.apply(
+            event: try WireCodec.decodeEvent(
+                F.event(
+                    "e-1",
+                    .arrived(
+                        member: zoe, department: 20, departmentName: "Housewares",
+                        visit: VisitNumber(number: 4, previousAt: nil), greeting: ""), at: 2)),
+            at: F.at(seconds: 2))
         #expect(store.model.membersByArrival.map(\.member.id) == ["zoe", "ana"])
         #expect(store.model.membersByArrival.first?.member.visits == 4)
         #expect(store.model.snapshot?.occupancy[20]?.members == 1)
         #expect(store.model.isHighlighted("zoe", at: F.at(seconds: 2)))
 
-        store.apply(event: try WireCodec.decodeEvent(F.event("e-2", .moved(member: zoe, from: 20, to: 10, fromName: "Housewares", toName: "Clothing"), at: 3)),
-                    at: F.at(seconds: 3))
+        store.apply(
+            event: try WireCodec.decodeEvent(
+                F.event("e-2", .moved(member: zoe, from: 20, to: 10, fromName: "Housewares", toName: "Clothing"), at: 3)),
+            at: F.at(seconds: 3))
         #expect(store.model.snapshot?.members.first { $0.member.id == "zoe" }?.departmentName == "Clothing")
         #expect(store.model.snapshot?.occupancy[10]?.members == 2)
         #expect(store.model.snapshot?.occupancy[20]?.members == 0)
 
-        store.apply(event: try WireCodec.decodeEvent(F.event("e-3", .left(member: F.member("ana", "Ana Souza"), department: 10, dwellSeconds: 3), at: 4)),
-                    at: F.at(seconds: 4))
+        store.apply(
+            event: try WireCodec.decodeEvent(
+                F.event("e-3", .left(member: F.member("ana", "Ana Souza"), department: 10, dwellSeconds: 3), at: 4)),
+            at: F.at(seconds: 4))
         #expect(store.model.membersByArrival.map(\.member.id) == ["zoe"])
 
         // The coordinator's next snapshot is what counts (here it has nobody).

@@ -16,19 +16,21 @@ struct BrokerURLTests {
         #expect(try BrokerURL("mqtt://h").description == "mqtt://h:1883")
     }
 
-    @Test("a bad broker URL is an error naming the URL and what is wrong", arguments: [
-        ("http://h:1883", "unknown scheme"),
-        ("127.0.0.1:1883", "scheme is missing"),
-        ("mqtt://:1883", "host is missing"),
-        ("mqtt://h:", "port after"),
-        ("mqtt://h:abc", "not a number"),
-        ("mqtt://h:0", "outside 1…65535"),
-        ("mqtt://h:70000", "outside 1…65535"),
-        ("mqtt://user:pw@h:1883", "do not belong in the URL"),
-        ("mqtt://h:1883/topic", "no path"),
-        ("mqtt://[::1:1883", "closing"),
-        ("mqtt://h ost", "white space"),
-    ])
+    @Test(
+        "a bad broker URL is an error naming the URL and what is wrong",
+        arguments: [
+            ("http://h:1883", "unknown scheme"),
+            ("127.0.0.1:1883", "scheme is missing"),
+            ("mqtt://:1883", "host is missing"),
+            ("mqtt://h:", "port after"),
+            ("mqtt://h:abc", "not a number"),
+            ("mqtt://h:0", "outside 1…65535"),
+            ("mqtt://h:70000", "outside 1…65535"),
+            ("mqtt://user:pw@h:1883", "do not belong in the URL"),
+            ("mqtt://h:1883/topic", "no path"),
+            ("mqtt://[::1:1883", "closing"),
+            ("mqtt://h ost", "white space"),
+        ])
     func rejectsBadURLs(url: String, problem: String) {
         do {
             _ = try BrokerURL(url)

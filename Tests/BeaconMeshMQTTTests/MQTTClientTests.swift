@@ -1,7 +1,8 @@
-@testable import BeaconMeshMQTT
 import BeaconMeshTesting
 import Foundation
 import Testing
+
+@testable import BeaconMeshMQTT
 
 @Suite("MQTT client against a real mosquitto", .timeLimit(.minutes(1)))
 struct MQTTClientTests {
@@ -108,7 +109,8 @@ struct MQTTClientTests {
         try await subscribeAndWait(observer, "will/#")
 
         let doomed = try await MosquittoClients.subscribe(
-            port: broker.port, filter: "anything", extraArguments: [
+            port: broker.port, filter: "anything",
+            extraArguments: [
                 "--will-topic", "will/doomed", "--will-payload", #"{"v":1,"state":"offline"}"#, "--will-qos", "1",
             ])
         doomed.process.send(SIGKILL)
@@ -134,11 +136,15 @@ struct MQTTClientTests {
         // The client comes back by itself.
         #expect(await node.waitUntilConnected(timeout: .seconds(10)))
 
-        let polite = try makeClient(broker.url, clientID: "node-b", lastWill: MQTTLastWill(
-            topic: "nodes/b/status", payload: Array("offline".utf8), qos: .atLeastOnce, retain: false))
+        let polite = try makeClient(
+            broker.url, clientID: "node-b",
+            lastWill: MQTTLastWill(
+                topic: "nodes/b/status", payload: Array("offline".utf8), qos: .atLeastOnce, retain: false))
         try await startAndConnect(polite)
-        await polite.disconnect(timeout: .seconds(2), finalMessage: MQTTMessage(
-            topic: "nodes/b/status", payload: Array("bye".utf8), qos: .atLeastOnce))
+        await polite.disconnect(
+            timeout: .seconds(2),
+            finalMessage: MQTTMessage(
+                topic: "nodes/b/status", payload: Array("bye".utf8), qos: .atLeastOnce))
         #expect(await inbox.first(topic: "nodes/b/status")?.payloadString == "bye")
         try await MosquittoClients.publish(port: broker.port, topic: "nodes/z/status", string: "sentinel")
         _ = await inbox.first(topic: "nodes/z/status")

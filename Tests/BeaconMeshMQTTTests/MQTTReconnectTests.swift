@@ -1,7 +1,8 @@
-@testable import BeaconMeshMQTT
 import BeaconMeshTesting
 import Foundation
 import Testing
+
+@testable import BeaconMeshMQTT
 
 /// A client keeps reconnecting with backoff through any failure after its first connection — here a broker that
 /// comes back with a certificate the client does not trust, which ended libmosquitto's own loop thread.
@@ -28,8 +29,9 @@ struct MQTTReconnectTests {
         // The broker comes back with a certificate from another CA: every reconnect now fails in the TLS handshake.
         await good.stop()
         try await bad.start()
-        let queued = try client.publish(topic: "tls/queued", string: "published while the broker had the wrong certificate",
-                                        qos: .atLeastOnce, retain: true)
+        let queued = try client.publish(
+            topic: "tls/queued", string: "published while the broker had the wrong certificate",
+            qos: .atLeastOnce, retain: true)
         try await Task.sleep(for: .seconds(5))  // several reconnect attempts (backoff 1–2 s) against the wrong certificate
         #expect(!client.isConnected, "the client must not accept a certificate from an unknown CA")
         #expect(bad.log.contains("127.0.0.1"), "the client never tried to reconnect to the broker with the wrong certificate:\n\(bad.log)")
@@ -39,8 +41,9 @@ struct MQTTReconnectTests {
         try await good.start()
         let reconnected = await client.waitUntilConnected(timeout: .seconds(10))
         try #require(reconnected, "the client stayed disconnected after the broker had its trusted certificate again")
-        #expect(await client.waitForAcknowledgement(of: queued, timeout: .seconds(10)),
-                "the QoS 1 message published while disconnected was not acknowledged")
+        #expect(
+            await client.waitForAcknowledgement(of: queued, timeout: .seconds(10)),
+            "the QoS 1 message published while disconnected was not acknowledged")
 
         // Delivered: a plain-text subscriber gets it (retained) from the broker.
         let subscriber = try await MosquittoClients.subscribe(port: plainPort, filter: "tls/queued", qos: 1)
@@ -72,8 +75,9 @@ struct MQTTReconnectTests {
         #expect(client.isConnected)
         await client.disconnect()
         let changes = await watcher.value
-        #expect(changes.filter { if case .disconnected(.connectionLost) = $0 { true } else { false } }.isEmpty,
-                "the connection was lost while idle: \(changes)")
+        #expect(
+            changes.filter { if case .disconnected(.connectionLost) = $0 { true } else { false } }.isEmpty,
+            "the connection was lost while idle: \(changes)")
         #expect(!broker.log.contains("exceeded timeout"), "the broker timed the idle client out:\n\(broker.log)")
         await broker.stop()
     }

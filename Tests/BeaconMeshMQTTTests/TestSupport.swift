@@ -21,14 +21,17 @@ func makeClient(
 }
 
 /// Starts `client`, and fails the test unless it connects within `timeout`.
-func startAndConnect(_ client: MQTTClient, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation) async throws {
+func startAndConnect(_ client: MQTTClient, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation) async throws
+{
     try client.start()
     let connected = await client.waitUntilConnected(timeout: timeout)
     try #require(connected, "client did not connect to \(client.configuration.broker)", sourceLocation: sourceLocation)
 }
 
 /// Subscribes and fails the test unless the broker acknowledges within `timeout`.
-func subscribeAndWait(_ client: MQTTClient, _ filter: String, qos: MQTTQoS = .atLeastOnce, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+func subscribeAndWait(
+    _ client: MQTTClient, _ filter: String, qos: MQTTQoS = .atLeastOnce, sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
     try client.subscribe(filter, qos: qos)
     let subscribed = await client.waitUntilSubscribed(filter, timeout: .seconds(10))
     try #require(subscribed, "no SUBACK for \(filter)", sourceLocation: sourceLocation)

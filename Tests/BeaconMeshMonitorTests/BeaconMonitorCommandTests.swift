@@ -1,5 +1,6 @@
 import ArgumentParser
 import Testing
+
 @testable import beacon_monitor
 
 @Suite("beacon-monitor command line")
@@ -21,11 +22,13 @@ struct BeaconMonitorCommandTests {
         #expect(defaults.brokerOptions.connection.url == "mqtt://127.0.0.1:1883")
     }
 
-    @Test("a wrong value is refused naming the flag", arguments: [
-        (["--store", "70000"], "The value '70000' is invalid for '--store <store>'"),
-        (["--store", "1", "--till", "six"], "The value 'six' is invalid for '--till <DEPT>'"),
-        ([], "Missing expected argument '--store <store>'"),
-    ])
+    @Test(
+        "a wrong value is refused naming the flag",
+        arguments: [
+            (["--store", "70000"], "The value '70000' is invalid for '--store <store>'"),
+            (["--store", "1", "--till", "six"], "The value 'six' is invalid for '--till <DEPT>'"),
+            ([], "Missing expected argument '--store <store>'"),
+        ])
     func wrongValue(arguments: [String], message: String) {
         do {
             _ = try BeaconMonitor.parse(arguments)

@@ -1,5 +1,6 @@
 import BeaconMeshCore
 import Testing
+
 @testable import BeaconMeshMonitor
 
 @Suite("Monitor model")
@@ -21,9 +22,11 @@ struct MonitorModelTests {
     func firstSnapshotHighlightsOnlyFreshArrivals() {
         var model = MonitorModel(store: 1, broker: "b")
         let now = F.at(seconds: 300)
-        model.apply(snapshot: F.snapshot([
-            F.present(F.ana, arrivedAt: F.at(seconds: 0)), F.present(F.zoe, arrivedAt: F.at(seconds: 299.5)),
-        ], at: now), at: now)
+        model.apply(
+            snapshot: F.snapshot(
+                [
+                    F.present(F.ana, arrivedAt: F.at(seconds: 0)), F.present(F.zoe, arrivedAt: F.at(seconds: 299.5)),
+                ], at: now), at: now)
         #expect(!model.isHighlighted("ana", at: now))
         #expect(model.isHighlighted("zoe", at: now))
         #expect(!model.showsPresenceChange(at: now), "the first snapshot is not a change")
@@ -57,8 +60,9 @@ struct MonitorModelTests {
     func recentPromos() {
         var model = F.threeMembers()
         for index in 1...7 {
-            model.apply(event: F.promo(F.ana, title: "Promo \(index)", id: "p\(index)", at: F.at(seconds: Double(index))),
-                        at: F.at(seconds: 200))
+            model.apply(
+                event: F.promo(F.ana, title: "Promo \(index)", id: "p\(index)", at: F.at(seconds: Double(index))),
+                at: F.at(seconds: 200))
         }
         #expect(model.recentPromos.map(\.title) == ["Promo 7", "Promo 6", "Promo 5", "Promo 4", "Promo 3"])
         #expect(model.recentPromos.first?.memberName == "Ana Souza")
@@ -105,10 +109,12 @@ struct MonitorModelTests {
     @Test("a node event shows at once in the node list")
     func nodeEvent() {
         var model = F.threeMembers()
-        model.apply(event: F.event("n1", at: F.at(seconds: 140), .node(department: 30, node: "a", state: .online)),
-                    at: F.at(seconds: 140))
-        model.apply(event: F.event("n2", at: F.at(seconds: 141), .node(department: 20, node: "b", state: .offline)),
-                    at: F.at(seconds: 141))
+        model.apply(
+            event: F.event("n1", at: F.at(seconds: 140), .node(department: 30, node: "a", state: .online)),
+            at: F.at(seconds: 140))
+        model.apply(
+            event: F.event("n2", at: F.at(seconds: 141), .node(department: 20, node: "b", state: .offline)),
+            at: F.at(seconds: 141))
         let nodes = model.snapshot!.nodes.map { "\($0.department)/\($0.node) \($0.state.rawValue)" }
         #expect(nodes == ["10/a online", "30/a online", "20/b offline"])
     }

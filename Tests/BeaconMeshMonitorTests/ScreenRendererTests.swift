@@ -1,5 +1,6 @@
 import BeaconMeshCore
 import Testing
+
 @testable import BeaconMeshMonitor
 
 @Suite("Screen renderer")
@@ -25,8 +26,9 @@ struct ScreenRendererTests {
         return TerminalWidth.of(String(row.text[..<range.lowerBound]))
     }
 
-    @Test("every frame has exactly the terminal's rows, each exactly its width, at any size",
-          arguments: [(100, 30), (60, 30), (80, 24), (40, 12), (30, 8), (24, 6), (10, 3), (200, 60)])
+    @Test(
+        "every frame has exactly the terminal's rows, each exactly its width, at any size",
+        arguments: [(100, 30), (60, 30), (80, 24), (40, 12), (30, 8), (24, 6), (10, 3), (200, 60)])
     func exactSize(columns: Int, rows: Int) {
         var model = F.threeMembers()
         model.apply(event: F.promo(F.li, title: "李雷的促销活动标题很长很长很长很长", id: "p", at: F.at(seconds: 125)), at: F.at(seconds: 125))
@@ -73,7 +75,7 @@ struct ScreenRendererTests {
     func cjkAlignment(size: TerminalSize) {
         let screen = render(F.threeMembers(), size)
         guard let li = row(containing: "李雷", in: screen), let jose = row(containing: "José", in: screen),
-              let ana = row(containing: "Ana Souza", in: screen)
+            let ana = row(containing: "Ana Souza", in: screen)
         else { return }
         let drinks = [column(of: "茉莉花茶", in: li), column(of: "Cortado", in: jose), column(of: "Flat white", in: ana)]
         #expect(Set(drinks).count == 1, "\(drinks)\n\(screen.text)")

@@ -1,4 +1,5 @@
 import BeaconMeshCore
+
 @testable import BeaconMeshMonitor
 
 /// Members, snapshots and events of a small test store (store 1, "San Francisco"), at times relative to `t0`.
@@ -19,8 +20,9 @@ enum StoreFixtures {
     static func present(
         _ member: MemberProfile, in department: UInt16 = 10, proximity: Proximity = .near, arrivedAt: Timestamp
     ) -> PresenceSnapshot.PresentMember {
-        .init(member: member, department: department, departmentName: departments[department] ?? "Dept \(department)",
-              proximity: proximity, arrivedAt: arrivedAt, inDepartmentSince: arrivedAt, lastSeen: arrivedAt)
+        .init(
+            member: member, department: department, departmentName: departments[department] ?? "Dept \(department)",
+            proximity: proximity, arrivedAt: arrivedAt, inDepartmentSince: arrivedAt, lastSeen: arrivedAt)
     }
 
     static func snapshot(
@@ -30,8 +32,9 @@ enum StoreFixtures {
         var occupancy: [UInt16: PresenceSnapshot.Occupancy] = [:]
         for present in members { occupancy[present.department, default: .init(members: 0, guests: 0)].members += 1 }
         if guests > 0 { occupancy[10, default: .init(members: 0, guests: 0)].guests += guests }
-        return PresenceSnapshot(store: store, name: "San Francisco", updatedAt: time, members: members,
-                                occupancy: occupancy, nodes: nodes)
+        return PresenceSnapshot(
+            store: store, name: "San Francisco", updatedAt: time, members: members,
+            occupancy: occupancy, nodes: nodes)
     }
 
     static func event(_ id: String, at time: Timestamp, _ kind: StoreEvent.Kind, store: UInt16 = 1) -> StoreEvent {
@@ -39,26 +42,35 @@ enum StoreFixtures {
     }
 
     static func arrived(_ member: MemberProfile, id: String, at time: Timestamp) -> StoreEvent {
-        event(id, at: time, .arrived(member: member, department: 10, departmentName: "Clothing",
-                                     visit: VisitNumber(number: member.visits, previousAt: nil), greeting: "Hello"))
+        event(
+            id, at: time,
+            .arrived(
+                member: member, department: 10, departmentName: "Clothing",
+                visit: VisitNumber(number: member.visits, previousAt: nil), greeting: "Hello"))
     }
 
     static func promo(_ member: MemberProfile, title: String, id: String, at time: Timestamp) -> StoreEvent {
-        event(id, at: time, .promo(member: member, department: 10, departmentName: "Clothing",
-                                   promo: Promo(id: "shirts", title: title, message: "Ganhe R$10!")))
+        event(
+            id, at: time,
+            .promo(
+                member: member, department: 10, departmentName: "Clothing",
+                promo: Promo(id: "shirts", title: title, message: "Ganhe R$10!")))
     }
 
     /// A connected model holding Ana (arrived at 0 s), José (60 s) and 李雷 (120 s), seen at 130 s.
     static func threeMembers() -> MonitorModel {
         var model = MonitorModel(store: 1, broker: "mqtt://127.0.0.1:1883")
         model.connection(changed: true, at: t0)
-        model.apply(snapshot: snapshot([
-            present(ana, in: 10, arrivedAt: at(seconds: 0)),
-            present(li, in: 30, proximity: .far, arrivedAt: at(seconds: 120)),
-            present(jose, in: 20, proximity: .immediate, arrivedAt: at(seconds: 60)),
-        ], at: at(seconds: 130), guests: 3, nodes: [
-            .init(department: 10, node: "a", state: .online), .init(department: 30, node: "a", state: .offline),
-        ]), at: at(seconds: 130))
+        model.apply(
+            snapshot: snapshot(
+                [
+                    present(ana, in: 10, arrivedAt: at(seconds: 0)),
+                    present(li, in: 30, proximity: .far, arrivedAt: at(seconds: 120)),
+                    present(jose, in: 20, proximity: .immediate, arrivedAt: at(seconds: 60)),
+                ], at: at(seconds: 130), guests: 3,
+                nodes: [
+                    .init(department: 10, node: "a", state: .online), .init(department: 30, node: "a", state: .offline),
+                ]), at: at(seconds: 130))
         return model
     }
 }

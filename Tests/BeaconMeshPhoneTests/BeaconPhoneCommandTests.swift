@@ -2,6 +2,7 @@ import ArgumentParser
 import BeaconMeshCore
 import BeaconMeshPhone
 import Testing
+
 @testable import beacon_phone
 
 @Suite("beacon-phone command line")
@@ -45,20 +46,22 @@ struct BeaconPhoneCommandTests {
         #expect(command.phoneConfiguration.clockOffset == .milliseconds(1500))
     }
 
-    @Test("bad flags are refused with a message naming what is wrong", arguments: [
-        (["--store", "1"], "Missing expected argument '--member <ID>'"),
-        (["--member", "ana"], "Missing expected argument '--store <N>'"),
-        (["--member", "ana", "--store", "70000"], "--store"),
-        (["--member", "a/b", "--store", "1"], "--member 'a/b' must be 1-64 of a-z, A-Z, 0-9, '.', '_' and '-'"),
-        (["--member", "ana", "--store", "1", "--route", "10,,20"], "--route"),
-        (["--member", "ana", "--store", "1", "--route", "10,x"], "--route"),
-        (["--member", "ana", "--store", "1", "--dwell", "soon"], "--dwell"),
-        (["--member", "ana", "--store", "1", "--dwell", "0s"], "--dwell must be longer than 0s"),
-        (["--member", "ana", "--store", "1", "--away", "5s"], "--away needs --loop"),
-        (["--member", "ana", "--store", "1", "--loop", "--away=-5s"], "--away cannot be negative"),
-        (["--member", "ana", "--store", "1", "--clock-offset", "3 hours"], "--clock-offset"),
-        (["--member", "ana", "--store", "1", "--colour", "red"], "--colour"),
-    ])
+    @Test(
+        "bad flags are refused with a message naming what is wrong",
+        arguments: [
+            (["--store", "1"], "Missing expected argument '--member <ID>'"),
+            (["--member", "ana"], "Missing expected argument '--store <N>'"),
+            (["--member", "ana", "--store", "70000"], "--store"),
+            (["--member", "a/b", "--store", "1"], "--member 'a/b' must be 1-64 of a-z, A-Z, 0-9, '.', '_' and '-'"),
+            (["--member", "ana", "--store", "1", "--route", "10,,20"], "--route"),
+            (["--member", "ana", "--store", "1", "--route", "10,x"], "--route"),
+            (["--member", "ana", "--store", "1", "--dwell", "soon"], "--dwell"),
+            (["--member", "ana", "--store", "1", "--dwell", "0s"], "--dwell must be longer than 0s"),
+            (["--member", "ana", "--store", "1", "--away", "5s"], "--away needs --loop"),
+            (["--member", "ana", "--store", "1", "--loop", "--away=-5s"], "--away cannot be negative"),
+            (["--member", "ana", "--store", "1", "--clock-offset", "3 hours"], "--clock-offset"),
+            (["--member", "ana", "--store", "1", "--colour", "red"], "--colour"),
+        ])
     func badFlags(arguments: [String], message: String) {
         do {
             _ = try BeaconPhone.parse(arguments)

@@ -4,6 +4,7 @@ import BeaconMeshScanner
 import BeaconMeshService
 import Foundation
 import Testing
+
 @testable import beacon_scanner
 
 @Suite("beacon-scanner command line")
@@ -23,15 +24,19 @@ struct BeaconScannerCommandTests {
         #expect(options.node?.id == "door-2")
         #expect(options.source == .capture(path: "/var/lib/capture.log"))
         #expect(options.speed == .maximum)
-        #expect(options.uuids == [BeaconUUID("0cf052c2-97ca-407c-84f8-b62aac4e9020")!, BeaconUUID("2f234454-cf6d-4a0f-adf2-f4911ba9ffa6")!])
+        #expect(
+            options.uuids == [BeaconUUID("0cf052c2-97ca-407c-84f8-b62aac4e9020")!, BeaconUUID("2f234454-cf6d-4a0f-adf2-f4911ba9ffa6")!])
         #expect(options.flush?.duration == .milliseconds(250))
         #expect(options.qos == .atMostOnce)
         #expect(options.logLevel == .debug)
 
         let configuration = try command.settings().resolve()
         #expect(configuration.node == NodeAddress(store: 1, department: 10, node: "door-2"))
-        #expect(configuration.broker == BrokerConnection(url: "mqtts://broker.local:8883", username: "node-1-10-door-2",
-                                                         passwordFile: "/etc/beaconmesh/node.pass", caFile: "/etc/ca.pem"))
+        #expect(
+            configuration.broker
+                == BrokerConnection(
+                    url: "mqtts://broker.local:8883", username: "node-1-10-door-2",
+                    passwordFile: "/etc/beaconmesh/node.pass", caFile: "/etc/ca.pem"))
         #expect(configuration.aggregation.lostAfter == .seconds(20))
         #expect(configuration.aggregation.minimumRSSI == -90)
         #expect(configuration.sightingsQoS == 0 && configuration.queueCapacity == 500)
@@ -52,14 +57,16 @@ struct BeaconScannerCommandTests {
         #expect(configuration.topicRoot == "test")
     }
 
-    @Test("a wrong value is refused with one line naming the flag", arguments: [
-        (["--store", "1", "--department", "10", "--flush", "soon"], "The value 'soon' is invalid for '--flush <DURATION>'"),
-        (["--store", "1", "--department", "10", "--speed", "0"], "The value '0' is invalid for '--speed <X|max>'"),
-        (["--store", "70000", "--department", "10"], "The value '70000' is invalid for '--store <N>'"),
-        (["--store", "1", "--department", "10", "--queue-size", "0"], "--queue-size '0' must be at least 1"),
-        (["--department", "10"], "--store is required (on the command line or in --config)"),
-        (["--store", "1", "--department", "10", "--colour", "red"], "Unknown option '--colour'"),
-    ])
+    @Test(
+        "a wrong value is refused with one line naming the flag",
+        arguments: [
+            (["--store", "1", "--department", "10", "--flush", "soon"], "The value 'soon' is invalid for '--flush <DURATION>'"),
+            (["--store", "1", "--department", "10", "--speed", "0"], "The value '0' is invalid for '--speed <X|max>'"),
+            (["--store", "70000", "--department", "10"], "The value '70000' is invalid for '--store <N>'"),
+            (["--store", "1", "--department", "10", "--queue-size", "0"], "--queue-size '0' must be at least 1"),
+            (["--department", "10"], "--store is required (on the command line or in --config)"),
+            (["--store", "1", "--department", "10", "--colour", "red"], "Unknown option '--colour'"),
+        ])
     func wrongValue(arguments: [String], message: String) {
         do {
             _ = try BeaconScanner.parse(arguments)

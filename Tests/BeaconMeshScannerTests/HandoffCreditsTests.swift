@@ -1,6 +1,7 @@
-@testable import BeaconMeshScanner
 import Synchronization
 import Testing
+
+@testable import BeaconMeshScanner
 
 @Suite("Handoff credits")
 struct HandoffCreditsTests {

@@ -6,6 +6,7 @@ import BeaconMeshWire
 import Foundation
 import Logging
 import Testing
+
 @testable import BeaconMeshScanner
 
 /// A scanner replaying a synthetic capture at `--speed max` through an in-memory broker, on a manual clock.

@@ -2,6 +2,7 @@ import ArgumentParser
 import BeaconMeshCore
 import BeaconMeshService
 import Testing
+
 @testable import BeaconMeshScanner
 
 @Suite("Scanner settings and config file")
@@ -17,7 +18,8 @@ struct ScannerSettingsTests {
 
     @Test("a config file can hold every flag; lists inline or as items")
     func fullFile() throws {
-        let config = try file("""
+        let config = try file(
+            """
             # Department 10 of San Francisco
             store: 1
             department: 10
@@ -37,8 +39,11 @@ struct ScannerSettingsTests {
             """)
         let configuration = try ScannerSettings(commandLine: try ScannerOptions.parse([]), file: config).resolve()
         #expect(configuration.node == NodeAddress(store: 1, department: 10, node: "door-2"))
-        #expect(configuration.broker == BrokerConnection(url: "mqtts://broker.local:8883", username: "node-1-10-door-2",
-                                                         passwordFile: "/etc/beaconmesh/node.pass", caFile: "/etc/beaconmesh/ca.crt"))
+        #expect(
+            configuration.broker
+                == BrokerConnection(
+                    url: "mqtts://broker.local:8883", username: "node-1-10-door-2",
+                    passwordFile: "/etc/beaconmesh/node.pass", caFile: "/etc/beaconmesh/ca.crt"))
         #expect(configuration.source == .adapter(index: 1))
         #expect(configuration.aggregation.allowedUUIDs.count == 2)
         #expect(configuration.aggregation.flushInterval == .milliseconds(250))
@@ -53,13 +58,15 @@ struct ScannerSettingsTests {
         #expect(try resolve(flags: ["--department", "30"], file: "store: 1\ndepartment: 10\n").node.department == 30)
     }
 
-    @Test("config mistakes name the file, line and key", arguments: [
-        ("store: 1\ndepartment: 10\ncolor: red\n", "node.yaml:3: unknown key 'color'"),
-        ("store: 1\ndepartment: 10\nstore: 2\n", "node.yaml:3: 'store' is set twice"),
-        ("store: 1\n  department: 10\n", "node.yaml:2: unexpected indentation"),
-        ("store: 1\ndepartment: 10\nbroker: \"mqtt://x\n", "node.yaml:3: the quoted value is not closed"),
-        ("- 10\n", "node.yaml:1: a list item must be indented"),
-    ])
+    @Test(
+        "config mistakes name the file, line and key",
+        arguments: [
+            ("store: 1\ndepartment: 10\ncolor: red\n", "node.yaml:3: unknown key 'color'"),
+            ("store: 1\ndepartment: 10\nstore: 2\n", "node.yaml:3: 'store' is set twice"),
+            ("store: 1\n  department: 10\n", "node.yaml:2: unexpected indentation"),
+            ("store: 1\ndepartment: 10\nbroker: \"mqtt://x\n", "node.yaml:3: the quoted value is not closed"),
+            ("- 10\n", "node.yaml:1: a list item must be indented"),
+        ])
     func fileErrors(text: String, message: String) {
         #expect {
             _ = try file(text)
@@ -68,15 +75,17 @@ struct ScannerSettingsTests {
         }
     }
 
-    @Test("bad values name where they came from", arguments: [
-        ("store: 70000\ndepartment: 10\n", "node.yaml:1: store '70000' must be a whole number"),
-        ("store: 1\ndepartment: 10\nflush: soon\n", "node.yaml:3: flush 'soon' must be a duration"),
-        ("store: 1\ndepartment: 10\nqos: 2\n", "node.yaml:3: qos '2' must be 0 or 1"),
-        ("store: 1\ndepartment: 10\nsource: usb\n", "node.yaml:3: source 'usb' must be hci0"),
-        ("store: 1\ndepartment: 10\nadvertise: yes\nsource: sim\n", "node.yaml:3: advertise needs an hciN source"),
-        ("department: 10\n", "--store is required"),
-        ("store: 1\ndepartment: 10\nimmediateBelow: 2\nnearBelow: 1\n", "node.yaml:4: nearBelow '1.0' must be farther"),
-    ])
+    @Test(
+        "bad values name where they came from",
+        arguments: [
+            ("store: 70000\ndepartment: 10\n", "node.yaml:1: store '70000' must be a whole number"),
+            ("store: 1\ndepartment: 10\nflush: soon\n", "node.yaml:3: flush 'soon' must be a duration"),
+            ("store: 1\ndepartment: 10\nqos: 2\n", "node.yaml:3: qos '2' must be 0 or 1"),
+            ("store: 1\ndepartment: 10\nsource: usb\n", "node.yaml:3: source 'usb' must be hci0"),
+            ("store: 1\ndepartment: 10\nadvertise: yes\nsource: sim\n", "node.yaml:3: advertise needs an hciN source"),
+            ("department: 10\n", "--store is required"),
+            ("store: 1\ndepartment: 10\nimmediateBelow: 2\nnearBelow: 1\n", "node.yaml:4: nearBelow '1.0' must be farther"),
+        ])
     func valueErrors(text: String, message: String) throws {
         #expect {
             _ = try resolve(file: text)
@@ -85,11 +94,16 @@ struct ScannerSettingsTests {
         }
     }
 
-    @Test("a bad flag names the flag", arguments: [
-        (["--store", "1", "--department", "2", "--lost-after", "0s"], "The value '0s' is invalid for '--lost-after <DURATION>'"),
-        (["--store", "1", "--department", "2", "--min-rssi", "30"], "--min-rssi '30' must be between -127 and 20"),
-        (["--store", "1", "--department", "2", "--advertise", "--source", "sim"], "--advertise needs an hciN source: a replay or simulation has no radio"),
-    ])
+    @Test(
+        "a bad flag names the flag",
+        arguments: [
+            (["--store", "1", "--department", "2", "--lost-after", "0s"], "The value '0s' is invalid for '--lost-after <DURATION>'"),
+            (["--store", "1", "--department", "2", "--min-rssi", "30"], "--min-rssi '30' must be between -127 and 20"),
+            (
+                ["--store", "1", "--department", "2", "--advertise", "--source", "sim"],
+                "--advertise needs an hciN source: a replay or simulation has no radio"
+            ),
+        ])
     func flagError(flags: [String], message: String) {
         #expect {
             _ = try ScannerSettings(commandLine: try ScannerOptions.parse(flags)).resolve()
@@ -100,7 +114,8 @@ struct ScannerSettingsTests {
 
     @Test("a file value the command line also gives is not even read: flags win, also over a bad file value")
     func flagWinsOverBadFileValue() throws {
-        #expect(try resolve(flags: ["--flush", "1s"], file: "store: 1\ndepartment: 10\nflush: soon\n").aggregation.flushInterval == .seconds(1))
+        #expect(
+            try resolve(flags: ["--flush", "1s"], file: "store: 1\ndepartment: 10\nflush: soon\n").aggregation.flushInterval == .seconds(1))
     }
 
     @Test("nothing given: every default comes from ScannerConfiguration")
@@ -124,16 +139,22 @@ struct ScannerSettingsTests {
     @Test("every flag of --help is a config key in camelCase, and every key but the file-only ones is a flag")
     func configKeysMatchFlags() {
         let help = ScannerOptions.helpMessage(columns: 200)
-        let flags = Set(help.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "," })
-            .filter { $0.hasPrefix("--") && $0 != "--help" }
-            .map { flag in
-                var key = ""
-                var upper = false
-                for character in flag.dropFirst(2) {
-                    if character == "-" { upper = true } else { key += upper ? character.uppercased() : String(character); upper = false }
-                }
-                return key
-            })
+        let flags = Set(
+            help.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "," })
+                .filter { $0.hasPrefix("--") && $0 != "--help" }
+                .map { flag in
+                    var key = ""
+                    var upper = false
+                    for character in flag.dropFirst(2) {
+                        if character == "-" {
+                            upper = true
+                        } else {
+                            key += upper ? character.uppercased() : String(character)
+                            upper = false
+                        }
+                    }
+                    return key
+                })
         #expect(flags.count > 25)
         #expect(flags.subtracting(["config"]) == ScannerOptions.configKeys.subtracting(["healthInterval", "topicRoot"]))
     }

@@ -19,15 +19,18 @@ struct InMemoryBrokerTests {
         try subscriber.start()
         try subscriber.subscribe("beaconmesh/v1/stores/+/events")
         try subscriber.subscribe("beaconmesh/v1/stores/1/#")
-        for topic in ["beaconmesh/v1/stores/1/events", "beaconmesh/v1/stores/2/events", "beaconmesh/v1/stores/2/x/events",
-                      "beaconmesh/v1/stores/1/nodes/10/a/status", "beaconmesh/v1/stores/10", "other/1/events"] {
+        for topic in [
+            "beaconmesh/v1/stores/1/events", "beaconmesh/v1/stores/2/events", "beaconmesh/v1/stores/2/x/events",
+            "beaconmesh/v1/stores/1/nodes/10/a/status", "beaconmesh/v1/stores/10", "other/1/events",
+        ] {
             try broker.publish(topic: topic, string: topic)
         }
         let received = await everythingReceived(by: subscriber)
         // stores/1/events matches both filters but arrives once.
-        #expect(received.map(\.topic) == [
-            "beaconmesh/v1/stores/1/events", "beaconmesh/v1/stores/2/events", "beaconmesh/v1/stores/1/nodes/10/a/status",
-        ])
+        #expect(
+            received.map(\.topic) == [
+                "beaconmesh/v1/stores/1/events", "beaconmesh/v1/stores/2/events", "beaconmesh/v1/stores/1/nodes/10/a/status",
+            ])
         #expect(received.map(\.payloadString) == received.map(\.topic))
     }
 
@@ -101,8 +104,9 @@ struct InMemoryBrokerTests {
         try watcher.start()
         try watcher.subscribe("#")
         let announcement = MQTTMessage(topic: "n/status", payload: Array("online".utf8), qos: .atLeastOnce, retained: true)
-        let node = try broker.client(clientID: "node", lastWill: MQTTLastWill(topic: "n/status", payload: Array("offline".utf8)),
-                                     announcement: announcement)
+        let node = try broker.client(
+            clientID: "node", lastWill: MQTTLastWill(topic: "n/status", payload: Array("offline".utf8)),
+            announcement: announcement)
         try node.start()
         let beforeLoss = try node.publish(topic: "n/data", string: "1")
         #expect(node.isAcknowledged(beforeLoss))

@@ -1,5 +1,6 @@
 import BeaconMeshCore
 import Testing
+
 @testable import BeaconMeshWire
 
 private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
@@ -27,7 +28,9 @@ struct JSONStreamWriterTests {
         }
     }
 
-    @Test("strings are escaped as json-c escapes them: short escapes by name, other controls as lower-case \\u00xx, slashes and non-ASCII as they are")
+    @Test(
+        "strings are escaped as json-c escapes them: short escapes by name, other controls as lower-case \\u00xx, slashes and non-ASCII as they are"
+    )
     func escapingSpelling() {
         #expect(text(WireCodec.serialize(.string("\"\\/\u{08}\u{0C}\n\r\t"))) == #""\"\\/\b\f\n\r\t""#)
         #expect(text(WireCodec.serialize(.string("\u{00}\u{01}\u{1F}\u{1b}x"))) == #""\u0000\u0001\u001f\u001bx""#)
@@ -37,8 +40,10 @@ struct JSONStreamWriterTests {
 
     @Test("integers round-trip from Int64.min to Int64.max")
     func integersRoundTrip() throws {
-        let numbers: [Int64] = [0, 1, -1, 9, 10, -10, 99, 65_535, -65_536, 1_763_769_600_000, -1_763_769_600_000,
-                                Int64(Int32.max) + 1, .max, .min, .max - 1, .min + 1]
+        let numbers: [Int64] = [
+            0, 1, -1, 9, 10, -10, 99, 65_535, -65_536, 1_763_769_600_000, -1_763_769_600_000,
+            Int64(Int32.max) + 1, .max, .min, .max - 1, .min + 1,
+        ]
         for number in numbers {
             #expect(text(WireCodec.serialize(.int(number))) == String(number))
             #expect(try roundTrip(.array([.int(number)])) == .array([.int(number)]), "a bare number never ends for json-c's tokener")
@@ -81,9 +86,11 @@ struct JSONStreamWriterTests {
                 keys.append(.altBeacon(id1: uuid, id2: second, id3: first))
             }
         }
-        keys += [.eddystone(namespaceHigh: 0, namespaceLow: 0, instance: 0),
-                 .eddystone(namespaceHigh: .max, namespaceLow: .max, instance: 0xFFFF_FFFF_FFFF),
-                 .eddystone(namespaceHigh: 0x0102030405060708, namespaceLow: 0x090A, instance: 0x0B0C0D0E0F10)]
+        keys += [
+            .eddystone(namespaceHigh: 0, namespaceLow: 0, instance: 0),
+            .eddystone(namespaceHigh: .max, namespaceLow: .max, instance: 0xFFFF_FFFF_FFFF),
+            .eddystone(namespaceHigh: 0x0102_0304_0506_0708, namespaceLow: 0x090A, instance: 0x0B0C_0D0E_0F10),
+        ]
         for key in keys {
             var writer = JSONStreamWriter()
             writer.string(key)

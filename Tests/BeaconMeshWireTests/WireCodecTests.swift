@@ -1,5 +1,6 @@
 import BeaconMeshCore
 import Testing
+
 @testable import BeaconMeshWire
 
 private let uuid = BeaconUUID("0cf052c2-97ca-407c-84f8-b62aac4e9020")!
@@ -13,11 +14,11 @@ struct WireCodecTests {
     @Test("the contract's sighting batch example decodes field by field")
     func contractExampleBatch() throws {
         let example = """
-        {"v":1,"store":1,"department":10,"node":"a","boot":"7f3c9a1e","seq":42,"sentAt":1763769600500,
-         "sightings":[{"beacon":"ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:9:6","rssi":-63.5,"count":7,
-                       "txPower":-59,"distance":1.8,"proximity":"near","lastSeen":1763769600431}],
-         "lost":["ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:9:7"]}
-        """
+            {"v":1,"store":1,"department":10,"node":"a","boot":"7f3c9a1e","seq":42,"sentAt":1763769600500,
+             "sightings":[{"beacon":"ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:9:6","rssi":-63.5,"count":7,
+                           "txPower":-59,"distance":1.8,"proximity":"near","lastSeen":1763769600431}],
+             "lost":["ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:9:7"]}
+            """
         let batch = try WireCodec.decodeSightingBatch(bytes(example))
         #expect(batch.node == node)
         #expect(batch.boot == "7f3c9a1e")
@@ -40,11 +41,13 @@ struct WireCodecTests {
         let batch = SightingBatch(
             node: node, boot: "b00t", seq: 3, sentAt: Timestamp(milliseconds: 1_000),
             sightings: [
-                Sighting(beacon: .iBeacon(uuid: uuid, major: 1, minor: 2), rssi: -70.5, count: 3, txPower: nil, distance: nil,
-                         proximity: .unknown, lastSeen: Timestamp(milliseconds: 990), address: BluetoothAddress("C4:7C:8D:6A:3E:21"),
-                         rssiMax: -66, firstSeen: Timestamp(milliseconds: 10), battery: 3000, temperature: 21.5),
-                Sighting(beacon: .eddystone(namespaceHigh: 0x0102030405060708, namespaceLow: 0x090A, instance: 0x0B0C0D0E0F10),
-                         rssi: -60, count: 1, txPower: -59, distance: 1, proximity: .near, lastSeen: Timestamp(milliseconds: 999)),
+                Sighting(
+                    beacon: .iBeacon(uuid: uuid, major: 1, minor: 2), rssi: -70.5, count: 3, txPower: nil, distance: nil,
+                    proximity: .unknown, lastSeen: Timestamp(milliseconds: 990), address: BluetoothAddress("C4:7C:8D:6A:3E:21"),
+                    rssiMax: -66, firstSeen: Timestamp(milliseconds: 10), battery: 3000, temperature: 21.5),
+                Sighting(
+                    beacon: .eddystone(namespaceHigh: 0x0102_0304_0506_0708, namespaceLow: 0x090A, instance: 0x0B0C_0D0E_0F10),
+                    rssi: -60, count: 1, txPower: -59, distance: 1, proximity: .near, lastSeen: Timestamp(milliseconds: 999)),
             ],
             lost: [.altBeacon(id1: uuid, id2: 5, id3: 6)])
         let encoded = WireCodec.encode(batch)
@@ -57,29 +60,34 @@ struct WireCodecTests {
     func statusRoundTrip() throws {
         let status = NodeStatus(state: .online, version: "1.0.0", boot: "abc", source: "hci0", startedAt: Timestamp(milliseconds: 5))
         #expect(try WireCodec.decodeNodeStatus(WireCodec.encode(status)) == status)
-        let health = NodeHealth(uptimeSeconds: 60, adverts: 1000, advertsPerSecond: 16.7, beacons: 4, batches: 120,
-                                dropped: 2, queued: 0, rssBytes: 4_000_000)
+        let health = NodeHealth(
+            uptimeSeconds: 60, adverts: 1000, advertsPerSecond: 16.7, beacons: 4, batches: 120,
+            dropped: 2, queued: 0, rssBytes: 4_000_000)
         #expect(try WireCodec.decodeNodeHealth(WireCodec.encode(health)) == health)
         let coordinator = CoordinatorStatus(state: .offline, stores: [1, 9], startedAt: Timestamp(milliseconds: 7))
         #expect(try WireCodec.decodeCoordinatorStatus(WireCodec.encode(coordinator)) == coordinator)
-        let coordinatorHealth = CoordinatorHealth(uptimeSeconds: 1, batches: 2, sightings: 3, events: 4,
-                                                  dropped: ["invalid-json": 1], gaps: 5, duplicates: 6, tracked: 7, rssBytes: 8,
-                                                  rangingReports: 9)
+        let coordinatorHealth = CoordinatorHealth(
+            uptimeSeconds: 1, batches: 2, sightings: 3, events: 4,
+            dropped: ["invalid-json": 1], gaps: 5, duplicates: 6, tracked: 7, rssBytes: 8,
+            rangingReports: 9)
         #expect(try WireCodec.decodeCoordinatorHealth(WireCodec.encode(coordinatorHealth)) == coordinatorHealth)
         #expect(String(decoding: WireCodec.encode(coordinatorHealth), as: UTF8.self).contains(#""rangingReports":9"#))
-        let older = #"{"v":1,"uptime":1,"batches":2,"sightings":3,"events":4,"dropped":{},"gaps":0,"duplicates":0,"tracked":0,"rssBytes":0}"#
+        let older =
+            #"{"v":1,"uptime":1,"batches":2,"sightings":3,"events":4,"dropped":{},"gaps":0,"duplicates":0,"tracked":0,"rssBytes":0}"#
         #expect(try WireCodec.decodeCoordinatorHealth(Array(older.utf8)).rangingReports == 0, "a report without the field reads as 0")
     }
 
     @Test("every event type round-trips, with Unicode names intact")
     func eventRoundTrip() throws {
-        let member = MemberProfile(id: "m-1", name: "Zoë 李", favoriteDrink: "Flat white", visits: 12,
-                                   lastVisitAt: Timestamp(milliseconds: 77), photo: "data:image/png;base64,AAAA",
-                                   customFields: ["tier": "gold"])
+        let member = MemberProfile(
+            id: "m-1", name: "Zoë 李", favoriteDrink: "Flat white", visits: 12,
+            lastVisitAt: Timestamp(milliseconds: 77), photo: "data:image/png;base64,AAAA",
+            customFields: ["tier": "gold"])
         let promo = Promo(id: "latte", title: "Free Latte!", message: "Come on down for a hot deal!")
         let kinds: [StoreEvent.Kind] = [
-            .arrived(member: member, department: 10, departmentName: "Clothing",
-                     visit: VisitNumber(number: 12, previousAt: nil), greeting: "Welcome back, Zoë 李!"),
+            .arrived(
+                member: member, department: 10, departmentName: "Clothing",
+                visit: VisitNumber(number: 12, previousAt: nil), greeting: "Welcome back, Zoë 李!"),
             .moved(member: member, from: 10, to: 20, fromName: "Clothing", toName: "Housewares"),
             .left(member: member, department: 20, dwellSeconds: 95),
             .promo(member: member, department: 20, departmentName: "Housewares", promo: promo),
@@ -103,9 +111,12 @@ struct WireCodecTests {
         let member = MemberProfile(id: "m-2", name: "José", favoriteDrink: nil)
         let snapshot = PresenceSnapshot(
             store: 1, name: "San Francisco", updatedAt: Timestamp(milliseconds: 9),
-            members: [.init(member: member, department: 20, departmentName: "Housewares", proximity: .near,
-                            arrivedAt: Timestamp(milliseconds: 1), inDepartmentSince: Timestamp(milliseconds: 2),
-                            lastSeen: Timestamp(milliseconds: 8))],
+            members: [
+                .init(
+                    member: member, department: 20, departmentName: "Housewares", proximity: .near,
+                    arrivedAt: Timestamp(milliseconds: 1), inDepartmentSince: Timestamp(milliseconds: 2),
+                    lastSeen: Timestamp(milliseconds: 8))
+            ],
             occupancy: [10: .init(members: 0, guests: 3), 20: .init(members: 1, guests: 0)],
             nodes: [.init(department: 10, node: "a", state: .online)])
         let encoded = WireCodec.encode(snapshot)
@@ -113,23 +124,43 @@ struct WireCodecTests {
         #expect(text(encoded).contains(#""occupancy":{"10":{"members":0,"guests":3},"20":{"members":1,"guests":0}}"#))
     }
 
-    @Test("malformed payloads give an error value naming the reason", arguments: [
-        ("not json at all", "invalid-json"),
-        ("{\"v\":1,", "invalid-json"),
-        ("{\"v\":1} trailing", "invalid-json"),
-        ("", "invalid-json"),
-        ("[1,2,3]", "wrong-type"),
-        ("{\"store\":1}", "unknown-version"),
-        ("{\"v\":2,\"store\":1}", "unknown-version"),
-        ("{\"v\":\"1\"}", "unknown-version"),
-        ("{\"v\":1,\"store\":\"one\",\"department\":10,\"node\":\"a\",\"boot\":\"b\",\"seq\":1,\"sentAt\":1,\"sightings\":[]}", "wrong-type"),
-        ("{\"v\":1,\"store\":70000,\"department\":10,\"node\":\"a\",\"boot\":\"b\",\"seq\":1,\"sentAt\":1,\"sightings\":[]}", "absurd-value"),
-        ("{\"v\":1,\"store\":1,\"department\":10,\"node\":\"A B\",\"boot\":\"b\",\"seq\":1,\"sentAt\":1,\"sightings\":[]}", "absurd-value"),
-        ("{\"v\":1,\"store\":1,\"department\":10,\"node\":\"a\",\"boot\":\"b\",\"seq\":1,\"sentAt\":1,\"sightings\":[{\"beacon\":\"ibeacon:x:1:2\",\"rssi\":-60,\"count\":1,\"txPower\":null,\"distance\":null,\"proximity\":\"near\",\"lastSeen\":1}]}", "absurd-value"),
-        ("{\"v\":1,\"store\":1,\"department\":10,\"node\":\"a\",\"boot\":\"b\",\"seq\":1,\"sentAt\":1,\"sightings\":[{\"beacon\":\"ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:1:2\",\"rssi\":40,\"count\":1,\"txPower\":null,\"distance\":null,\"proximity\":\"near\",\"lastSeen\":1}]}", "absurd-value"),
-        ("{\"v\":1,\"store\":1,\"department\":10,\"node\":\"a\",\"boot\":\"b\",\"seq\":1,\"sentAt\":1,\"sightings\":[{\"beacon\":\"ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:1:2\",\"rssi\":-60,\"count\":1,\"txPower\":null,\"distance\":null,\"proximity\":\"close\",\"lastSeen\":1}]}", "wrong-type"),
-        ("{\"v\":1,\"store\":1,\"department\":10,\"node\":\"a\",\"boot\":\"b\",\"seq\":1,\"sentAt\":1}", "wrong-type"),
-    ])
+    @Test(
+        "malformed payloads give an error value naming the reason",
+        arguments: [
+            ("not json at all", "invalid-json"),
+            ("{\"v\":1,", "invalid-json"),
+            ("{\"v\":1} trailing", "invalid-json"),
+            ("", "invalid-json"),
+            ("[1,2,3]", "wrong-type"),
+            ("{\"store\":1}", "unknown-version"),
+            ("{\"v\":2,\"store\":1}", "unknown-version"),
+            ("{\"v\":\"1\"}", "unknown-version"),
+            (
+                "{\"v\":1,\"store\":\"one\",\"department\":10,\"node\":\"a\",\"boot\":\"b\",\"seq\":1,\"sentAt\":1,\"sightings\":[]}",
+                "wrong-type"
+            ),
+            (
+                "{\"v\":1,\"store\":70000,\"department\":10,\"node\":\"a\",\"boot\":\"b\",\"seq\":1,\"sentAt\":1,\"sightings\":[]}",
+                "absurd-value"
+            ),
+            (
+                "{\"v\":1,\"store\":1,\"department\":10,\"node\":\"A B\",\"boot\":\"b\",\"seq\":1,\"sentAt\":1,\"sightings\":[]}",
+                "absurd-value"
+            ),
+            (
+                "{\"v\":1,\"store\":1,\"department\":10,\"node\":\"a\",\"boot\":\"b\",\"seq\":1,\"sentAt\":1,\"sightings\":[{\"beacon\":\"ibeacon:x:1:2\",\"rssi\":-60,\"count\":1,\"txPower\":null,\"distance\":null,\"proximity\":\"near\",\"lastSeen\":1}]}",
+                "absurd-value"
+            ),
+            (
+                "{\"v\":1,\"store\":1,\"department\":10,\"node\":\"a\",\"boot\":\"b\",\"seq\":1,\"sentAt\":1,\"sightings\":[{\"beacon\":\"ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:1:2\",\"rssi\":40,\"count\":1,\"txPower\":null,\"distance\":null,\"proximity\":\"near\",\"lastSeen\":1}]}",
+                "absurd-value"
+            ),
+            (
+                "{\"v\":1,\"store\":1,\"department\":10,\"node\":\"a\",\"boot\":\"b\",\"seq\":1,\"sentAt\":1,\"sightings\":[{\"beacon\":\"ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:1:2\",\"rssi\":-60,\"count\":1,\"txPower\":null,\"distance\":null,\"proximity\":\"close\",\"lastSeen\":1}]}",
+                "wrong-type"
+            ),
+            ("{\"v\":1,\"store\":1,\"department\":10,\"node\":\"a\",\"boot\":\"b\",\"seq\":1,\"sentAt\":1}", "wrong-type"),
+        ])
     func malformedBatches(payload: String, reason: String) {
         #expect {
             _ = try WireCodec.decodeSightingBatch(bytes(payload))
@@ -138,15 +169,26 @@ struct WireCodecTests {
         }
     }
 
-    @Test("errors name the field exactly, down to the element of the sightings array", arguments: [
-        (#"{"v":1,"store":1,"department":10,"node":"a","boot":"b","seq":1,"sentAt":1,"sightings":[]}"#, nil),
-        (#"{"v":1,"store":"1","department":10,"node":"a","boot":"b","seq":1,"sentAt":1,"sightings":[]}"#, "store"),
-        (#"{"v":1,"store":1,"department":10,"node":"a","boot":"b","seq":1,"sentAt":1,"sightings":{}}"#, "sightings"),
-        (#"{"v":1,"store":1,"department":10,"node":"a","boot":"b","seq":1,"sentAt":1,"sightings":[{"beacon":"ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:1:2","rssi":-60,"count":1,"proximity":"near","lastSeen":1},7]}"#, "sightings[1]"),
-        (#"{"v":1,"store":1,"department":10,"node":"a","boot":"b","seq":1,"sentAt":1,"sightings":[{"beacon":"ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:1:2","rssi":-60,"count":1,"proximity":"near","lastSeen":1},{"beacon":"ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:1:3","rssi":"loud","count":1,"proximity":"near","lastSeen":1}]}"#, "sightings[1].rssi"),
-        (#"{"v":1,"store":1,"department":10,"node":"a","boot":"b","seq":1,"sentAt":1,"sightings":[{"beacon":"ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:1:2","rssi":-60,"count":1,"proximity":"near","lastSeen":1,"txPower":99}]}"#, "sightings[0].txPower"),
-        (#"{"v":1,"store":1,"department":10,"node":"a","boot":"b","seq":1,"sentAt":1,"sightings":[],"lost":["nonsense"]}"#, "lost"),
-    ] as [(String, String?)])
+    @Test(
+        "errors name the field exactly, down to the element of the sightings array",
+        arguments: [
+            (#"{"v":1,"store":1,"department":10,"node":"a","boot":"b","seq":1,"sentAt":1,"sightings":[]}"#, nil),
+            (#"{"v":1,"store":"1","department":10,"node":"a","boot":"b","seq":1,"sentAt":1,"sightings":[]}"#, "store"),
+            (#"{"v":1,"store":1,"department":10,"node":"a","boot":"b","seq":1,"sentAt":1,"sightings":{}}"#, "sightings"),
+            (
+                #"{"v":1,"store":1,"department":10,"node":"a","boot":"b","seq":1,"sentAt":1,"sightings":[{"beacon":"ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:1:2","rssi":-60,"count":1,"proximity":"near","lastSeen":1},7]}"#,
+                "sightings[1]"
+            ),
+            (
+                #"{"v":1,"store":1,"department":10,"node":"a","boot":"b","seq":1,"sentAt":1,"sightings":[{"beacon":"ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:1:2","rssi":-60,"count":1,"proximity":"near","lastSeen":1},{"beacon":"ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:1:3","rssi":"loud","count":1,"proximity":"near","lastSeen":1}]}"#,
+                "sightings[1].rssi"
+            ),
+            (
+                #"{"v":1,"store":1,"department":10,"node":"a","boot":"b","seq":1,"sentAt":1,"sightings":[{"beacon":"ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:1:2","rssi":-60,"count":1,"proximity":"near","lastSeen":1,"txPower":99}]}"#,
+                "sightings[0].txPower"
+            ),
+            (#"{"v":1,"store":1,"department":10,"node":"a","boot":"b","seq":1,"sentAt":1,"sightings":[],"lost":["nonsense"]}"#, "lost"),
+        ] as [(String, String?)])
     func errorFields(payload: String, field: String?) {
         do {
             _ = try WireCodec.decodeSightingBatch(bytes(payload))
@@ -182,7 +224,8 @@ struct WireCodecTests {
 struct WireNumberSpellingTests {
     @Test("doubles are printed in their shortest exact form")
     func shortestDoubles() {
-        let encoded = String(decoding: WireCodec.serialize(.array([.double(11.22), .double(-61), .double(0.1 + 0.2), .double(1.8)])), as: UTF8.self)
+        let encoded = String(
+            decoding: WireCodec.serialize(.array([.double(11.22), .double(-61), .double(0.1 + 0.2), .double(1.8)])), as: UTF8.self)
         #expect(encoded == "[11.22,-61.0,0.30000000000000004,1.8]")
     }
 }

@@ -22,7 +22,9 @@ struct AlertRulesTests {
         #expect(process.exitStatus == .exited(0), "\(process.transcript)")
     }
 
-    @Test("the alert rules pass their unit tests: coordinator down, node offline 5 min, store silent in opening hours, drops rising, no batches")
+    @Test(
+        "the alert rules pass their unit tests: coordinator down, node offline 5 min, store silent in opening hours, drops rising, no batches"
+    )
     func alertsFireAsTested() async throws {
         let process = try await Self.promtool(["test", "rules", "beaconmesh-alerts.test.yml"])
         #expect(process.exitStatus == .exited(0), "\(process.transcript)")

@@ -10,11 +10,13 @@ struct BenchCleanupTests {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { entry -> (pid_t, String)? in
             guard let pid = pid_t(entry),
-                  let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let end = stat.lastIndex(of: ")") else { return nil }
+                let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let end = stat.lastIndex(of: ")")
+            else { return nil }
             let fields = stat[stat.index(after: end)...].split(separator: " ")
             guard fields.count > 1, pid_t(fields[1]) == parent, fields[0] != "Z" else { return nil }
-            let command = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")))
+            let command =
+                (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")))
                 .map { String(decoding: $0.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self) } ?? ""
             return (pid, command)
         }
@@ -23,7 +25,8 @@ struct BenchCleanupTests {
     /// Whether process `pid` still exists and is not a zombie.
     static func isAlive(_ pid: pid_t) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let end = stat.lastIndex(of: ")") else { return false }
+            let end = stat.lastIndex(of: ")")
+        else { return false }
         return stat[stat.index(after: end)...].split(separator: " ").first != "Z"
     }
 

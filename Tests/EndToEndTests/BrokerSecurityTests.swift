@@ -26,10 +26,15 @@ struct BrokerSecurityTests {
     }
 
     /// Runs `mosquitto_pub` once and returns how it ended and what it said (for attempts expected to fail).
-    func attemptPublish(_ broker: ProfileBroker, topic: String, message: String, arguments: [String]) async throws -> (TestProcess.ExitStatus?, String) {
-        let process = try TestProcess(executable: try MosquittoClients.executable("mosquitto_pub"), arguments: [
-            "-h", "127.0.0.1", "-p", "\(broker.port)", "-t", topic, "-m", message, "-q", "1", "-i", "attempt-\(UUID().uuidString.prefix(8))",
-        ] + arguments)
+    func attemptPublish(_ broker: ProfileBroker, topic: String, message: String, arguments: [String]) async throws -> (
+        TestProcess.ExitStatus?, String
+    ) {
+        let process = try TestProcess(
+            executable: try MosquittoClients.executable("mosquitto_pub"),
+            arguments: [
+                "-h", "127.0.0.1", "-p", "\(broker.port)", "-t", topic, "-m", message, "-q", "1", "-i",
+                "attempt-\(UUID().uuidString.prefix(8))",
+            ] + arguments)
         let status = await process.waitForExit(timeout: .seconds(10))
         if status == nil { process.send(SIGKILL) }
         return (status, process.transcript)
@@ -38,10 +43,12 @@ struct BrokerSecurityTests {
     @Test("a scanner of store 1 cannot publish to store 2, to another node or to events; its own sightings get through")
     func scannerStaysInItsLane() async throws {
         let broker = try await secureBroker()
-        let store1 = try await MosquittoClients.subscribe(port: broker.port, filter: "\(Self.tree)/stores/1/#", qos: 1,
-                                                         extraArguments: try broker.login("monitor-1"))
-        let store2 = try await MosquittoClients.subscribe(port: broker.port, filter: "\(Self.tree)/stores/2/#", qos: 1,
-                                                         extraArguments: try broker.login("monitor-2"))
+        let store1 = try await MosquittoClients.subscribe(
+            port: broker.port, filter: "\(Self.tree)/stores/1/#", qos: 1,
+            extraArguments: try broker.login("monitor-1"))
+        let store2 = try await MosquittoClients.subscribe(
+            port: broker.port, filter: "\(Self.tree)/stores/2/#", qos: 1,
+            extraArguments: try broker.login("monitor-2"))
         let scanner = try broker.login("node-1-10-a")
         for (topic, message) in [
             ("\(Self.tree)/stores/2/departments/10/nodes/a/sightings", "denied: store 2"),
@@ -54,11 +61,13 @@ struct BrokerSecurityTests {
             try await MosquittoClients.publish(port: broker.port, topic: topic, string: message, qos: 1, extraArguments: scanner)
         }
         for leaf in ["sightings", "status", "health"] {
-            try await MosquittoClients.publish(port: broker.port, topic: "\(Self.tree)/stores/1/departments/10/nodes/a/\(leaf)",
-                                               string: "allowed: own \(leaf)", qos: 1, extraArguments: scanner)
+            try await MosquittoClients.publish(
+                port: broker.port, topic: "\(Self.tree)/stores/1/departments/10/nodes/a/\(leaf)",
+                string: "allowed: own \(leaf)", qos: 1, extraArguments: scanner)
         }
-        try await MosquittoClients.publish(port: broker.port, topic: "\(Self.tree)/stores/2/departments/10/nodes/a/sightings",
-                                           string: "allowed: store 2's own node", qos: 1, extraArguments: try broker.login("node-2-10-a"))
+        try await MosquittoClients.publish(
+            port: broker.port, topic: "\(Self.tree)/stores/2/departments/10/nodes/a/sightings",
+            string: "allowed: store 2's own node", qos: 1, extraArguments: try broker.login("node-2-10-a"))
         #expect(await store1.waitForLine { $0.hasSuffix("allowed: own health") } != nil, "\(store1.lines)\n\(broker.log)")
         #expect(await store2.waitForLine { $0.hasSuffix("allowed: store 2's own node") } != nil, "\(store2.lines)")
         try await Task.sleep(for: .milliseconds(300))
@@ -71,26 +80,34 @@ struct BrokerSecurityTests {
     @Test("a monitor cannot publish at all; a member app reads only its own offers")
     func monitorsAndMembers() async throws {
         let broker = try await secureBroker()
-        let store1 = try await MosquittoClients.subscribe(port: broker.port, filter: "\(Self.tree)/stores/1/#", qos: 1,
-                                                         extraArguments: try broker.login("monitor-1"))
-        let anaEverything = try await MosquittoClients.subscribe(port: broker.port, filter: "\(Self.tree)/members/+/offers", qos: 1,
-                                                                extraArguments: try broker.login("ana"))
-        let anaSpyingOnBen = try await MosquittoClients.subscribe(port: broker.port, filter: "\(Self.tree)/members/ben/offers", qos: 1,
-                                                                 extraArguments: try broker.login("ana"))
-        let ben = try await MosquittoClients.subscribe(port: broker.port, filter: "\(Self.tree)/members/ben/offers", qos: 1,
-                                                      extraArguments: try broker.login("ben"))
+        let store1 = try await MosquittoClients.subscribe(
+            port: broker.port, filter: "\(Self.tree)/stores/1/#", qos: 1,
+            extraArguments: try broker.login("monitor-1"))
+        let anaEverything = try await MosquittoClients.subscribe(
+            port: broker.port, filter: "\(Self.tree)/members/+/offers", qos: 1,
+            extraArguments: try broker.login("ana"))
+        let anaSpyingOnBen = try await MosquittoClients.subscribe(
+            port: broker.port, filter: "\(Self.tree)/members/ben/offers", qos: 1,
+            extraArguments: try broker.login("ana"))
+        let ben = try await MosquittoClients.subscribe(
+            port: broker.port, filter: "\(Self.tree)/members/ben/offers", qos: 1,
+            extraArguments: try broker.login("ben"))
         let monitor = try broker.login("monitor-1")
         for topic in ["stores/1/events", "stores/1/presence", "stores/1/departments/10/nodes/a/status", "members/ana/offers"] {
-            try await MosquittoClients.publish(port: broker.port, topic: "\(Self.tree)/\(topic)", string: "denied: monitor wrote \(topic)",
-                                               qos: 1, extraArguments: monitor)
+            try await MosquittoClients.publish(
+                port: broker.port, topic: "\(Self.tree)/\(topic)", string: "denied: monitor wrote \(topic)",
+                qos: 1, extraArguments: monitor)
         }
         let coordinator = try broker.login("coordinator-e2e")
-        try await MosquittoClients.publish(port: broker.port, topic: "\(Self.tree)/members/ben/offers", string: "offer for ben",
-                                           qos: 1, extraArguments: coordinator)
-        try await MosquittoClients.publish(port: broker.port, topic: "\(Self.tree)/members/ana/offers", string: "offer for ana",
-                                           qos: 1, extraArguments: coordinator)
-        try await MosquittoClients.publish(port: broker.port, topic: "\(Self.tree)/stores/1/events", string: "allowed: coordinator event",
-                                           qos: 1, extraArguments: coordinator)
+        try await MosquittoClients.publish(
+            port: broker.port, topic: "\(Self.tree)/members/ben/offers", string: "offer for ben",
+            qos: 1, extraArguments: coordinator)
+        try await MosquittoClients.publish(
+            port: broker.port, topic: "\(Self.tree)/members/ana/offers", string: "offer for ana",
+            qos: 1, extraArguments: coordinator)
+        try await MosquittoClients.publish(
+            port: broker.port, topic: "\(Self.tree)/stores/1/events", string: "allowed: coordinator event",
+            qos: 1, extraArguments: coordinator)
         #expect(await store1.waitForLine { $0.hasSuffix("allowed: coordinator event") } != nil, "\(broker.log)")
         #expect(await anaEverything.waitForLine { $0.hasSuffix("offer for ana") } != nil)
         #expect(await ben.waitForLine { $0.hasSuffix("offer for ben") } != nil)
@@ -134,18 +151,23 @@ struct BrokerSecurityTests {
         }
 
         // BeaconMesh's own client verifies too: a scanner without --cafile never gets its status onto the broker.
-        let watcher = try await MosquittoClients.subscribe(port: broker.port, filter: "\(Self.tree)/stores/1/#", qos: 1,
-                                                          extraArguments: try broker.login("monitor-1"))
-        let scanner = try Mesh.program("beacon-scanner", [
-            "--store", "1", "--department", "10", "--source", "sim", "--broker", broker.url,
-            "--username", "node-1-10-a", "--password-file", broker.credentialFile(of: "node-1-10-a"),
-        ])
+        let watcher = try await MosquittoClients.subscribe(
+            port: broker.port, filter: "\(Self.tree)/stores/1/#", qos: 1,
+            extraArguments: try broker.login("monitor-1"))
+        let scanner = try Mesh.program(
+            "beacon-scanner",
+            [
+                "--store", "1", "--department", "10", "--source", "sim", "--broker", broker.url,
+                "--username", "node-1-10-a", "--password-file", broker.credentialFile(of: "node-1-10-a"),
+            ])
         try await Task.sleep(for: .seconds(3))
         await scanner.stop(with: SIGKILL, timeout: .seconds(5))
         await watcher.stop()
         #expect(watcher.lines.isEmpty, "\(watcher.lines)")
-        #expect(broker.log.contains("certificate") || broker.log.contains("ssl") || broker.log.contains("SSL") || broker.log.contains("protocol error"),
-                "the broker logs the refused handshakes: \(broker.log)")
+        #expect(
+            broker.log.contains("certificate") || broker.log.contains("ssl") || broker.log.contains("SSL")
+                || broker.log.contains("protocol error"),
+            "the broker logs the refused handshakes: \(broker.log)")
     }
 
     @Test("provision revoke --reload: the credential stops working without restarting the broker")
@@ -163,8 +185,9 @@ struct BrokerSecurityTests {
         #expect(output.first == "node-1-30-a: revoked (password entry, ACL block, credential file removed)", "\(output)")
         #expect(output.contains("mosquitto reloaded."))
         let refused = await Self.retrying(for: .seconds(5)) {
-            let result = try? await attemptPublish(broker, topic: topic, message: "again",
-                                                   arguments: ["--cafile", broker.caFile, "-u", "node-1-30-a", "-P", password])
+            let result = try? await attemptPublish(
+                broker, topic: topic, message: "again",
+                arguments: ["--cafile", broker.caFile, "-u", "node-1-30-a", "-P", password])
             return result.map { $0.0 != .exited(0) && $0.1.contains("not authorised") } ?? false
         }
         #expect(refused, "\(broker.log)")
@@ -179,33 +202,41 @@ struct BrokerSecurityTests {
         let config = try Mesh.writeCoordinatorConfig(in: directory, brokerURL: broker.url)
         try Self.useCredentials(config: config, broker: broker, user: "coordinator-e2e")
         // Every simulated shopper of store 1 is a member, so somebody arrives within seconds.
-        let members = ["id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt"]
+        let members =
+            ["id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt"]
             + [1, 2, 3, 4, 5, 101, 102, 103].map { "m\($0),Shopper \($0),,ibeacon:\(Mesh.uuid):1:\($0),,0,," }
         try members.joined(separator: "\n").write(toFile: directory + "/members.csv", atomically: true, encoding: .utf8)
 
-        let events = try await MosquittoClients.subscribe(port: broker.port, filter: "\(Self.tree)/stores/1/events", qos: 1,
-                                                         extraArguments: try broker.login("monitor-1"))
-        let coordinator = try TestProcess(executable: try BuiltProducts.path(of: "beacon-coordinator"),
-                                          arguments: ["run", "--config", config], currentDirectory: directory)
+        let events = try await MosquittoClients.subscribe(
+            port: broker.port, filter: "\(Self.tree)/stores/1/events", qos: 1,
+            extraArguments: try broker.login("monitor-1"))
+        let coordinator = try TestProcess(
+            executable: try BuiltProducts.path(of: "beacon-coordinator"),
+            arguments: ["run", "--config", config], currentDirectory: directory)
         defer { coordinator.send(SIGKILL) }
         let running = await coordinator.waitForLine(in: .stderr, timeout: .seconds(15)) { $0.contains("coordinator running") }
         try #require(running != nil, "\(coordinator.transcript)\n\(broker.log)")
 
-        let scanner = try Mesh.program("beacon-scanner", [
-            "--store", "1", "--department", "10", "--source", "sim", "--sim-route", "10", "--sim-outside", "0s", "--broker", broker.url,
-            "--cafile", broker.caFile, "--username", "node-1-10-a", "--password-file", broker.credentialFile(of: "node-1-10-a"),
-        ])
+        let scanner = try Mesh.program(
+            "beacon-scanner",
+            [
+                "--store", "1", "--department", "10", "--source", "sim", "--sim-route", "10", "--sim-outside", "0s", "--broker", broker.url,
+                "--cafile", broker.caFile, "--username", "node-1-10-a", "--password-file", broker.credentialFile(of: "node-1-10-a"),
+            ])
         defer { scanner.send(SIGKILL) }
         let arrived = await events.waitForLine(timeout: .seconds(20)) { $0.contains("\"type\":\"arrived\"") }
         #expect(arrived != nil, "a simulated member was greeted over TLS:\n\(scanner.transcript)\n\(coordinator.transcript)\n\(broker.log)")
 
         let capture = try #require(try Mesh.captures().first)
-        let sightings = try await MosquittoClients.subscribe(port: broker.port, filter: "\(Self.tree)/stores/1/departments/20/#", qos: 1,
-                                                            extraArguments: try broker.login("monitor-1"))
-        let replay = try Mesh.program("beacon-scanner", [
-            "--store", "1", "--department", "20", "--source", "btsnoop:\(capture.path)", "--speed", "max", "--broker", broker.url,
-            "--cafile", broker.caFile, "--username", "node-1-20-a", "--password-file", broker.credentialFile(of: "node-1-20-a"),
-        ])
+        let sightings = try await MosquittoClients.subscribe(
+            port: broker.port, filter: "\(Self.tree)/stores/1/departments/20/#", qos: 1,
+            extraArguments: try broker.login("monitor-1"))
+        let replay = try Mesh.program(
+            "beacon-scanner",
+            [
+                "--store", "1", "--department", "20", "--source", "btsnoop:\(capture.path)", "--speed", "max", "--broker", broker.url,
+                "--cafile", broker.caFile, "--username", "node-1-20-a", "--password-file", broker.credentialFile(of: "node-1-20-a"),
+            ])
         #expect(await replay.waitForExit(timeout: .seconds(30)) == .exited(0), "\(replay.transcript)")
         #expect(await sightings.waitForLine(timeout: .seconds(5)) { $0.contains("/sightings ") } != nil, "\(sightings.lines)")
         #expect(await sightings.waitForLine(timeout: .seconds(5)) { $0.contains("/status ") && $0.contains("\"offline\"") } != nil)
@@ -231,7 +262,8 @@ struct BrokerSecurityTests {
         let text = try String(contentsOfFile: config, encoding: .utf8)
         let line = "broker: {url: \"\(broker.url)\"}"
         guard text.contains(line) else { throw TestSupportError("\(config) has no line \(line)") }
-        let secured = "broker: {url: \"\(broker.url)\", username: \(user), passwordFile: \"\(broker.credentialFile(of: user))\", cafile: \"\(broker.caFile)\"}"
+        let secured =
+            "broker: {url: \"\(broker.url)\", username: \(user), passwordFile: \"\(broker.credentialFile(of: user))\", cafile: \"\(broker.caFile)\"}"
         try text.replacingOccurrences(of: line, with: secured).write(toFile: config, atomically: true, encoding: .utf8)
     }
 }

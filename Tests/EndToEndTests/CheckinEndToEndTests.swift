@@ -20,7 +20,8 @@ struct CheckinEndToEndTests {
         for seq in first..<(first + count) {
             try await MosquittoClients.publish(
                 port: run.broker.port, topic: "beaconmesh/v1/stores/9/members/zoe/ranging",
-                string: #"{"v":1,"member":"zoe","session":"p1","seq":\#(seq),"sentAt":\#(Mesh.nowMilliseconds),"beacons":[{"department":\#(department),"proximity":"\#(proximity)","rssi":-52,"accuracy":0.4}]}"#,
+                string:
+                    #"{"v":1,"member":"zoe","session":"p1","seq":\#(seq),"sentAt":\#(Mesh.nowMilliseconds),"beacons":[{"department":\#(department),"proximity":"\#(proximity)","rssi":-52,"accuracy":0.4}]}"#,
                 qos: 1)
             try await Task.sleep(for: .milliseconds(250))
         }
@@ -29,11 +30,14 @@ struct CheckinEndToEndTests {
     private static func request(_ run: CoordinatorRun, id: String, member: String = "zoe", department: Int = 6) async throws {
         try await MosquittoClients.publish(
             port: run.broker.port, topic: "beaconmesh/v1/stores/9/checkins",
-            string: #"{"v":1,"id":"\#(id)","member":"\#(member)","department":\#(department),"till":"counter-1","at":\#(Mesh.nowMilliseconds)}"#,
+            string:
+                #"{"v":1,"id":"\#(id)","member":"\#(member)","department":\#(department),"till":"counter-1","at":\#(Mesh.nowMilliseconds)}"#,
             qos: 1)
     }
 
-    @Test("a member at the counter is checked in once per request, on the store's events and her own topic; others are refused with their reason")
+    @Test(
+        "a member at the counter is checked in once per request, on the store's events and her own topic; others are refused with their reason"
+    )
     func checkins() async throws {
         var run = try await CoordinatorRun.start(extraConfig: CheckinEndToEndTests.cafe)
         let cafe = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/stores/9/events", qos: 1)
@@ -61,9 +65,10 @@ struct CheckinEndToEndTests {
         try await Task.sleep(for: .seconds(6))
         try await CheckinEndToEndTests.request(run, id: "r4")
         _ = await eventually(timeout: .seconds(5)) { events("checkin-refused").count >= 3 }
-        let refused = Dictionary(uniqueKeysWithValues: events("checkin-refused").compactMap { event in
-            (event["request"] as? String).map { ($0, event["reason"] as? String ?? "") }
-        })
+        let refused = Dictionary(
+            uniqueKeysWithValues: events("checkin-refused").compactMap { event in
+                (event["request"] as? String).map { ($0, event["reason"] as? String ?? "") }
+            })
         #expect(refused == ["r2": "not-a-till", "r3": "unknown-member", "r4": "not-near-till"], "\(cafe.lines)")
         #expect(events("checkin-refused").first { $0["request"] as? String == "r3" }?["member"] as? String == "ghost")
 
@@ -105,7 +110,8 @@ struct CheckinEndToEndTests {
         let all = await eventually(timeout: .seconds(10)) { registry.lines.count >= 4 }
         #expect(all, "\(registry.lines)\n\(run.coordinator.transcript)")
         let events = registry.lines.compactMap(Mesh.payload(of:))
-        #expect(events.map { "\($0["type"] ?? "?") \($0["member"] ?? "?")" }
+        #expect(
+            events.map { "\($0["type"] ?? "?") \($0["member"] ?? "?")" }
                 == ["member-added newbie", "member-updated newbie", "member-removed newbie", "member-forgotten zoe"], "\(registry.lines)")
         #expect(Set(events.compactMap { $0["id"] as? String }).count == 4)
         #expect(events.allSatisfy { Set($0.keys) == ["v", "id", "type", "member", "at"] }, "ids only: \(registry.lines)")

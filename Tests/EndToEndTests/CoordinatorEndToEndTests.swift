@@ -11,8 +11,10 @@ struct CoordinatorRun {
     let events: Subscription
 
     /// A broker and a coordinator (run with `arguments` after its config) in a new folder, or in `directory`.
-    static func start(extraConfig: String = "", arguments: [String] = [], directory: String? = nil,
-                      brokerConfiguration: [String] = [], persistentBroker: Bool = false) async throws -> CoordinatorRun {
+    static func start(
+        extraConfig: String = "", arguments: [String] = [], directory: String? = nil,
+        brokerConfiguration: [String] = [], persistentBroker: Bool = false
+    ) async throws -> CoordinatorRun {
         let broker = try await MosquittoBroker.start(persistence: persistentBroker, extraConfiguration: brokerConfiguration)
         let directory = try directory ?? Mesh.temporaryDirectory()
         let config = try Mesh.writeCoordinatorConfig(in: directory, brokerURL: broker.url, extra: extraConfig)
@@ -26,13 +28,16 @@ struct CoordinatorRun {
 
     /// Sends `count` batches, one every `every`, from node `a` of `department` with one sighting of `minor`, from a
     /// node whose clock is `clockAhead` milliseconds ahead of ours.
-    func send(department: Int, minor: Int, boot: String = "b00t", from firstSeq: Int, count: Int, every: Duration = .milliseconds(250),
-              clockAhead: Int64 = 0) async throws {
+    func send(
+        department: Int, minor: Int, boot: String = "b00t", from firstSeq: Int, count: Int, every: Duration = .milliseconds(250),
+        clockAhead: Int64 = 0
+    ) async throws {
         for seq in firstSeq..<(firstSeq + count) {
             try await MosquittoClients.publish(
                 port: broker.port, topic: "beaconmesh/v1/stores/1/departments/\(department)/nodes/a/sightings",
-                string: Mesh.batch(store: 1, department: department, boot: boot, seq: seq, minor: minor,
-                                   at: Mesh.nowMilliseconds + clockAhead), qos: 1)
+                string: Mesh.batch(
+                    store: 1, department: department, boot: boot, seq: seq, minor: minor,
+                    at: Mesh.nowMilliseconds + clockAhead), qos: 1)
             try await Task.sleep(for: every)
         }
     }
@@ -91,7 +96,9 @@ struct CoordinatorEndToEndTests {
         await run.stop()
     }
 
-    @Test("Clothing → Housewares → exit gives exactly arrived(10), moved(10→20), left, in order; ±3 dB jitter between two departments gives no move")
+    @Test(
+        "Clothing → Housewares → exit gives exactly arrived(10), moved(10→20), left, in order; ±3 dB jitter between two departments gives no move"
+    )
     func walkAndJitter() async throws {
         let run = try await CoordinatorRun.start()
         var seq = 0
@@ -107,14 +114,15 @@ struct CoordinatorEndToEndTests {
             try await Task.sleep(for: .milliseconds(250))
         }
         func story(of member: String) -> [String] {
-            run.events.lines.compactMap(Mesh.payload(of:)).filter { ($0["member"] as? [String: Any])?["id"] as? String == member }.compactMap { event in
-                switch event["type"] as? String {
-                case "arrived": "arrived \(event["department"] as? Int ?? -1)"
-                case "moved": "moved \(event["from"] as? Int ?? -1)→\(event["to"] as? Int ?? -1)"
-                case "left": "left \(event["department"] as? Int ?? -1)"
-                default: nil
+            run.events.lines.compactMap(Mesh.payload(of:)).filter { ($0["member"] as? [String: Any])?["id"] as? String == member }
+                .compactMap { event in
+                    switch event["type"] as? String {
+                    case "arrived": "arrived \(event["department"] as? Int ?? -1)"
+                    case "moved": "moved \(event["from"] as? Int ?? -1)→\(event["to"] as? Int ?? -1)"
+                    case "left": "left \(event["department"] as? Int ?? -1)"
+                    default: nil
+                    }
                 }
-            }
         }
 
         // Ana (minor 1) in Clothing, then Housewares (a 20 dB swing), then gone.
@@ -147,12 +155,15 @@ struct CoordinatorEndToEndTests {
             try await MosquittoClients.publish(port: run.broker.port, topic: sightings, string: payload, qos: 1)
         }
         try await MosquittoClients.publish(port: run.broker.port, topic: status, string: "{\"v\":1,\"state\":\"sideways\"}", qos: 1)
-        try await MosquittoClients.publish(port: run.broker.port, topic: "beaconmesh/v1/stores/1/departments/10/nodes/BAD/sightings",
-                                           string: Mesh.batch(store: 1, department: 10, seq: 1, minor: 1, at: Mesh.nowMilliseconds), qos: 1)
-        try await MosquittoClients.publish(port: run.broker.port, topic: "beaconmesh/v1/stores/1/departments/20/nodes/a/sightings",
-                                           string: Mesh.batch(store: 1, department: 10, seq: 1, minor: 1, at: Mesh.nowMilliseconds), qos: 1)
-        try await MosquittoClients.publish(port: run.broker.port, topic: sightings,
-                                           payload: [UInt8](repeating: 0x7B, count: 300 * 1024), qos: 1)
+        try await MosquittoClients.publish(
+            port: run.broker.port, topic: "beaconmesh/v1/stores/1/departments/10/nodes/BAD/sightings",
+            string: Mesh.batch(store: 1, department: 10, seq: 1, minor: 1, at: Mesh.nowMilliseconds), qos: 1)
+        try await MosquittoClients.publish(
+            port: run.broker.port, topic: "beaconmesh/v1/stores/1/departments/20/nodes/a/sightings",
+            string: Mesh.batch(store: 1, department: 10, seq: 1, minor: 1, at: Mesh.nowMilliseconds), qos: 1)
+        try await MosquittoClients.publish(
+            port: run.broker.port, topic: sightings,
+            payload: [UInt8](repeating: 0x7B, count: 300 * 1024), qos: 1)
         try await run.send(department: 10, minor: 1, from: 1, count: 8)
         #expect(await run.waitForEvent("arrived") != nil, "the coordinator still works after garbage")
         let log = run.coordinator.stderrLines.filter { $0.contains("dropped a message") }
@@ -193,10 +204,12 @@ struct CoordinatorEndToEndTests {
     @Test("a member added with the members command while the coordinator runs is greeted without a restart")
     func registryChangesWithoutRestart() async throws {
         let run = try await CoordinatorRun.start()
-        let add = try Mesh.program("beacon-coordinator", [
-            "members", "add", "newbie", "--name", "New Bee", "--drink", "Oolong", "--beacon", "ibeacon:\(Mesh.uuid):1:9",
-            "--db", run.directory + "/mesh.sqlite",
-        ])
+        let add = try Mesh.program(
+            "beacon-coordinator",
+            [
+                "members", "add", "newbie", "--name", "New Bee", "--drink", "Oolong", "--beacon", "ibeacon:\(Mesh.uuid):1:9",
+                "--db", run.directory + "/mesh.sqlite",
+            ])
         #expect(await add.waitForExit() == .exited(0), "\(add.transcript)")
         #expect(add.stdoutLines == ["added newbie"])
         try await Task.sleep(for: .seconds(3))
@@ -209,19 +222,21 @@ struct CoordinatorEndToEndTests {
 
     @Test("the cafe's Free Latte fires only at immediate proximity, once")
     func freeLatteAtImmediateOnly() async throws {
-        let run = try await CoordinatorRun.start(extraConfig: """
-              - id: 9
-                name: PubNub Cafe
-                departments:
-                  - {id: 6, name: Counter, promo: {id: latte, title: "Free Latte!", message: "Come on down for a hot deal!", proximity: immediate, dwell: 0s}}
-            """)
+        let run = try await CoordinatorRun.start(
+            extraConfig: """
+                  - id: 9
+                    name: PubNub Cafe
+                    departments:
+                      - {id: 6, name: Counter, promo: {id: latte, title: "Free Latte!", message: "Come on down for a hot deal!", proximity: immediate, dwell: 0s}}
+                """)
         let cafe = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/stores/9/events", qos: 1)
         let offers = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/members/+/offers", qos: 1)
         func send(_ proximity: String, from first: Int) async throws {
             for seq in first..<(first + 8) {
                 try await MosquittoClients.publish(
                     port: run.broker.port, topic: "beaconmesh/v1/stores/9/departments/6/nodes/a/sightings",
-                    string: Mesh.batch(store: 9, department: 6, seq: seq, major: 1, minor: 4, proximity: proximity, at: Mesh.nowMilliseconds), qos: 1)
+                    string: Mesh.batch(
+                        store: 9, department: 6, seq: seq, major: 1, minor: 4, proximity: proximity, at: Mesh.nowMilliseconds), qos: 1)
                 try await Task.sleep(for: .milliseconds(250))
             }
         }
@@ -244,10 +259,12 @@ struct CoordinatorEndToEndTests {
     @Test("a scanner killed with SIGKILL stops counting at once: node offline event and snapshot, member moves on")
     func nodeKilledStopsCounting() async throws {
         let run = try await CoordinatorRun.start()
-        let scanner = try Mesh.program("beacon-scanner", [
-            "--store", "1", "--department", "30", "--broker", run.broker.url, "--source", "sim", "--sim-route", "30",
-            "--sim-outside", "0s",
-        ])
+        let scanner = try Mesh.program(
+            "beacon-scanner",
+            [
+                "--store", "1", "--department", "30", "--broker", run.broker.url, "--source", "sim", "--sim-route", "30",
+                "--sim-outside", "0s",
+            ])
         #expect(await run.waitForEvent("arrived", timeout: .seconds(15)) != nil, "\(scanner.transcript)")
         scanner.send(SIGKILL)
         let offline = await run.events.waitForLine(timeout: .seconds(5)) { $0.contains("\"type\":\"node\"") && $0.contains("\"offline\"") }

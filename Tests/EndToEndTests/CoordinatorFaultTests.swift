@@ -26,10 +26,13 @@ struct CoordinatorFaultTests {
         #expect(greeted && Set(arrivals) == ["ana 10", "zoe 20"], "\(arrivals)\n\(run.coordinator.transcript)")
 
         let skews = await eventually(timeout: .seconds(5)) { () -> [Int: Int64]? in
-            guard let nodes = CoordinatorFaultTests.healthReports(health).last?["nodes"] as? [[String: Any]], nodes.count == 2 else { return nil }
-            return Dictionary(uniqueKeysWithValues: nodes.compactMap { node in
-                (node["department"] as? Int).flatMap { department in (node["clockSkewMs"] as? Int).map { (department, Int64($0)) } }
-            })
+            guard let nodes = CoordinatorFaultTests.healthReports(health).last?["nodes"] as? [[String: Any]], nodes.count == 2 else {
+                return nil
+            }
+            return Dictionary(
+                uniqueKeysWithValues: nodes.compactMap { node in
+                    (node["department"] as? Int).flatMap { department in (node["clockSkewMs"] as? Int).map { (department, Int64($0)) } }
+                })
         }
         #expect(skews.map { abs($0[10, default: 0] + 3 * CoordinatorFaultTests.hour) < 5_000 } == true, "\(String(describing: skews))")
         #expect(skews.map { abs($0[20, default: 0] - CoordinatorFaultTests.hour) < 5_000 } == true, "\(String(describing: skews))")
@@ -46,13 +49,15 @@ struct CoordinatorFaultTests {
 
     /// Holds the database locked from another process (`BEGIN EXCLUSIVE`) for `seconds`; returns once it is held.
     private static func lockDatabase(_ path: String, seconds: Int) async throws -> TestProcess {
-        let locker = try TestProcess(executable: "/usr/bin/env", arguments: [
-            "python3", "-c",
-            "import sqlite3, sys, time\n"
-                + "c = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=10)\n"
-                + "c.execute('BEGIN EXCLUSIVE')\nprint('locked', flush=True)\ntime.sleep(float(sys.argv[2]))\n",
-            path, String(seconds),
-        ])
+        let locker = try TestProcess(
+            executable: "/usr/bin/env",
+            arguments: [
+                "python3", "-c",
+                "import sqlite3, sys, time\n"
+                    + "c = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=10)\n"
+                    + "c.execute('BEGIN EXCLUSIVE')\nprint('locked', flush=True)\ntime.sleep(float(sys.argv[2]))\n",
+                path, String(seconds),
+            ])
         let locked = await locker.waitForLine(in: .stdout, timeout: .seconds(10)) { $0 == "locked" }
         try #require(locked != nil, "\(locker.transcript)")
         return locker
@@ -61,7 +66,9 @@ struct CoordinatorFaultTests {
     /// Ana's visit count as `members list` shows it (nil if the command fails).
     private static func visits(of member: String, database: String) async throws -> Int? {
         let list = try Mesh.program("beacon-coordinator", ["members", "list", "--db", database])
-        guard await list.waitForExit() == .exited(0), let row = list.stdoutLines.first(where: { $0.hasPrefix(member + " ") }) else { return nil }
+        guard await list.waitForExit() == .exited(0), let row = list.stdoutLines.first(where: { $0.hasPrefix(member + " ") }) else {
+            return nil
+        }
         return row.split(separator: " ").compactMap { Int($0) }.first
     }
 
@@ -115,44 +122,56 @@ struct CoordinatorFaultTests {
     @Test("a database locked by another program: presence goes on, reported once, the visit count written when it is free")
     func lockedDatabase() async throws {
         var locker: TestProcess?
-        try await CoordinatorFaultTests.visitWhileDatabaseFails(cause: "locked", fault: { run in
-            locker = try await CoordinatorFaultTests.lockDatabase(run.directory + "/mesh.sqlite", seconds: 60)
-        }, clear: { _ in
-            _ = await locker?.stop(with: SIGTERM)
-        })
+        try await CoordinatorFaultTests.visitWhileDatabaseFails(
+            cause: "locked",
+            fault: { run in
+                locker = try await CoordinatorFaultTests.lockDatabase(run.directory + "/mesh.sqlite", seconds: 60)
+            },
+            clear: { _ in
+                _ = await locker?.stop(with: SIGTERM)
+            })
     }
 
     @Test("a database file made unwritable under the coordinator (chattr +i): presence goes on, written when it is writable again")
     func unwritableDatabase() async throws {
         func attribute(_ flag: String, _ directory: String) async throws {
-            let chattr = try TestProcess(executable: "/usr/bin/env", arguments: [
-                "chattr", flag, directory + "/mesh.sqlite", directory + "/mesh.sqlite-wal",
-            ])
+            let chattr = try TestProcess(
+                executable: "/usr/bin/env",
+                arguments: [
+                    "chattr", flag, directory + "/mesh.sqlite", directory + "/mesh.sqlite-wal",
+                ])
             try #require(await chattr.waitForExit() == .exited(0), "\(chattr.transcript)")
         }
-        try await CoordinatorFaultTests.visitWhileDatabaseFails(cause: "cannot be written", fault: { run in
-            try await attribute("+i", run.directory)
-        }, clear: { run in
-            try await attribute("-i", run.directory)
-        })
+        try await CoordinatorFaultTests.visitWhileDatabaseFails(
+            cause: "cannot be written",
+            fault: { run in
+                try await attribute("+i", run.directory)
+            },
+            clear: { run in
+                try await attribute("-i", run.directory)
+            })
     }
 
     @Test("a full disk under the database (a 2 MB file system, filled up): presence goes on, written when space is freed")
     func fullDisk() async throws {
         let directory = try Mesh.temporaryDirectory()
         let mount = try TestProcess(executable: "/usr/bin/env", arguments: ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", directory])
-        try #require(await mount.waitForExit() == .exited(0), "this test makes a small file system with mount (as root): \(mount.transcript)")
+        try #require(
+            await mount.waitForExit() == .exited(0), "this test makes a small file system with mount (as root): \(mount.transcript)")
         let filler = directory + "/filler"
         defer { _ = try? TestProcess(executable: "/usr/bin/env", arguments: ["umount", "-l", directory]) }
-        try await CoordinatorFaultTests.visitWhileDatabaseFails(cause: "full", directory: directory, fault: { _ in
-            FileManager.default.createFile(atPath: filler, contents: nil)
-            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: filler))
-            let chunk = Data(count: 16 * 1024)
-            while (try? handle.write(contentsOf: chunk)) != nil {}
-            try? handle.close()
-        }, clear: { _ in
-            try FileManager.default.removeItem(atPath: filler)
-        })
+        try await CoordinatorFaultTests.visitWhileDatabaseFails(
+            cause: "full", directory: directory,
+            fault: { _ in
+                FileManager.default.createFile(atPath: filler, contents: nil)
+                let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: filler))
+                let chunk = Data(count: 16 * 1024)
+                while (try? handle.write(contentsOf: chunk)) != nil {}
+                try? handle.close()
+            },
+            clear: { _ in
+                try FileManager.default.removeItem(atPath: filler)
+            })
     }
 }
 
@@ -176,7 +195,9 @@ struct CoordinatorHostileInputTests {
             case 3: return #"{"v":\#(2 + next() % 1000),"state":"online"}"#
             case 4: return Mesh.batch(store: 1, department: 20, node: "b", seq: Int(next() % 1000) + 1, minor: 1, at: 0)
             case 5: return String(repeating: "[", count: 300) + String(repeating: "]", count: 300)
-            default: return #"{"v":1,"store":1,"department":10,"node":"a","boot":"x","seq":1,"sentAt":1,"sightings":[{"beacon":"ibeacon:nope","rssi":"loud"}]}"#
+            default:
+                return
+                    #"{"v":1,"store":1,"department":10,"node":"a","boot":"x","seq":1,"sentAt":1,"sightings":[{"beacon":"ibeacon:nope","rssi":"loud"}]}"#
             }
         }
     }
@@ -193,21 +214,28 @@ struct CoordinatorHostileInputTests {
             let lines = CoordinatorHostileInputTests.garbage(count: count, seed: seed)
             let paths = stride(from: 0, to: count, by: 20_000).map { start in
                 let path = run.directory + "/garbage-\(seed)-\(start).txt"
-                FileManager.default.createFile(atPath: path, contents: Data(lines[start..<min(count, start + 20_000)]
-                    .joined(separator: "\n").utf8 + [0x0A]))
+                FileManager.default.createFile(
+                    atPath: path,
+                    contents: Data(
+                        lines[start..<min(count, start + 20_000)]
+                            .joined(separator: "\n").utf8 + [0x0A]))
                 return path
             }
             return (topic, paths)
         }
         let publishers = try files.map { topic, paths in
-            try TestProcess(executable: "/bin/sh", arguments: [
-                "-c", "set -e; pub=$0; port=$1; topic=$2; shift 3; for file in \"$@\"; do \"$pub\" -h 127.0.0.1 -p \"$port\" -q 1 -t \"$topic\" -l < \"$file\"; done",
-                try MosquittoClients.executable("mosquitto_pub"), "\(run.broker.port)", topic, "--",
-            ] + paths)
+            try TestProcess(
+                executable: "/bin/sh",
+                arguments: [
+                    "-c",
+                    "set -e; pub=$0; port=$1; topic=$2; shift 3; for file in \"$@\"; do \"$pub\" -h 127.0.0.1 -p \"$port\" -q 1 -t \"$topic\" -l < \"$file\"; done",
+                    try MosquittoClients.executable("mosquitto_pub"), "\(run.broker.port)", topic, "--",
+                ] + paths)
         }
         for _ in 0..<20 {
-            try await MosquittoClients.publish(port: run.broker.port, topic: sightings,
-                                               payload: [UInt8](repeating: 0x5B, count: 300 * 1024), qos: 1)
+            try await MosquittoClients.publish(
+                port: run.broker.port, topic: sightings,
+                payload: [UInt8](repeating: 0x5B, count: 300 * 1024), qos: 1)
         }
         for publisher in publishers {
             #expect(await publisher.waitForExit(timeout: .seconds(120)) == .exited(0), "\(publisher.transcript)")
@@ -215,11 +243,14 @@ struct CoordinatorHostileInputTests {
         // Everything counted, by reason (the status topic's garbage included).
         let counted = await eventually(timeout: .seconds(60), interval: .milliseconds(200)) { () -> [String: Int]? in
             guard let dropped = Mesh.payload(of: health.lines.last ?? "")?["dropped"] as? [String: Int],
-                  dropped.values.reduce(0, +) == 100_020
+                dropped.values.reduce(0, +) == 100_020
             else { return nil }
             return dropped
         }
-        #expect(counted != nil, "\(health.lines.last ?? "no health")\n\(run.coordinator.stderrLines.suffix(30).joined(separator: "\n"))\n\(run.broker.log.suffix(3000))")
+        #expect(
+            counted != nil,
+            "\(health.lines.last ?? "no health")\n\(run.coordinator.stderrLines.suffix(30).joined(separator: "\n"))\n\(run.broker.log.suffix(3000))"
+        )
         for reason in ["invalid-json", "wrong-type", "unknown-version", "topic-mismatch", "too-large"] {
             #expect((counted?[reason] ?? 0) > 0, "\(reason): \(String(describing: counted))")
         }
@@ -246,10 +277,12 @@ struct BrokerRestartTests {
         let run = try await CoordinatorRun.start(arguments: ["--health-interval", "1s"], persistentBroker: true)
         let health = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/coordinators/e2e/health")
         let scanners = try [10, 20, 30].map { department in
-            try Mesh.program("beacon-scanner", [
-                "--store", "1", "--department", "\(department)", "--broker", run.broker.url, "--source", "sim",
-                "--sim-route", "10,20,30", "--sim-outside", "0s", "--flush", "250ms",
-            ])
+            try Mesh.program(
+                "beacon-scanner",
+                [
+                    "--store", "1", "--department", "\(department)", "--broker", run.broker.url, "--source", "sim",
+                    "--sim-route", "10,20,30", "--sim-outside", "0s", "--flush", "250ms",
+                ])
         }
         #expect(await run.waitForEvent("arrived", timeout: .seconds(15)) != nil, "\(scanners[0].transcript)")
         try await Task.sleep(for: .seconds(2))
@@ -263,11 +296,16 @@ struct BrokerRestartTests {
             guard let report = Mesh.payload(of: health.lines.last ?? ""), (report["batches"] as? Int ?? 0) > 0 else { return nil }
             return report
         }
-        #expect(report?["gaps"] as? Int == 0, "no seq missing: \(String(describing: report))\n\(scanners.map { $0.stderrLines.suffix(6).joined(separator: "\n") }.joined(separator: "\n---\n"))\n\(run.coordinator.stderrLines.suffix(12).joined(separator: "\n"))")
+        #expect(
+            report?["gaps"] as? Int == 0,
+            "no seq missing: \(String(describing: report))\n\(scanners.map { $0.stderrLines.suffix(6).joined(separator: "\n") }.joined(separator: "\n---\n"))\n\(run.coordinator.stderrLines.suffix(12).joined(separator: "\n"))"
+        )
         let events = run.events.lines.compactMap(Mesh.payload(of:))
         let ids = events.compactMap { $0["id"] as? String }
         #expect(Set(ids).count == ids.count, "an event published twice: \(run.events.lines)")
-        let arrivals = events.filter { $0["type"] as? String == "arrived" }.compactMap { ($0["member"] as? [String: Any])?["id"] as? String }
+        let arrivals = events.filter { $0["type"] as? String == "arrived" }.compactMap {
+            ($0["member"] as? [String: Any])?["id"] as? String
+        }
         #expect(Set(arrivals).count == arrivals.count, "a member greeted twice in one visit: \(arrivals)")
         await health.stop()
         await run.stop()
@@ -296,9 +334,11 @@ struct StuckConsumerTests {
     @Test("a monitor that never reads (and one frozen with SIGSTOP) does not slow the coordinator")
     func stuckMonitor() async throws {
         let run = try await CoordinatorRun.start(arguments: ["--health-interval", "1s"])
-        let stuck = try TestProcess(executable: "/usr/bin/env", arguments: [
-            "python3", "-c", StuckConsumerTests.stuckSubscriber, "\(run.broker.port)",
-        ])
+        let stuck = try TestProcess(
+            executable: "/usr/bin/env",
+            arguments: [
+                "python3", "-c", StuckConsumerTests.stuckSubscriber, "\(run.broker.port)",
+            ])
         #expect(await stuck.waitForLine(in: .stdout, timeout: .seconds(10)) { $0 == "subscribed" } != nil, "\(stuck.transcript)")
         let frozen = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/#", qos: 1)
         frozen.process.send(SIGSTOP)
@@ -308,10 +348,12 @@ struct StuckConsumerTests {
         }
         let file = run.directory + "/load.txt"
         FileManager.default.createFile(atPath: file, contents: Data((lines.joined(separator: "\n") + "\n").utf8))
-        let load = try TestProcess(executable: "/bin/sh", arguments: [
-            "-c", "exec \"$0\" -h 127.0.0.1 -p \"$1\" -q 1 -t beaconmesh/v1/stores/1/departments/40/nodes/a/sightings -l < \"$2\"",
-            try MosquittoClients.executable("mosquitto_pub"), "\(run.broker.port)", file,
-        ])
+        let load = try TestProcess(
+            executable: "/bin/sh",
+            arguments: [
+                "-c", "exec \"$0\" -h 127.0.0.1 -p \"$1\" -q 1 -t beaconmesh/v1/stores/1/departments/40/nodes/a/sightings -l < \"$2\"",
+                try MosquittoClients.executable("mosquitto_pub"), "\(run.broker.port)", file,
+            ])
         #expect(await load.waitForExit(timeout: .seconds(60)) == .exited(0), "\(load.transcript)")
 
         let started = ContinuousClock.now

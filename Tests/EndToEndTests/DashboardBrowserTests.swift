@@ -27,7 +27,9 @@ struct DashboardBrowserTests {
         return folder + "/" + name
     }
 
-    @Test("store page: Ana with her photo; Zoë and 李小龍 arrive later without a reload, highlighted, with initials; Ana leaves and disappears; the overview counts them; no console errors")
+    @Test(
+        "store page: Ana with her photo; Zoë and 李小龍 arrive later without a reload, highlighted, with initials; Ana leaves and disappears; the overview counts them; no console errors"
+    )
     func storePageLive() async throws {
         let mesh = try await DashboardMesh.start()
         let browser = try await Browser.start(width: 1280, height: 1000)
@@ -40,14 +42,16 @@ struct DashboardBrowserTests {
 
             // Ana arrives in Clothing: her row shows her photo, name, drink, department and visit number.
             mesh.shoppers.place(1, in: 10)
-            let ana = try #require(try await browser.waitFor(Self.rowScript, ["ana"], timeout: .seconds(15)) as? [String: Any],
-                                   "Ana's row never appeared: \(mesh.coordinator.transcript)")
+            let ana = try #require(
+                try await browser.waitFor(Self.rowScript, ["ana"], timeout: .seconds(15)) as? [String: Any],
+                "Ana's row never appeared: \(mesh.coordinator.transcript)")
             #expect(ana["name"] as? String == "Ana Souza")
             #expect(ana["drink"] as? String == "Flat white")
             #expect(ana["department"] as? String == "Clothing")
             #expect(ana["visit"] as? String == "#12")
             #expect((ana["photo"] as? String)?.hasPrefix("data:image/jpeg;base64") == true)
-            let photoLoaded = try await browser.waitFor("""
+            let photoLoaded = try await browser.waitFor(
+                """
                 var img = document.querySelector('tr[data-member="ana"] td.photo img');
                 return !!img && img.complete && img.naturalWidth > 0;
                 """, timeout: .seconds(5))
@@ -83,12 +87,14 @@ struct DashboardBrowserTests {
             for (width, height, name) in [(390, 844, "phone"), (1920, 1080, "wall")] {
                 try await browser.resize(width: width, height: height)
                 try await Task.sleep(for: .milliseconds(300))
-                let layout = try #require(try await browser.evaluate("""
-                    var rows = document.querySelectorAll('#members tbody tr');
-                    return {overflow: document.documentElement.scrollWidth > window.innerWidth, rows: rows.length,
-                            visible: Array.prototype.every.call(rows, function (r) { return r.getBoundingClientRect().height > 20; }),
-                            font: parseFloat(getComputedStyle(document.documentElement).fontSize)};
-                    """) as? [String: Any])
+                let layout = try #require(
+                    try await browser.evaluate(
+                        """
+                        var rows = document.querySelectorAll('#members tbody tr');
+                        return {overflow: document.documentElement.scrollWidth > window.innerWidth, rows: rows.length,
+                                visible: Array.prototype.every.call(rows, function (r) { return r.getBoundingClientRect().height > 20; }),
+                                font: parseFloat(getComputedStyle(document.documentElement).fontSize)};
+                        """) as? [String: Any])
                 #expect(layout["overflow"] as? Bool == false, "\(name): the page is wider than the screen")
                 #expect(layout["rows"] as? Int == 3 && layout["visible"] as? Bool == true, "\(name): \(layout)")
                 let font = layout["font"] as? Double ?? 0
@@ -110,14 +116,16 @@ struct DashboardBrowserTests {
 
             // The overview counts the two members still in, and shows the offline Automotive node.
             try await browser.open(mesh.dashboardURL + "/")
-            let card = try #require(try await browser.waitFor("""
-                var card = document.querySelector('.store-card[data-store="1"]');
-                if (!card || card.querySelector('.members').textContent !== '2') return null;
-                return {name: card.querySelector('h3').textContent, members: card.querySelector('.members').textContent,
-                        offline: card.querySelector('.nodes-offline').textContent, attention: card.classList.contains('attention'),
-                        problems: (card.querySelector('.problems') || {}).textContent || '',
-                        totalMembers: document.getElementById('total-members').textContent};
-                """, timeout: .seconds(10)) as? [String: Any])
+            let card = try #require(
+                try await browser.waitFor(
+                    """
+                    var card = document.querySelector('.store-card[data-store="1"]');
+                    if (!card || card.querySelector('.members').textContent !== '2') return null;
+                    return {name: card.querySelector('h3').textContent, members: card.querySelector('.members').textContent,
+                            offline: card.querySelector('.nodes-offline').textContent, attention: card.classList.contains('attention'),
+                            problems: (card.querySelector('.problems') || {}).textContent || '',
+                            totalMembers: document.getElementById('total-members').textContent};
+                    """, timeout: .seconds(10)) as? [String: Any])
             #expect((card["name"] as? String)?.hasPrefix("San Francisco") == true)
             #expect(card["totalMembers"] as? String == "2")
             #expect(card["offline"] as? String == "1 offline")
@@ -135,7 +143,9 @@ struct DashboardBrowserTests {
         await mesh.stop()
     }
 
-    @Test("the page says its data is stale when the dashboard goes away (SIGTERM exits 0 with the page open) or loses the broker, and is live again by itself when they are back")
+    @Test(
+        "the page says its data is stale when the dashboard goes away (SIGTERM exits 0 with the page open) or loses the broker, and is live again by itself when they are back"
+    )
     func staleAndReconnect() async throws {
         var mesh = try await DashboardMesh.start()
         let browser = try await Browser.start()
@@ -149,14 +159,17 @@ struct DashboardBrowserTests {
             let status = await mesh.dashboard.stop(with: SIGTERM, timeout: .seconds(10))
             #expect(status == .exited(0), "\(mesh.dashboard.transcript)")
             #expect(ContinuousClock.now - started < .seconds(5), "shutting down with a live page took too long")
-            let stale = try await browser.waitFor("""
-                return document.body.classList.contains('stale') ? document.getElementById('status').textContent : null;
-                """, timeout: .seconds(5)) as? String
+            let stale =
+                try await browser.waitFor(
+                    """
+                    return document.body.classList.contains('stale') ? document.getElementById('status').textContent : null;
+                    """, timeout: .seconds(5)) as? String
             #expect(stale?.contains("Reconnecting") == true, "status: \(stale ?? "not stale")")
             #expect(try await browser.evaluate(Self.rowScript, ["ana"]) != nil, "the last data should stay on screen")
 
             try await mesh.restartDashboard()
-            let live = try await browser.waitFor("""
+            let live = try await browser.waitFor(
+                """
                 return !document.body.classList.contains('stale') && document.getElementById('status').textContent.indexOf('Live') >= 0;
                 """, timeout: .seconds(15))
             #expect(live != nil, "the page did not come back by itself")
@@ -165,12 +178,15 @@ struct DashboardBrowserTests {
 
             // The broker goes away: the dashboard is up but its data is old, and the page says so; back when it is.
             await mesh.broker.kill()
-            let brokerLost = try await browser.waitFor("""
-                return document.body.classList.contains('stale') ? document.getElementById('status').textContent : null;
-                """, timeout: .seconds(15)) as? String
+            let brokerLost =
+                try await browser.waitFor(
+                    """
+                    return document.body.classList.contains('stale') ? document.getElementById('status').textContent : null;
+                    """, timeout: .seconds(15)) as? String
             #expect(brokerLost?.contains("lost the broker") == true, "status: \(brokerLost ?? "not stale")")
             try await mesh.broker.start()
-            let liveAgain = try await browser.waitFor("""
+            let liveAgain = try await browser.waitFor(
+                """
                 return !document.body.classList.contains('stale') && document.getElementById('status').textContent.indexOf('Live') >= 0;
                 """, timeout: .seconds(20))
             #expect(liveAgain != nil, "the page did not come back after the broker did")

@@ -16,9 +16,9 @@ struct DashboardEndToEndTests {
             mesh.shoppers.place(1, in: 10)
             let arrived = await eventuallyAsync(timeout: .seconds(15), interval: .milliseconds(200)) { () -> PrometheusText? in
                 guard let text = try? await HTTP.get(url).body, let metrics = try? PrometheusText(text),
-                      metrics[#"beaconmesh_events_total{type="arrived"}"#] == 1,
-                      metrics[#"beaconmesh_members_present{store="1"}"#] == 1,
-                      (metrics["beaconmesh_batches_total"] ?? 0) >= 2
+                    metrics[#"beaconmesh_events_total{type="arrived"}"#] == 1,
+                    metrics[#"beaconmesh_members_present{store="1"}"#] == 1,
+                    (metrics["beaconmesh_batches_total"] ?? 0) >= 2
                 else { return nil }
                 return metrics
             }
@@ -35,13 +35,16 @@ struct DashboardEndToEndTests {
             }
             #expect(offline == 0)
 
-            try await MosquittoClients.publish(port: mesh.broker.port, topic: "beaconmesh/v1/stores/1/departments/10/nodes/a/sightings",
-                                               string: "not json", qos: 1)
-            try await MosquittoClients.publish(port: mesh.broker.port, topic: "beaconmesh/v1/stores/1/departments/10/nodes/a/sightings",
-                                               string: "{broken", qos: 1)
+            try await MosquittoClients.publish(
+                port: mesh.broker.port, topic: "beaconmesh/v1/stores/1/departments/10/nodes/a/sightings",
+                string: "not json", qos: 1)
+            try await MosquittoClients.publish(
+                port: mesh.broker.port, topic: "beaconmesh/v1/stores/1/departments/10/nodes/a/sightings",
+                string: "{broken", qos: 1)
             let dropped = await eventuallyAsync(timeout: .seconds(5), interval: .milliseconds(200)) { () -> Double? in
                 guard let text = try? await HTTP.get(url).body, let metrics = try? PrometheusText(text),
-                      let value = metrics[#"beaconmesh_dropped_total{reason="invalid-json"}"#], value >= 2 else { return nil }
+                    let value = metrics[#"beaconmesh_dropped_total{reason="invalid-json"}"#], value >= 2
+                else { return nil }
                 return value
             }
             #expect(dropped == 2)
@@ -51,7 +54,7 @@ struct DashboardEndToEndTests {
             mesh.shoppers.place(1, in: nil)
             let left = await eventuallyAsync(timeout: .seconds(15), interval: .milliseconds(200)) { () -> Bool? in
                 guard let text = try? await HTTP.get(url).body, let metrics = try? PrometheusText(text),
-                      metrics[#"beaconmesh_events_total{type="left"}"#] == 1, metrics[#"beaconmesh_members_present{store="1"}"#] == 0
+                    metrics[#"beaconmesh_events_total{type="left"}"#] == 1, metrics[#"beaconmesh_members_present{store="1"}"#] == 0
                 else { return nil }
                 return true
             }
@@ -69,8 +72,8 @@ struct DashboardEndToEndTests {
             mesh.shoppers.place(1, in: 10)
             let presence = await eventuallyAsync(timeout: .seconds(15), interval: .milliseconds(200)) { () -> [String: Any]? in
                 guard let reply = try? await HTTP.get(base + "/api/stores/1/presence"), reply.status == 200,
-                      let object = try? JSONSerialization.jsonObject(with: Data(reply.body.utf8)) as? [String: Any],
-                      let members = object["members"] as? [[String: Any]], !members.isEmpty
+                    let object = try? JSONSerialization.jsonObject(with: Data(reply.body.utf8)) as? [String: Any],
+                    let members = object["members"] as? [[String: Any]], !members.isEmpty
                 else { return nil }
                 return object
             }
@@ -118,12 +121,16 @@ struct DashboardEndToEndTests {
         let broker = try await MosquittoBroker.start()
         let port = try FreePort.next()
         let dashboard = try await DashboardMesh.startDashboard(brokerURL: broker.url, port: port, extra: ["--store", "2", "--store", "3"])
-        try await MosquittoClients.publish(port: broker.port, topic: "beaconmesh/v1/stores/1/departments/10/nodes/a/status",
-                                           string: #"{"v":1,"state":"online","version":"t","boot":"b","source":"sim","startedAt":1}"#, qos: 1, retain: true)
-        try await MosquittoClients.publish(port: broker.port, topic: "beaconmesh/v1/stores/3/departments/10/nodes/a/status",
-                                           string: #"{"v":1,"state":"offline","version":"t","boot":"b","source":"sim","startedAt":1}"#, qos: 1, retain: true)
+        try await MosquittoClients.publish(
+            port: broker.port, topic: "beaconmesh/v1/stores/1/departments/10/nodes/a/status",
+            string: #"{"v":1,"state":"online","version":"t","boot":"b","source":"sim","startedAt":1}"#, qos: 1, retain: true)
+        try await MosquittoClients.publish(
+            port: broker.port, topic: "beaconmesh/v1/stores/3/departments/10/nodes/a/status",
+            string: #"{"v":1,"state":"offline","version":"t","boot":"b","source":"sim","startedAt":1}"#, qos: 1, retain: true)
         let stores = await eventuallyAsync(timeout: .seconds(5), interval: .milliseconds(100)) { () -> String? in
-            guard let body = try? await HTTP.get("http://127.0.0.1:\(port)/api/stores").body, body.contains("\"nodesOffline\":1") else { return nil }
+            guard let body = try? await HTTP.get("http://127.0.0.1:\(port)/api/stores").body, body.contains("\"nodesOffline\":1") else {
+                return nil
+            }
             return body
         }
         let body = try #require(stores)
@@ -133,13 +140,15 @@ struct DashboardEndToEndTests {
         await broker.stop()
     }
 
-    @Test("bad flags exit 2 with one line naming what is wrong", arguments: [
-        (["--store", "70000"], "store"),
-        (["--listen", "localhost"], "listen"),
-        (["--listen", "127.0.0.1:99999"], "listen"),
-        (["--broker", "http://x:1"], "mqtt"),
-        (["--frobnicate"], "frobnicate"),
-    ])
+    @Test(
+        "bad flags exit 2 with one line naming what is wrong",
+        arguments: [
+            (["--store", "70000"], "store"),
+            (["--listen", "localhost"], "listen"),
+            (["--listen", "127.0.0.1:99999"], "listen"),
+            (["--broker", "http://x:1"], "mqtt"),
+            (["--frobnicate"], "frobnicate"),
+        ])
     func badFlags(arguments: [String], named: String) async throws {
         let process = try Mesh.program("beacon-dashboard", arguments)
         let status = await process.waitForExit(timeout: .seconds(10))
@@ -154,8 +163,10 @@ struct DashboardEndToEndTests {
     func help() async throws {
         let process = try Mesh.program("beacon-dashboard", ["--help"])
         #expect(await process.waitForExit(timeout: .seconds(10)) == .exited(0))
-        #expect(process.stdoutLines.contains(
-            "USAGE: beacon-dashboard [--broker <URL>] [--username <U>] [--password-file <F>] [--cafile <F>] [--listen <HOST:PORT>] [--store <N> ...] [--log-level <log-level>]"),
+        #expect(
+            process.stdoutLines.contains(
+                "USAGE: beacon-dashboard [--broker <URL>] [--username <U>] [--password-file <F>] [--cafile <F>] [--listen <HOST:PORT>] [--store <N> ...] [--log-level <log-level>]"
+            ),
             "\(process.transcript)")
         #expect(process.stdoutLines.contains { $0.hasPrefix("  --listen <HOST:PORT>    Where to serve the pages") })
         #expect(process.stdoutLines.contains("                          (default: 127.0.0.1:8080)"))

@@ -23,31 +23,31 @@ struct DashboardMesh {
         try drawPhoto(to: directory + "/ana.png")
         let uuid = Mesh.uuid
         let members = """
-        id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt
-        ana,Ana Souza,Flat white,ibeacon:\(uuid):1:1,ana.png,11,1763683200000,1735689600000
-        zoe,Zoë Martin,,ibeacon:\(uuid):1:4,,0,,
-        li,李小龍,Jasmine tea,ibeacon:\(uuid):1:8,,2,1763683200000,
-        """
+            id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt
+            ana,Ana Souza,Flat white,ibeacon:\(uuid):1:1,ana.png,11,1763683200000,1735689600000
+            zoe,Zoë Martin,,ibeacon:\(uuid):1:4,,0,,
+            li,李小龍,Jasmine tea,ibeacon:\(uuid):1:8,,2,1763683200000,
+            """
         // The CSV's photo paths are read relative to the working directory of the import: give an absolute one.
         try members.replacingOccurrences(of: ",ana.png,", with: ",\(directory)/ana.png,")
             .write(toFile: directory + "/members.csv", atomically: true, encoding: .utf8)
         let metricsPort = try FreePort.next()
         let config = """
-        id: e2e
-        broker: {url: "\(broker.url)"}
-        database: mesh.sqlite
-        members: members.csv
-        metrics: "127.0.0.1:\(metricsPort)"
-        presence: {staleAfter: 3s, exitAfter: 2s, switchMargin: 4, switchDwell: 1s, visitGap: 20m}
-        promos: {dwell: 1s, cooldown: 24h}
-        stores:
-          - id: 1
-            name: San Francisco
-            departments:
-              - {id: 10, name: Clothing, promo: {id: shirts, title: "Promoção de blusas!", message: "Ganhe R$10!"}}
-              - {id: 20, name: Housewares}
-              - {id: 30, name: Automotive}
-        """
+            id: e2e
+            broker: {url: "\(broker.url)"}
+            database: mesh.sqlite
+            members: members.csv
+            metrics: "127.0.0.1:\(metricsPort)"
+            presence: {staleAfter: 3s, exitAfter: 2s, switchMargin: 4, switchDwell: 1s, visitGap: 20m}
+            promos: {dwell: 1s, cooldown: 24h}
+            stores:
+              - id: 1
+                name: San Francisco
+                departments:
+                  - {id: 10, name: Clothing, promo: {id: shirts, title: "Promoção de blusas!", message: "Ganhe R$10!"}}
+                  - {id: 20, name: Housewares}
+                  - {id: 30, name: Automotive}
+            """
         try config.write(toFile: directory + "/coordinator.yaml", atomically: true, encoding: .utf8)
         let coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", directory + "/coordinator.yaml"])
         guard await coordinator.waitForLine(in: .stderr, timeout: .seconds(20), where: { $0.contains("coordinator running") }) != nil else {
@@ -55,8 +55,9 @@ struct DashboardMesh {
         }
         let port = try FreePort.next()
         let dashboard = try await startDashboard(brokerURL: broker.url, port: port)
-        return DashboardMesh(broker: broker, directory: directory, coordinator: coordinator, dashboard: dashboard,
-                             dashboardPort: port, metricsPort: metricsPort, shoppers: Shoppers(port: broker.port))
+        return DashboardMesh(
+            broker: broker, directory: directory, coordinator: coordinator, dashboard: dashboard,
+            dashboardPort: port, metricsPort: metricsPort, shoppers: Shoppers(port: broker.port))
     }
 
     /// Starts `beacon-dashboard` on `port` and waits for its "serving" line.
@@ -87,10 +88,12 @@ struct DashboardMesh {
         guard let convert else { throw TestSupportError("ImageMagick's convert is missing: run deploy/install-deps.sh") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: convert)
-        process.arguments = ["-size", "256x256", "xc:#cfe8e1", "-fill", "#3b2418", "-draw", "ellipse 128,104 62,70 0,360",
-                             "-fill", "#e9b38f", "-draw", "ellipse 128,118 48,56 0,360", "-fill", "#3b2418",
-                             "-draw", "ellipse 128,72 52,26 180,360", "-fill", "#0a6e5c", "-draw", "ellipse 128,262 96,76 0,360",
-                             "-fill", "#e9b38f", "-draw", "rectangle 114,165 142,190", path]
+        process.arguments = [
+            "-size", "256x256", "xc:#cfe8e1", "-fill", "#3b2418", "-draw", "ellipse 128,104 62,70 0,360",
+            "-fill", "#e9b38f", "-draw", "ellipse 128,118 48,56 0,360", "-fill", "#3b2418",
+            "-draw", "ellipse 128,72 52,26 180,360", "-fill", "#0a6e5c", "-draw", "ellipse 128,262 96,76 0,360",
+            "-fill", "#e9b38f", "-draw", "rectangle 114,165 142,190", path,
+        ]
         try process.run()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw TestSupportError("convert failed drawing \(path)") }
@@ -126,9 +129,9 @@ final class Shoppers: Sendable {
                         """
                     }.joined(separator: ",")
                     let batch = """
-                    {"v":1,"store":1,"department":\(department),"node":"a","boot":"\(boot)","seq":\(seq[department]!),\
-                    "sentAt":\(now),"sightings":[\(sightings)]}
-                    """
+                        {"v":1,"store":1,"department":\(department),"node":"a","boot":"\(boot)","seq":\(seq[department]!),\
+                        "sentAt":\(now),"sightings":[\(sightings)]}
+                        """
                     try? await MosquittoClients.publish(
                         port: port, topic: "beaconmesh/v1/stores/1/departments/\(department)/nodes/a/sightings", string: batch, qos: 1)
                 }
@@ -149,7 +152,8 @@ final class Shoppers: Sendable {
     func nodeStatus(department: Int, online: Bool) async throws {
         try await MosquittoClients.publish(
             port: port, topic: "beaconmesh/v1/stores/1/departments/\(department)/nodes/a/status",
-            string: #"{"v":1,"state":"\#(online ? "online" : "offline")","version":"test","boot":"b","source":"sim","startedAt":\#(Mesh.nowMilliseconds)}"#,
+            string:
+                #"{"v":1,"state":"\#(online ? "online" : "offline")","version":"test","boot":"b","source":"sim","startedAt":\#(Mesh.nowMilliseconds)}"#,
             qos: 1, retain: true)
     }
 

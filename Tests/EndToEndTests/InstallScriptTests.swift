@@ -25,10 +25,12 @@ struct InstallScriptTests {
         for program in ["beacon-scanner", "beacon-coordinator", "beacon-monitor"] {
             #expect(mode(root + "/usr/local/bin/" + program) == 0o755, "\(program)")
         }
-        for file in ["/etc/systemd/system/beacon-scanner@.service", "/etc/systemd/system/beacon-coordinator.service",
-                     "/etc/beaconmesh/examples/scanner.yaml", "/etc/beaconmesh/examples/coordinator.yaml",
-                     "/etc/beaconmesh/examples/store-bridge.conf", "/etc/mosquitto/mosquitto.conf",
-                     "/usr/local/share/doc/beaconmesh/README.md", "/usr/local/share/doc/beaconmesh/deployment.md"] {
+        for file in [
+            "/etc/systemd/system/beacon-scanner@.service", "/etc/systemd/system/beacon-coordinator.service",
+            "/etc/beaconmesh/examples/scanner.yaml", "/etc/beaconmesh/examples/coordinator.yaml",
+            "/etc/beaconmesh/examples/store-bridge.conf", "/etc/mosquitto/mosquitto.conf",
+            "/usr/local/share/doc/beaconmesh/README.md", "/usr/local/share/doc/beaconmesh/deployment.md",
+        ] {
             #expect(FileManager.default.fileExists(atPath: root + file), "\(file) missing")
         }
         #expect(mode(root + "/etc/beaconmesh/coordinator.yaml") == 0o640)
@@ -67,7 +69,10 @@ struct InstallScriptTests {
         environment["DESTDIR"] = nil
         let process = try await RepositoryScript.run("deploy/install.sh", ["--dry-run"], environment: environment)
         let output = process.stdoutLines
-        #expect(output.contains { $0.hasPrefix("would run: swift build") && $0.contains("-c release") && $0.contains("--product beacon-scanner") }, "\(output)")
+        #expect(
+            output.contains {
+                $0.hasPrefix("would run: swift build") && $0.contains("-c release") && $0.contains("--product beacon-scanner")
+            }, "\(output)")
         #expect(output.contains { $0.hasPrefix("would run: install -D -m 755") && $0.hasSuffix("/usr/local/bin/beacon-coordinator") })
         #expect(output.contains("would install /etc/systemd/system/beacon-scanner@.service (ExecStart in /usr/local/bin)"))
         #expect(output.contains("would run: systemctl daemon-reload"))
@@ -84,7 +89,8 @@ struct InstallScriptTests {
         let errors = coordinator.stderrLines.filter { !$0.isEmpty }
         let complaint = errors.first ?? ""
         #expect(errors.count == 1, "\(errors)")
-        #expect(complaint.contains("cannot read the CA file /etc/beaconmesh/tls/ca.pem")
-                    || complaint.contains("password file /etc/beaconmesh/credentials/coordinator-backoffice-1.pass"), "\(errors)")
+        #expect(
+            complaint.contains("cannot read the CA file /etc/beaconmesh/tls/ca.pem")
+                || complaint.contains("password file /etc/beaconmesh/credentials/coordinator-backoffice-1.pass"), "\(errors)")
     }
 }

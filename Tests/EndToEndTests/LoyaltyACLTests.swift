@@ -28,13 +28,15 @@ struct LoyaltyACLTests {
     }
 
     func publish(_ broker: ProfileBroker, as user: String, _ topic: String, _ message: String) async throws {
-        try await MosquittoClients.publish(port: broker.port, topic: "\(Self.tree)/\(topic)", string: message, qos: 1,
-                                           extraArguments: try broker.login(user))
+        try await MosquittoClients.publish(
+            port: broker.port, topic: "\(Self.tree)/\(topic)", string: message, qos: 1,
+            extraArguments: try broker.login(user))
     }
 
     func subscribe(_ broker: ProfileBroker, as user: String, _ filters: [String]) async throws -> Subscription {
-        try await MosquittoClients.subscribe(port: broker.port, filters: filters.map { "\(Self.tree)/\($0)" }, qos: 1,
-                                             extraArguments: try broker.login(user))
+        try await MosquittoClients.subscribe(
+            port: broker.port, filters: filters.map { "\(Self.tree)/\($0)" }, qos: 1,
+            extraArguments: try broker.login(user))
     }
 
     @Test("provision monitor --till makes till-<store>; provision member says what the app may do")
@@ -43,13 +45,20 @@ struct LoyaltyACLTests {
         let till = try await broker.provision(["monitor", "--store", "9", "--till"])
         #expect(till.first?.hasPrefix("till-9: created; password in ") == true, "\(till)")
         let member = try await broker.provision(["member", "ana"])
-        #expect(member.contains { $0.contains("may publish only \(Self.tree)/stores/+/members/ana/ranging and read only \(Self.tree)/members/ana/offers and \(Self.tree)/members/ana/checkins") },
-                "\(member)")
+        #expect(
+            member.contains {
+                $0.contains(
+                    "may publish only \(Self.tree)/stores/+/members/ana/ranging and read only \(Self.tree)/members/ana/offers and \(Self.tree)/members/ana/checkins"
+                )
+            },
+            "\(member)")
         let acl = try String(contentsOfFile: broker.aclFile, encoding: .utf8)
         #expect(acl.contains("user till-9\ntopic read \(Self.tree)/stores/9/#\ntopic write \(Self.tree)/stores/9/checkins\n"), "\(acl)")
     }
 
-    @Test("a member app publishes its own ranging reports in any store, and nothing else: not another member's, not check-ins, events, sightings, offers")
+    @Test(
+        "a member app publishes its own ranging reports in any store, and nothing else: not another member's, not check-ins, events, sightings, offers"
+    )
     func memberPublishesOnlyItsRanging() async throws {
         let broker = try await secureBroker()
         let store1 = try await subscribe(broker, as: "monitor-1", ["stores/1/#"])
@@ -84,7 +93,8 @@ struct LoyaltyACLTests {
     func memberReadsOnlyItsOwn() async throws {
         let broker = try await secureBroker()
         let anaWildcards = try await subscribe(broker, as: "ana", ["members/+/offers", "members/+/checkins", "members/#"])
-        let anaSpying = try await subscribe(broker, as: "ana", ["members/ben/checkins", "members/ben/offers", "stores/1/members/ben/ranging"])
+        let anaSpying = try await subscribe(
+            broker, as: "ana", ["members/ben/checkins", "members/ben/offers", "stores/1/members/ben/ranging"])
         let ben = try await subscribe(broker, as: "ben", ["members/ben/checkins", "members/ben/offers"])
         try await publish(broker, as: "ben", "stores/1/members/ben/ranging", "ben's ranging")
         for member in ["ben", "ana"] {
@@ -95,9 +105,10 @@ struct LoyaltyACLTests {
         #expect(await anaWildcards.waitForLine { $0.hasSuffix("check-in of ana") } != nil, "\(anaWildcards.lines)")
         try await Task.sleep(for: .milliseconds(300))
         for subscription in [anaWildcards, anaSpying, ben] { await subscription.stop() }
-        #expect(Set(anaWildcards.lines) == [
-            "\(Self.tree)/members/ana/offers offer for ana", "\(Self.tree)/members/ana/checkins check-in of ana",
-        ], "ana sees only her own: \(anaWildcards.lines)")
+        #expect(
+            Set(anaWildcards.lines) == [
+                "\(Self.tree)/members/ana/offers offer for ana", "\(Self.tree)/members/ana/checkins check-in of ana",
+            ], "ana sees only her own: \(anaWildcards.lines)")
         #expect(anaSpying.lines.isEmpty, "\(anaSpying.lines)")
         #expect(ben.lines == ["\(Self.tree)/members/ben/offers offer for ben", "\(Self.tree)/members/ben/checkins check-in of ben"])
     }
@@ -126,9 +137,10 @@ struct LoyaltyACLTests {
         #expect(await coordinator.waitForLine { $0.hasSuffix("allowed: store 1's till") } != nil, "\(coordinator.lines)\n\(broker.log)")
         try await Task.sleep(for: .milliseconds(300))
         for subscription in [coordinator, store1, ana] { await subscription.stop() }
-        #expect(Set(coordinator.lines) == [
-            "\(Self.tree)/stores/9/checkins allowed: store 9's till", "\(Self.tree)/stores/1/checkins allowed: store 1's till",
-        ], "\(coordinator.lines)")
+        #expect(
+            Set(coordinator.lines) == [
+                "\(Self.tree)/stores/9/checkins allowed: store 9's till", "\(Self.tree)/stores/1/checkins allowed: store 1's till",
+            ], "\(coordinator.lines)")
         #expect(store1.lines == ["\(Self.tree)/stores/1/checkins allowed: store 1's till"], "\(store1.lines)")
         #expect(ana.lines.isEmpty, "\(ana.lines)")
     }
@@ -144,32 +156,40 @@ struct LoyaltyACLTests {
             of: "{id: 6, name: Counter, till: true}",
             with: "{id: 6, name: Counter, till: true, promo: {id: latte, title: \"Free Latte!\", message: \"Come on down\", dwell: 0s}}")
         try """
-            id: e2e
-            broker: {url: "\(broker.url)", username: coordinator-e2e, passwordFile: "\(broker.credentialFile(of: "coordinator-e2e"))", cafile: "\(broker.caFile)"}
-            database: mesh.sqlite
-            members: members.csv
-            \(stores)
-            """.write(toFile: directory + "/coordinator.yaml", atomically: true, encoding: .utf8)
+        id: e2e
+        broker: {url: "\(broker.url)", username: coordinator-e2e, passwordFile: "\(broker.credentialFile(of: "coordinator-e2e"))", cafile: "\(broker.caFile)"}
+        database: mesh.sqlite
+        members: members.csv
+        \(stores)
+        """.write(toFile: directory + "/coordinator.yaml", atomically: true, encoding: .utf8)
         let events = try await subscribe(broker, as: "till-9", ["stores/9/events"])
-        let coordinator = try TestProcess(executable: try BuiltProducts.path(of: "beacon-coordinator"),
-                                          arguments: ["run", "--config", directory + "/coordinator.yaml"], currentDirectory: directory)
+        let coordinator = try TestProcess(
+            executable: try BuiltProducts.path(of: "beacon-coordinator"),
+            arguments: ["run", "--config", directory + "/coordinator.yaml"], currentDirectory: directory)
         defer { coordinator.send(SIGKILL) }
-        try #require(await coordinator.waitForLine(in: .stderr, timeout: .seconds(15)) { $0.contains("coordinator running") } != nil,
-                     "\(coordinator.transcript)\n\(broker.log)")
+        try #require(
+            await coordinator.waitForLine(in: .stderr, timeout: .seconds(15)) { $0.contains("coordinator running") } != nil,
+            "\(coordinator.transcript)\n\(broker.log)")
 
-        let phone = try Mesh.program("beacon-phone", [
-            "--member", "ana", "--store", "9", "--route", "6", "--dwell", "60s", "--broker", broker.url, "--cafile", broker.caFile,
-            "--username", "ana", "--password-file", broker.credentialFile(of: "ana"),
-        ])
+        let phone = try Mesh.program(
+            "beacon-phone",
+            [
+                "--member", "ana", "--store", "9", "--route", "6", "--dwell", "60s", "--broker", broker.url, "--cafile", broker.caFile,
+                "--username", "ana", "--password-file", broker.credentialFile(of: "ana"),
+            ])
         defer { phone.send(SIGKILL) }
-        #expect(await events.waitForLine(timeout: .seconds(10)) { $0.contains("\"type\":\"arrived\"") && $0.contains("\"ana\"") } != nil,
-                "ranging over TLS greets ana:\n\(phone.transcript)\n\(coordinator.transcript)\n\(broker.log)")
-        #expect(await phone.waitForLine(in: .stdout, timeout: .seconds(5)) { $0.hasSuffix("  offer     Counter  Free Latte! — Come on down") } != nil,
-                "\(phone.transcript)")
+        #expect(
+            await events.waitForLine(timeout: .seconds(10)) { $0.contains("\"type\":\"arrived\"") && $0.contains("\"ana\"") } != nil,
+            "ranging over TLS greets ana:\n\(phone.transcript)\n\(coordinator.transcript)\n\(broker.log)")
+        #expect(
+            await phone.waitForLine(in: .stdout, timeout: .seconds(5)) { $0.hasSuffix("  offer     Counter  Free Latte! — Come on down") }
+                != nil,
+            "\(phone.transcript)")
         let request = #"{"v":1,"id":"tls-1","member":"ana","department":6,"till":"counter-1","at":\#(Mesh.nowMilliseconds)}"#
         try await publish(broker, as: "till-9", "stores/9/checkins", request)
-        #expect(await phone.waitForLine(in: .stdout, timeout: .seconds(5)) { $0.hasSuffix("  check-in  at Counter (#1)") } != nil,
-                "\(phone.transcript)\n\(events.lines)")
+        #expect(
+            await phone.waitForLine(in: .stdout, timeout: .seconds(5)) { $0.hasSuffix("  check-in  at Counter (#1)") } != nil,
+            "\(phone.transcript)\n\(events.lines)")
         #expect(await phone.stop(with: SIGTERM, timeout: .seconds(10)) == .exited(0), "\(phone.transcript)")
         #expect(await coordinator.stop(with: SIGTERM, timeout: .seconds(15)) == .exited(0), "\(coordinator.transcript)")
         await events.stop()

@@ -24,7 +24,7 @@ enum Mesh {
         for line in text.split(separator: "\n") {
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
             guard object["type"] as? String == "ibeacon", let uuid = object["uuid"] as? String,
-                  let major = object["major"] as? Int, let minor = object["minor"] as? Int
+                let major = object["major"] as? Int, let minor = object["minor"] as? Int
             else { continue }
             keys.insert("ibeacon:\(uuid):\(major):\(minor)")
         }
@@ -53,8 +53,10 @@ enum Mesh {
     static let uuid = "0cf052c2-97ca-407c-84f8-b62aac4e9020"
 
     /// A sighting batch as a scanner would publish it, with one sighting of `minor` (store-app phone `major`).
-    static func batch(store: Int, department: Int, node: String = "a", boot: String = "b00t", seq: Int,
-                      major: Int = 1, minor: Int, rssi: Double = -60, proximity: String = "near", at milliseconds: Int64) -> String {
+    static func batch(
+        store: Int, department: Int, node: String = "a", boot: String = "b00t", seq: Int,
+        major: Int = 1, minor: Int, rssi: Double = -60, proximity: String = "near", at milliseconds: Int64
+    ) -> String {
         """
         {"v":1,"store":\(store),"department":\(department),"node":"\(node)","boot":"\(boot)","seq":\(seq),"sentAt":\(milliseconds),\
         "sightings":[{"beacon":"ibeacon:\(uuid):\(major):\(minor)","rssi":\(rssi),"count":4,"txPower":-59,"distance":1.1,\
@@ -66,31 +68,33 @@ enum Mesh {
 
     /// A coordinator config for store 1 (departments 10, 20, 30) with short timings, and a members CSV with Ana
     /// (`ibeacon:…:1:1`) and Zoë (`ibeacon:…:1:4`).
-    static func writeCoordinatorConfig(in directory: String, brokerURL: String, id: String = "e2e",
-                                       extra: String = "") throws -> String {
+    static func writeCoordinatorConfig(
+        in directory: String, brokerURL: String, id: String = "e2e",
+        extra: String = ""
+    ) throws -> String {
         let members = """
-        id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt
-        ana,Ana Souza,Flat white,ibeacon:\(uuid):1:1,,11,1763683200000,1735689600000
-        zoe,Zoë Martin,,ibeacon:\(uuid):1:4,,0,,
-        """
+            id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt
+            ana,Ana Souza,Flat white,ibeacon:\(uuid):1:1,,11,1763683200000,1735689600000
+            zoe,Zoë Martin,,ibeacon:\(uuid):1:4,,0,,
+            """
         try members.write(toFile: directory + "/members.csv", atomically: true, encoding: .utf8)
         let config = """
-        id: \(id)
-        broker: {url: "\(brokerURL)"}
-        database: mesh.sqlite
-        members: members.csv
-        presence: {staleAfter: 3s, exitAfter: 2s, switchMargin: 4, switchDwell: 1s, visitGap: 20m}
-        promos: {dwell: 1s, cooldown: 24h}
-        stores:
-          - id: 1
-            name: San Francisco
-            greeting: "Welcome back, {name}! The usual {favoriteDrink}?"
-            departments:
-              - {id: 10, name: Clothing, promo: {id: shirts, title: "Promoção de blusas!", message: "Ganhe R$10!"}}
-              - {id: 20, name: Housewares}
-              - {id: 30, name: Automotive}
-        \(extra)
-        """
+            id: \(id)
+            broker: {url: "\(brokerURL)"}
+            database: mesh.sqlite
+            members: members.csv
+            presence: {staleAfter: 3s, exitAfter: 2s, switchMargin: 4, switchDwell: 1s, visitGap: 20m}
+            promos: {dwell: 1s, cooldown: 24h}
+            stores:
+              - id: 1
+                name: San Francisco
+                greeting: "Welcome back, {name}! The usual {favoriteDrink}?"
+                departments:
+                  - {id: 10, name: Clothing, promo: {id: shirts, title: "Promoção de blusas!", message: "Ganhe R$10!"}}
+                  - {id: 20, name: Housewares}
+                  - {id: 30, name: Automotive}
+            \(extra)
+            """
         let path = directory + "/coordinator.yaml"
         try config.write(toFile: path, atomically: true, encoding: .utf8)
         return path

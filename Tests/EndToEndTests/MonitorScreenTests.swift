@@ -62,13 +62,15 @@ struct MonitorScreenTests {
         let now = Mesh.nowMilliseconds
         let shoppers = [
             Shopper(id: "ana", name: "Ana Souza", drink: "Flat white", department: 10, arrivedAt: now - 200_000, visits: 12),
-            Shopper(id: "jose", name: "José Álvarez", drink: "Cortado", department: 20, proximity: "immediate",
-                    arrivedAt: now - 60_000, visits: 3),
+            Shopper(
+                id: "jose", name: "José Álvarez", drink: "Cortado", department: 20, proximity: "immediate",
+                arrivedAt: now - 60_000, visits: 3),
             Shopper(id: "li", name: "李雷", drink: "茉莉花茶", department: 30, proximity: "far", arrivedAt: now - 30_000, visits: 25),
             Shopper(id: "zoe", name: "Zoë Martin", drink: nil, department: 10, arrivedAt: now - 10_000, visits: 1),
         ]
-        try await StoreState.publish(snapshot: shoppers, guests: [10: 3, 30: 5],
-                                     nodes: [(10, "a", "online"), (20, "a", "online"), (30, "a", "offline")], on: broker)
+        try await StoreState.publish(
+            snapshot: shoppers, guests: [10: 3, 30: 5],
+            nodes: [(10, "a", "online"), (20, "a", "online"), (30, "a", "offline")], on: broker)
         let monitor = try await MonitorUnderTest.launch("layout", broker: broker)
         defer { Task { await monitor.tmux.kill() } }
 
@@ -105,12 +107,14 @@ struct MonitorScreenTests {
         try await monitor.waitForCleanExit()
     }
 
-    @Test("a lost broker leaves the view in place, marked stale with the last update's time; it recovers on reconnect; Ctrl-C quits cleanly")
+    @Test(
+        "a lost broker leaves the view in place, marked stale with the last update's time; it recovers on reconnect; Ctrl-C quits cleanly")
     func staleAndRecover() async throws {
         let broker = try await MosquittoBroker.start()
         defer { Task { await broker.stop() } }
-        let ana = Shopper(id: "ana", name: "Ana Souza", drink: "Flat white", department: 10,
-                          arrivedAt: Mesh.nowMilliseconds - 60_000, visits: 12)
+        let ana = Shopper(
+            id: "ana", name: "Ana Souza", drink: "Flat white", department: 10,
+            arrivedAt: Mesh.nowMilliseconds - 60_000, visits: 12)
         try await StoreState.publish(snapshot: [ana], on: broker)
         let monitor = try await MonitorUnderTest.launch("stale", broker: broker)
         defer { Task { await monitor.tmux.kill() } }
@@ -141,8 +145,10 @@ struct MonitorScreenTests {
         let monitor = try await MonitorUnderTest.launch("sigterm", broker: broker)
         defer { Task { await monitor.tmux.kill() } }
         try await monitor.tmux.waitForScreen("the view") { $0.contains("Connected to") }
-        let pid = try #require(pid_t(try String(contentsOfFile: monitor.pidFile, encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)))
+        let pid = try #require(
+            pid_t(
+                try String(contentsOfFile: monitor.pidFile, encoding: .utf8)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(kill(pid, SIGTERM) == 0)
         try await monitor.waitForCleanExit()
     }
@@ -167,8 +173,9 @@ struct MonitorScreenTests {
     static func expectDrinksAligned(in screen: String, sourceLocation: SourceLocation = #_sourceLocation) {
         let columns = [("Ana Souza", "Flat white"), ("José Álvarez", "Cortado"), ("李雷", "茉莉花茶"), ("Zoë Martin", "—")]
             .map { name, drink in ScreenText.line(containing: name, in: screen).flatMap { ScreenText.column(of: drink, in: $0) } }
-        #expect(columns.allSatisfy { $0 != nil } && Set(columns).count == 1, "drink columns \(columns):\n\(screen)",
-                sourceLocation: sourceLocation)
+        #expect(
+            columns.allSatisfy { $0 != nil } && Set(columns).count == 1, "drink columns \(columns):\n\(screen)",
+            sourceLocation: sourceLocation)
     }
 }
 
@@ -180,14 +187,18 @@ struct MonitorUnderTest {
     /// Holds the monitor's process id (the shell that writes it then `exec`s the monitor).
     let pidFile: String
 
-    static func launch(_ name: String, broker: MosquittoBroker, columns: Int = 100, rows: Int = 30, store: Int = 1,
-                       arguments: [String] = []) async throws -> MonitorUnderTest {
+    static func launch(
+        _ name: String, broker: MosquittoBroker, columns: Int = 100, rows: Int = 30, store: Int = 1,
+        arguments: [String] = []
+    ) async throws -> MonitorUnderTest {
         let directory = try Mesh.temporaryDirectory()
         let pidFile = directory + "/monitor.pid"
         let q = ScreenText.shellQuoted
-        let monitor = "exec env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 \(q(try BuiltProducts.path(of: "beacon-monitor"))) "
+        let monitor =
+            "exec env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 \(q(try BuiltProducts.path(of: "beacon-monitor"))) "
             + "--store \(store) --broker \(q(broker.url))" + arguments.map { " " + q($0) }.joined()
-        let afterwards = #"echo "[exit $?]"; echo "terminal: $(stty -a | tr ' ;' '\n\n' | grep -x -- '-\?icanon\|-\?echo' | tr '\n' ' ')"; exec sleep 3600"#
+        let afterwards =
+            #"echo "[exit $?]"; echo "terminal: $(stty -a | tr ' ;' '\n\n' | grep -x -- '-\?icanon\|-\?echo' | tr '\n' ' ')"; exec sleep 3600"#
         let command = "sh -c \(q("echo $$ > \(q(pidFile)); \(monitor)")); \(afterwards)"
         let tmux = try await TmuxSession(socket: "beaconmesh-monitor-\(name)", columns: columns, rows: rows, command: command)
         return MonitorUnderTest(tmux: tmux, directory: directory, pidFile: pidFile)
@@ -235,9 +246,12 @@ enum StoreState {
         var counts: [Int: (members: Int, guests: Int)] = [:]
         for shopper in shoppers { counts[shopper.department, default: (0, 0)].members += 1 }
         for (department, number) in guests { counts[department, default: (0, 0)].guests += number }
-        let occupancy = counts.sorted { $0.key < $1.key }.map { #""\#($0.key)":{"members":\#($0.value.members),"guests":\#($0.value.guests)}"# }
+        let occupancy = counts.sorted { $0.key < $1.key }.map {
+            #""\#($0.key)":{"members":\#($0.value.members),"guests":\#($0.value.guests)}"#
+        }
         let nodeList = nodes.map { #"{"department":\#($0.0),"node":"\#($0.1)","state":"\#($0.2)"}"# }
-        let json = #"{"v":1,"store":1,"name":"San Francisco","updatedAt":\#(now),"members":[\#(members.joined(separator: ","))],"#
+        let json =
+            #"{"v":1,"store":1,"name":"San Francisco","updatedAt":\#(now),"members":[\#(members.joined(separator: ","))],"#
             + #""occupancy":{\#(occupancy.joined(separator: ","))},"nodes":[\#(nodeList.joined(separator: ","))]}"#
         try await MosquittoClients.publish(port: broker.port, topic: presenceTopic, string: json, qos: 1, retain: true)
     }
@@ -262,7 +276,8 @@ enum StoreState {
     }
 
     static func left(_ shopper: Shopper) -> String {
-        envelope("left", id: UUID().uuidString) + #","member":\#(shopper.memberJSON),"department":\#(shopper.department),"dwellSeconds":42}"#
+        envelope("left", id: UUID().uuidString)
+            + #","member":\#(shopper.memberJSON),"department":\#(shopper.department),"dwellSeconds":42}"#
     }
 
     static func promo(_ shopper: Shopper, title: String) -> String {

@@ -14,7 +14,8 @@ private struct ScannerHost {
     static func ip(_ arguments: [String]) async throws {
         let process = try TestProcess(executable: "/usr/bin/env", arguments: ["ip"] + arguments)
         guard await process.waitForExit() == .exited(0) else {
-            throw TestSupportError("ip \(arguments.joined(separator: " ")) failed (this test makes network namespaces as root): \(process.transcript)")
+            throw TestSupportError(
+                "ip \(arguments.joined(separator: " ")) failed (this test makes network namespaces as root): \(process.transcript)")
         }
     }
 
@@ -22,8 +23,9 @@ private struct ScannerHost {
     static func make() async throws -> ScannerHost {
         let number = Int.random(in: 1...250)
         let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 16)
-        let host = ScannerHost(name: "bm-\(suffix)", hostSide: "bmh\(suffix)", hostAddress: "10.213.\(number).1",
-                               nodeAddress: "10.213.\(number).2")
+        let host = ScannerHost(
+            name: "bm-\(suffix)", hostSide: "bmh\(suffix)", hostAddress: "10.213.\(number).1",
+            nodeAddress: "10.213.\(number).2")
         let nodeSide = "bmn\(suffix)"
         try await ip(["netns", "add", host.name])
         try await ip(["link", "add", host.hostSide, "type", "veth", "peer", "name", nodeSide])
@@ -58,18 +60,21 @@ struct NetworkCutTests {
     func linkDownAndUp() async throws {
         let host = try await ScannerHost.make()
         let port = try FreePort.next()
-        let run = try await CoordinatorRun.start(arguments: ["--health-interval", "1s"],
-                                                 brokerConfiguration: ["listener \(port) \(host.hostAddress)"])
+        let run = try await CoordinatorRun.start(
+            arguments: ["--health-interval", "1s"],
+            brokerConfiguration: ["listener \(port) \(host.hostAddress)"])
         let status = try await MosquittoClients.subscribe(
             port: run.broker.port, filter: "beaconmesh/v1/stores/1/departments/30/nodes/a/status", qos: 1)
         let sightings = try await MosquittoClients.subscribe(
             port: run.broker.port, filter: "beaconmesh/v1/stores/1/departments/30/nodes/a/sightings", qos: 1,
             extraArguments: ["-c", "-i", "cut-watcher"])
         let health = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/coordinators/e2e/health")
-        let scanner = try host.run(try BuiltProducts.path(of: "beacon-scanner"), [
-            "--store", "1", "--department", "30", "--broker", "mqtt://\(host.hostAddress):\(port)", "--source", "sim",
-            "--sim-route", "30", "--sim-outside", "0s",
-        ])
+        let scanner = try host.run(
+            try BuiltProducts.path(of: "beacon-scanner"),
+            [
+                "--store", "1", "--department", "30", "--broker", "mqtt://\(host.hostAddress):\(port)", "--source", "sim",
+                "--sim-route", "30", "--sim-outside", "0s",
+            ])
         #expect(await run.waitForEvent("arrived", timeout: .seconds(15)) != nil, "\(scanner.transcript)")
 
         try await host.link(up: false)
@@ -92,11 +97,14 @@ struct NetworkCutTests {
         // The coordinator counts the node again and saw no gap.
         let report = await eventually(timeout: .seconds(10)) { () -> [String: Any]? in
             guard let report = Mesh.payload(of: health.lines.last ?? ""),
-                  let nodes = report["nodes"] as? [[String: Any]], nodes.first?["state"] as? String == "online"
+                let nodes = report["nodes"] as? [[String: Any]], nodes.first?["state"] as? String == "online"
             else { return nil }
             return report
         }
-        #expect(report?["gaps"] as? Int == 0, "\(String(describing: report))\n\(status.lines)\n\(run.events.lines.filter { $0.contains("\"node\"") })\n\(run.coordinator.stderrLines.suffix(15).joined(separator: "\n"))\n\(scanner.stderrLines.suffix(15).joined(separator: "\n"))")
+        #expect(
+            report?["gaps"] as? Int == 0,
+            "\(String(describing: report))\n\(status.lines)\n\(run.events.lines.filter { $0.contains("\"node\"") })\n\(run.coordinator.stderrLines.suffix(15).joined(separator: "\n"))\n\(scanner.stderrLines.suffix(15).joined(separator: "\n"))"
+        )
         #expect(((report?["dropped"] as? [String: Any])?["offline-node"] as? Int ?? 0) == 0, "\(String(describing: report))")
 
         #expect(await scanner.stop(with: SIGTERM, timeout: .seconds(15)) == .exited(0), "\(scanner.transcript)")

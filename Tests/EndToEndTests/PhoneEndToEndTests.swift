@@ -67,9 +67,13 @@ struct PhoneRun {
     }
 
     func waitForEvent(_ type: String, of member: String, timeout: Duration) async -> [String: Any]? {
-        guard let line = await events.waitForLine(timeout: timeout, where: {
-            $0.contains("\"type\":\"\(type)\"") && $0.contains("\"id\":\"\(member)\"")
-        }) else { return nil }
+        guard
+            let line = await events.waitForLine(
+                timeout: timeout,
+                where: {
+                    $0.contains("\"type\":\"\(type)\"") && $0.contains("\"id\":\"\(member)\"")
+                })
+        else { return nil }
         return Mesh.payload(of: line)
     }
 
@@ -86,11 +90,13 @@ struct PhoneEndToEndTests {
     @Test("a phone walking Clothing → Housewares, no scanner: arrived, moved, the Housewares offer on the phone, left after exitAfter")
     func phoneOnlyVisit() async throws {
         let run = try await PhoneRun.start()
-        let ranging = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/stores/1/members/ana/ranging", qos: 1)
+        let ranging = try await MosquittoClients.subscribe(
+            port: run.broker.port, filter: "beaconmesh/v1/stores/1/members/ana/ranging", qos: 1)
         let phone = try run.phone(["--member", "ana", "--store", "1", "--route", "10,20", "--dwell", "4s"])
         defer { phone.send(SIGKILL) }
 
-        let arrived = try #require(await run.waitForEvent("arrived", of: "ana", timeout: .seconds(8)), "\(phone.transcript)\n\(run.coordinator.transcript)")
+        let arrived = try #require(
+            await run.waitForEvent("arrived", of: "ana", timeout: .seconds(8)), "\(phone.transcript)\n\(run.coordinator.transcript)")
         #expect(arrived["department"] as? Int == 10)
         #expect(arrived["departmentName"] as? String == "Clothing")
         #expect(arrived["greeting"] as? String == "Welcome back, Ana Souza! The usual Flat white?")
@@ -99,9 +105,11 @@ struct PhoneEndToEndTests {
         #expect(moved["toName"] as? String == "Housewares")
 
         let offer = await phone.waitForLine(in: .stdout, timeout: .seconds(6)) { $0.contains("offer") && $0.contains("Housewares") }
-        #expect(offer?.hasSuffix("  offer     Housewares  Voucher de Desconto! — Kit de cozinha com 20% de desconto") == true,
-                "\(phone.transcript)")
-        #expect(phone.stdoutLines.contains { $0.hasSuffix("  offer     Clothing  Promoção de blusas! — Ganhe R$10!") }, "\(phone.transcript)")
+        #expect(
+            offer?.hasSuffix("  offer     Housewares  Voucher de Desconto! — Kit de cozinha com 20% de desconto") == true,
+            "\(phone.transcript)")
+        #expect(
+            phone.stdoutLines.contains { $0.hasSuffix("  offer     Clothing  Promoção de blusas! — Ganhe R$10!") }, "\(phone.transcript)")
 
         // The route ends 8 s after the start: the phone says it ranges nothing, and the visit ends exitAfter (2 s)
         // after it was last heard (the phone's clock is this machine's here, so its sentAt says when).
@@ -124,12 +132,15 @@ struct PhoneEndToEndTests {
     @Test("a phone whose clock is 3 h behind still gets greeted; its reports carry its own clock")
     func phoneClockOff() async throws {
         let run = try await PhoneRun.start()
-        let ranging = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/stores/1/members/+/ranging", qos: 1)
+        let ranging = try await MosquittoClients.subscribe(
+            port: run.broker.port, filter: "beaconmesh/v1/stores/1/members/+/ranging", qos: 1)
         let phone = try run.phone(["--member", "mia", "--store", "1", "--route", "30", "--dwell", "30s", "--clock-offset", "-3h"])
         defer { phone.send(SIGKILL) }
-        let arrived = try #require(await run.waitForEvent("arrived", of: "mia", timeout: .seconds(8)), "\(phone.transcript)\n\(run.coordinator.transcript)")
+        let arrived = try #require(
+            await run.waitForEvent("arrived", of: "mia", timeout: .seconds(8)), "\(phone.transcript)\n\(run.coordinator.transcript)")
         #expect(arrived["departmentName"] as? String == "Automotive")
-        let report = try #require(await ranging.waitForLine(timeout: .seconds(3)) { $0.contains("\"member\":\"mia\"") }.flatMap(Mesh.payload(of:)))
+        let report = try #require(
+            await ranging.waitForLine(timeout: .seconds(3)) { $0.contains("\"member\":\"mia\"") }.flatMap(Mesh.payload(of:)))
         let sentAt = try #require(report["sentAt"] as? Int64 ?? (report["sentAt"] as? Int).map(Int64.init))
         let behind = Mesh.nowMilliseconds - sentAt
         #expect(abs(behind - 3 * 3_600_000) < 60_000, "sentAt is 3 h behind: \(behind) ms")
@@ -142,8 +153,9 @@ struct PhoneEndToEndTests {
         let counted = await health.waitForLine(timeout: .seconds(3)) { _ in true }.flatMap(Mesh.payload(of:))
         await health.stop()
         let published = ranging.lines.filter { $0.contains("\"member\":\"mia\"") }.count
-        #expect((counted?["rangingReports"] as? Int).map { $0 >= published - 1 && $0 <= published + 2 } == true,
-                "health rangingReports \(String(describing: counted?["rangingReports"])) for \(published) reports published")
+        #expect(
+            (counted?["rangingReports"] as? Int).map { $0 >= published - 1 && $0 <= published + 2 } == true,
+            "health rangingReports \(String(describing: counted?["rangingReports"])) for \(published) reports published")
         #expect((counted?["dropped"] as? [String: Any])?.isEmpty == true, "\(String(describing: counted))")
         #expect(await phone.stop(with: SIGTERM, timeout: .seconds(10)) == .exited(0), "\(phone.transcript)")
         await ranging.stop()
@@ -155,7 +167,8 @@ struct PhoneEndToEndTests {
         let run = try await PhoneRun.start()
         let phone = try run.phone(["--member", "ana", "--store", "9", "--route", "6", "--dwell", "60s"])
         defer { phone.send(SIGKILL) }
-        #expect(await run.waitForEvent("arrived", of: "ana", timeout: .seconds(8)) != nil, "\(phone.transcript)\n\(run.coordinator.transcript)")
+        #expect(
+            await run.waitForEvent("arrived", of: "ana", timeout: .seconds(8)) != nil, "\(phone.transcript)\n\(run.coordinator.transcript)")
         let request = #"{"v":1,"id":"req-1","member":"ana","department":6,"till":"counter-1","at":\#(Mesh.nowMilliseconds)}"#
         try await MosquittoClients.publish(port: run.broker.port, topic: "beaconmesh/v1/stores/9/checkins", string: request, qos: 1)
         let line = await phone.waitForLine(in: .stdout, timeout: .seconds(5)) { $0.contains("check-in") }
@@ -172,18 +185,21 @@ struct PhoneEndToEndTests {
     func malformedAndShutdown() async throws {
         let broker = try await MosquittoBroker.start()
         let ranging = try await MosquittoClients.subscribe(port: broker.port, filter: "beaconmesh/v1/stores/1/members/ana/ranging", qos: 1)
-        let phone = try Mesh.program("beacon-phone", ["--member", "ana", "--store", "1", "--route", "10,20", "--dwell", "60s", "--broker", broker.url])
+        let phone = try Mesh.program(
+            "beacon-phone", ["--member", "ana", "--store", "1", "--route", "10,20", "--dwell", "60s", "--broker", broker.url])
         defer { phone.send(SIGKILL) }
         #expect(await phone.waitForLine(in: .stderr, timeout: .seconds(10)) { $0.contains("phone running") } != nil, "\(phone.transcript)")
         #expect(await ranging.waitForLine(timeout: .seconds(5)) { _ in true } != nil)
         for (topic, payload) in [("offers", "not json"), ("checkins", #"{"v":1,"type":"arrived"}"#), ("offers", #"{"v":9}"#)] {
             try await MosquittoClients.publish(port: broker.port, topic: "beaconmesh/v1/members/ana/\(topic)", string: payload, qos: 1)
         }
-        let offer = #"{"v":1,"id":"o1","store":1,"department":10,"departmentName":"Clothing","promo":{"id":"s","title":"Sale","message":"Now"},"at":\#(Mesh.nowMilliseconds)}"#
+        let offer =
+            #"{"v":1,"id":"o1","store":1,"department":10,"departmentName":"Clothing","promo":{"id":"s","title":"Sale","message":"Now"},"at":\#(Mesh.nowMilliseconds)}"#
         try await MosquittoClients.publish(port: broker.port, topic: "beaconmesh/v1/members/ana/offers", string: offer, qos: 1)
         try await MosquittoClients.publish(port: broker.port, topic: "beaconmesh/v1/members/ben/offers", string: offer, qos: 1)
-        #expect(await phone.waitForLine(in: .stdout, timeout: .seconds(5)) { $0.hasSuffix("  offer     Clothing  Sale — Now") } != nil,
-                "\(phone.transcript)")
+        #expect(
+            await phone.waitForLine(in: .stdout, timeout: .seconds(5)) { $0.hasSuffix("  offer     Clothing  Sale — Now") } != nil,
+            "\(phone.transcript)")
         let ignored = phone.stderrLines.filter { $0.hasPrefix("beacon-phone: ignored a message on beaconmesh/v1/members/ana/") }
         #expect(ignored.count == 3, "\(phone.transcript)")
         #expect(phone.stdoutLines.count == 1, "Ben's offer is not Ana's: \(phone.stdoutLines)")
@@ -199,7 +215,9 @@ struct PhoneEndToEndTests {
         let first = try #require(reports.first?["beacons"] as? [[String: Any]])
         #expect(first.first?["department"] as? Int == 10 && first.first?["proximity"] as? String == "near", "\(first)")
         #expect(first.dropFirst().map { $0["department"] as? Int } == [20] && first.last?["proximity"] as? String == "far", "\(first)")
-        #expect((reports.last?["beacons"] as? [Any])?.isEmpty == true, "the last report says the phone ranges nothing: \(ranging.lines.suffix(2))")
+        #expect(
+            (reports.last?["beacons"] as? [Any])?.isEmpty == true,
+            "the last report says the phone ranges nothing: \(ranging.lines.suffix(2))")
         await broker.stop()
     }
 

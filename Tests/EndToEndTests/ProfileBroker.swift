@@ -42,8 +42,9 @@ final class ProfileBroker: Sendable {
             }
         }
         try await RepositoryScript.run("deploy/make-certificates.sh", ["--out", tls, "127.0.0.1", "localhost"])
-        let profile = try String(contentsOf: BuiltProducts.packageRoot.appendingPathComponent("deploy/broker/mosquitto-production.conf"),
-                                 encoding: .utf8)
+        let profile = try String(
+            contentsOf: BuiltProducts.packageRoot.appendingPathComponent("deploy/broker/mosquitto-production.conf"),
+            encoding: .utf8)
         var lines = try Self.rewrite(profile, root: root, port: port)
         if geteuid() == 0 { lines.append("user root") }  // else mosquitto becomes `mosquitto`, who cannot read the temp folder
         try (lines.joined(separator: "\n") + "\n").write(toFile: configFile, atomically: true, encoding: .utf8)
@@ -73,7 +74,9 @@ final class ProfileBroker: Sendable {
         let command = try Mesh.program("beacon-coordinator", ["provision"] + arguments + files)
         let status = await command.waitForExit(timeout: .seconds(20))
         guard status == .exited(0) else {
-            throw TestSupportError("beacon-coordinator provision \(arguments.joined(separator: " ")): \(status.map { "\($0)" } ?? "did not finish")\n\(command.transcript)")
+            throw TestSupportError(
+                "beacon-coordinator provision \(arguments.joined(separator: " ")): \(status.map { "\($0)" } ?? "did not finish")\n\(command.transcript)"
+            )
         }
         return command.stdoutLines
     }
@@ -103,7 +106,8 @@ final class ProfileBroker: Sendable {
         }
         guard ready == true else {
             await child.stop(with: SIGKILL, timeout: .seconds(2))
-            throw TestSupportError("mosquitto with the production profile did not accept connections on 127.0.0.1:\(port):\n\(child.transcript)")
+            throw TestSupportError(
+                "mosquitto with the production profile did not accept connections on 127.0.0.1:\(port):\n\(child.transcript)")
         }
     }
 

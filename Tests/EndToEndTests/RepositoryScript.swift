@@ -12,7 +12,8 @@ enum RepositoryScript {
         let status = await process.waitForExit(timeout: .seconds(60))
         guard status == .exited(0) else {
             if status == nil { process.send(SIGKILL) }
-            throw TestSupportError("\(script) \(arguments.joined(separator: " ")) \(status.map { "\($0)" } ?? "did not finish"):\n\(process.transcript)")
+            throw TestSupportError(
+                "\(script) \(arguments.joined(separator: " ")) \(status.map { "\($0)" } ?? "did not finish"):\n\(process.transcript)")
         }
         return process
     }

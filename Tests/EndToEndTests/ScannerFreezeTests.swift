@@ -42,9 +42,11 @@ struct ScannerFreezeTests {
         let coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", config, "--health-interval", "1s"])
         let running = await coordinator.waitForLine(in: .stderr, timeout: .seconds(15)) { $0.contains("coordinator running") }
         try #require(running != nil, "\(coordinator.transcript)")
-        let scanner = try Mesh.program("beacon-scanner", [
-            "--store", "1", "--department", "10", "--broker", broker.url, "--source", "btsnoop:\(capture)", "--speed", "1",
-        ])
+        let scanner = try Mesh.program(
+            "beacon-scanner",
+            [
+                "--store", "1", "--department", "10", "--broker", broker.url, "--source", "btsnoop:\(capture)", "--speed", "1",
+            ])
         func finish() async {
             scanner.send(SIGCONT)
             _ = await scanner.stop(with: SIGTERM, timeout: .seconds(20))

@@ -14,10 +14,12 @@ struct ScannerEndToEndTests {
             let department = 100 + index
             let subscription = try await MosquittoClients.subscribe(
                 port: broker.port, filter: "beaconmesh/v1/stores/7/departments/\(department)/#", qos: 1)
-            let scanner = try Mesh.program("beacon-scanner", [
-                "--store", "7", "--department", "\(department)", "--broker", broker.url,
-                "--source", "btsnoop:\(capture.path)", "--speed", "max",
-            ])
+            let scanner = try Mesh.program(
+                "beacon-scanner",
+                [
+                    "--store", "7", "--department", "\(department)", "--broker", broker.url,
+                    "--source", "btsnoop:\(capture.path)", "--speed", "max",
+                ])
             let status = await scanner.waitForExit(timeout: .seconds(30))
             #expect(status == .exited(0), "\(capture.path): \(scanner.transcript)")
             _ = await subscription.waitForLine(timeout: .seconds(5)) { $0.contains("/status") && $0.contains("\"offline\"") }
@@ -39,11 +41,14 @@ struct ScannerEndToEndTests {
         let broker = try await MosquittoBroker.start()
         defer { Task { await broker.stop() } }
         let capture = try #require(try Mesh.captures().first)
-        let subscription = try await MosquittoClients.subscribe(port: broker.port, filter: "beaconmesh/v1/stores/7/+/+/nodes/+/sightings", qos: 1)
-        let scanner = try Mesh.program("beacon-scanner", [
-            "--store", "7", "--department", "1", "--node", "n-1", "--broker", broker.url,
-            "--source", "btsnoop:\(capture.path)", "--speed", "max", "--flush", "1s",
-        ])
+        let subscription = try await MosquittoClients.subscribe(
+            port: broker.port, filter: "beaconmesh/v1/stores/7/+/+/nodes/+/sightings", qos: 1)
+        let scanner = try Mesh.program(
+            "beacon-scanner",
+            [
+                "--store", "7", "--department", "1", "--node", "n-1", "--broker", broker.url,
+                "--source", "btsnoop:\(capture.path)", "--speed", "max", "--flush", "1s",
+            ])
         #expect(await scanner.waitForExit(timeout: .seconds(30)) == .exited(0))
         try await Task.sleep(for: .milliseconds(500))
         await subscription.stop()
@@ -52,7 +57,8 @@ struct ScannerEndToEndTests {
         #expect(batches.compactMap { $0["seq"] as? Int } == Array(1...batches.count))
         #expect(Set(batches.compactMap { $0["boot"] as? String }).count == 1)
         let first = try #require(batches.first)
-        #expect(first["v"] as? Int == 1 && first["store"] as? Int == 7 && first["department"] as? Int == 1 && first["node"] as? String == "n-1")
+        #expect(
+            first["v"] as? Int == 1 && first["store"] as? Int == 7 && first["department"] as? Int == 1 && first["node"] as? String == "n-1")
         let sighting = try #require((first["sightings"] as? [[String: Any]])?.first)
         for field in ["beacon", "rssi", "count", "txPower", "distance", "proximity", "lastSeen"] {
             #expect(sighting.keys.contains(field), "missing \(field)")
@@ -63,16 +69,19 @@ struct ScannerEndToEndTests {
     func lastWill() async throws {
         let broker = try await MosquittoBroker.start()
         defer { Task { await broker.stop() } }
-        let scanner = try Mesh.program("beacon-scanner", [
-            "--store", "3", "--department", "4", "--broker", broker.url, "--source", "sim",
-        ])
+        let scanner = try Mesh.program(
+            "beacon-scanner",
+            [
+                "--store", "3", "--department", "4", "--broker", broker.url, "--source", "sim",
+            ])
         let online = try await MosquittoClients.subscribe(port: broker.port, filter: "beaconmesh/v1/stores/3/departments/4/nodes/a/status")
         #expect(await online.waitForLine(timeout: .seconds(10)) { $0.contains("\"online\"") } != nil, "\(scanner.transcript)")
         await online.stop()
         scanner.send(SIGKILL)
         _ = await scanner.waitForExit()
         try await Task.sleep(for: .milliseconds(500))
-        let retained = try await MosquittoClients.subscribe(port: broker.port, filter: "beaconmesh/v1/stores/3/departments/4/nodes/a/status")
+        let retained = try await MosquittoClients.subscribe(
+            port: broker.port, filter: "beaconmesh/v1/stores/3/departments/4/nodes/a/status")
         #expect(await retained.waitForLine(timeout: .seconds(10)) { $0.contains("\"state\":\"offline\"") } != nil)
         await retained.stop()
     }
@@ -81,7 +90,8 @@ struct ScannerEndToEndTests {
     func cleanShutdown() async throws {
         let broker = try await MosquittoBroker.start()
         defer { Task { await broker.stop() } }
-        let subscription = try await MosquittoClients.subscribe(port: broker.port, filter: "beaconmesh/v1/stores/3/departments/5/nodes/a/status", qos: 1)
+        let subscription = try await MosquittoClients.subscribe(
+            port: broker.port, filter: "beaconmesh/v1/stores/3/departments/5/nodes/a/status", qos: 1)
         let scanner = try Mesh.program("beacon-scanner", ["--store", "3", "--department", "5", "--broker", broker.url, "--source", "sim"])
         #expect(await subscription.waitForLine(timeout: .seconds(10)) { $0.contains("\"online\"") } != nil)
         #expect(await scanner.stop(with: SIGTERM, timeout: .seconds(15)) == .exited(0))
@@ -89,16 +99,18 @@ struct ScannerEndToEndTests {
         await subscription.stop()
     }
 
-    @Test("bad flags exit 2 with one line naming what is wrong", arguments: [
-        (["--store", "1"], "department"),
-        (["--store", "1", "--department", "2", "--source", "usb0"], "--source"),
-        (["--store", "1", "--department", "2", "--node", "Bad Node"], "--node"),
-        (["--store", "1", "--department", "2", "--speed", "fast"], "--speed"),
-        (["--store", "1", "--department", "2", "--qos", "2"], "--qos"),
-        (["--store", "99999", "--department", "2"], "store"),
-        (["--store", "1", "--department", "2", "--broker", "http://x:1"], "http://x:1"),
-        (["--store", "1", "--department", "2", "--uuid", "nope"], "--uuid"),
-    ])
+    @Test(
+        "bad flags exit 2 with one line naming what is wrong",
+        arguments: [
+            (["--store", "1"], "department"),
+            (["--store", "1", "--department", "2", "--source", "usb0"], "--source"),
+            (["--store", "1", "--department", "2", "--node", "Bad Node"], "--node"),
+            (["--store", "1", "--department", "2", "--speed", "fast"], "--speed"),
+            (["--store", "1", "--department", "2", "--qos", "2"], "--qos"),
+            (["--store", "99999", "--department", "2"], "store"),
+            (["--store", "1", "--department", "2", "--broker", "http://x:1"], "http://x:1"),
+            (["--store", "1", "--department", "2", "--uuid", "nope"], "--uuid"),
+        ])
     func badFlags(arguments: [String], mentions: String) async throws {
         let scanner = try Mesh.program("beacon-scanner", arguments)
         #expect(await scanner.waitForExit(timeout: .seconds(10)) == .exited(2))
@@ -113,9 +125,11 @@ struct ScannerEndToEndTests {
         defer { Task { await broker.stop() } }
         let directory = try Mesh.temporaryDirectory()
         try "hello".write(toFile: directory + "/bogus.log", atomically: true, encoding: .utf8)
-        let scanner = try Mesh.program("beacon-scanner", [
-            "--store", "1", "--department", "2", "--broker", broker.url, "--source", "btsnoop:\(directory)/bogus.log", "--speed", "max",
-        ])
+        let scanner = try Mesh.program(
+            "beacon-scanner",
+            [
+                "--store", "1", "--department", "2", "--broker", broker.url, "--source", "btsnoop:\(directory)/bogus.log", "--speed", "max",
+            ])
         let status = await scanner.waitForExit(timeout: .seconds(20))
         #expect(status == .exited(2), "\(scanner.transcript)")
         #expect(scanner.stderrLines.last?.contains("bogus.log") == true, "\(scanner.transcript)")
@@ -123,7 +137,8 @@ struct ScannerEndToEndTests {
 
     @Test("hci0 on a machine without Bluetooth is one line saying what to check, exit 2")
     func noAdapter() async throws {
-        let scanner = try Mesh.program("beacon-scanner", ["--store", "1", "--department", "2", "--source", "hci0", "--broker", "mqtt://127.0.0.1:1"])
+        let scanner = try Mesh.program(
+            "beacon-scanner", ["--store", "1", "--department", "2", "--source", "hci0", "--broker", "mqtt://127.0.0.1:1"])
         #expect(await scanner.waitForExit(timeout: .seconds(10)) == .exited(2))
         let last = scanner.stderrLines.last ?? ""
         #expect(last.hasPrefix("beacon-scanner: ") && last.contains("hci0"), "\(scanner.transcript)")
@@ -136,8 +151,11 @@ struct ScannerEndToEndTests {
         let directory = try Mesh.temporaryDirectory()
         var published: [Set<String>] = []
         for (index, source) in [try #require(try Mesh.captures().last).path, directory + "/recorded.log"].enumerated() {
-            let subscription = try await MosquittoClients.subscribe(port: broker.port, filter: "beaconmesh/v1/stores/8/departments/\(index)/nodes/a/sightings", qos: 1)
-            var arguments = ["--store", "8", "--department", "\(index)", "--broker", broker.url, "--source", "btsnoop:\(source)", "--speed", "max"]
+            let subscription = try await MosquittoClients.subscribe(
+                port: broker.port, filter: "beaconmesh/v1/stores/8/departments/\(index)/nodes/a/sightings", qos: 1)
+            var arguments = [
+                "--store", "8", "--department", "\(index)", "--broker", broker.url, "--source", "btsnoop:\(source)", "--speed", "max",
+            ]
             if index == 0 { arguments += ["--record", directory + "/recorded.log"] }
             let scanner = try Mesh.program("beacon-scanner", arguments)
             #expect(await scanner.waitForExit(timeout: .seconds(30)) == .exited(0), "\(scanner.transcript)")
@@ -146,7 +164,9 @@ struct ScannerEndToEndTests {
             var beacons: Set<String> = []
             for line in subscription.lines {
                 for sighting in Mesh.payload(of: line)?["sightings"] as? [[String: Any]] ?? [] {
-                    if let beacon = sighting["beacon"] as? String, let count = sighting["count"] as? Int { beacons.insert("\(beacon)×\(count)") }
+                    if let beacon = sighting["beacon"] as? String, let count = sighting["count"] as? Int {
+                        beacons.insert("\(beacon)×\(count)")
+                    }
                 }
             }
             published.append(beacons)
@@ -160,10 +180,13 @@ struct ScannerEndToEndTests {
         let directory = try Mesh.temporaryDirectory()
         let recorder = try await MosquittoBroker.start()
         // A few seconds of simulated shoppers, recorded, make the capture to replay at recorded pace.
-        let simulated = try Mesh.program("beacon-scanner", [
-            "--store", "4", "--department", "10", "--broker", recorder.url, "--source", "sim", "--sim-route", "10", "--sim-outside", "0s",
-            "--record", directory + "/shoppers.log",
-        ])
+        let simulated = try Mesh.program(
+            "beacon-scanner",
+            [
+                "--store", "4", "--department", "10", "--broker", recorder.url, "--source", "sim", "--sim-route", "10", "--sim-outside",
+                "0s",
+                "--record", directory + "/shoppers.log",
+            ])
         try await Task.sleep(for: .seconds(7))
         #expect(await simulated.stop(with: SIGTERM) == .exited(0))
         await recorder.stop()
@@ -173,10 +196,12 @@ struct ScannerEndToEndTests {
         let subscription = try await MosquittoClients.subscribe(
             port: broker.port, filter: "beaconmesh/v1/stores/4/departments/10/nodes/a/sightings", qos: 1,
             extraArguments: ["-c", "-i", "restart-watcher"])
-        let scanner = try Mesh.program("beacon-scanner", [
-            "--store", "4", "--department", "10", "--broker", broker.url, "--source", "btsnoop:\(directory)/shoppers.log",
-            "--speed", "1", "--flush", "250ms",
-        ])
+        let scanner = try Mesh.program(
+            "beacon-scanner",
+            [
+                "--store", "4", "--department", "10", "--broker", broker.url, "--source", "btsnoop:\(directory)/shoppers.log",
+                "--speed", "1", "--flush", "250ms",
+            ])
         try await Task.sleep(for: .seconds(2))
         await broker.stop()
         try await Task.sleep(for: .seconds(2))
@@ -194,7 +219,8 @@ struct ScannerEndToEndTests {
         try await Task.sleep(for: .milliseconds(500))
         await resumed.stop()
         let sequences = Set((subscription.lines + resumed.lines).compactMap { Mesh.payload(of: $0)?["seq"] as? Int })
-        #expect(sequences == Set(1...max(made, 1)), "missing: \(Set(1...max(made, 1)).subtracting(sequences).sorted()) \(scanner.transcript)")
+        #expect(
+            sequences == Set(1...max(made, 1)), "missing: \(Set(1...max(made, 1)).subtracting(sequences).sorted()) \(scanner.transcript)")
     }
 
     @Test("--help answers and exits 0")

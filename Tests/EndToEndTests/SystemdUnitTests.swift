@@ -36,8 +36,9 @@ struct SystemdUnitTests {
             let text = try Self.text(of: unit).replacingOccurrences(of: "/usr/local/bin/", with: BuiltProducts.directory + "/")
             try text.write(toFile: directory + "/" + unit, atomically: true, encoding: .utf8)
         }
-        let process = try TestProcess(executable: tool, arguments: ["verify"] + Self.units.map { directory + "/" + $0 },
-                                      environment: ["PATH": "/usr/bin:/bin:/usr/sbin:/sbin", "SYSTEMD_LOG_COLOR": "0"])
+        let process = try TestProcess(
+            executable: tool, arguments: ["verify"] + Self.units.map { directory + "/" + $0 },
+            environment: ["PATH": "/usr/bin:/bin:/usr/sbin:/sbin", "SYSTEMD_LOG_COLOR": "0"])
         let status = await process.waitForExit(timeout: .seconds(60))
         #expect(status == .exited(0), "\(process.transcript)")
         #expect(process.stderrLines.filter { !$0.isEmpty }.isEmpty, "no warnings either:\n\(process.transcript)")

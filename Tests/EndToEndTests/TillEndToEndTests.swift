@@ -19,7 +19,8 @@ struct TillEndToEndTests {
                 let (department, proximity) = place.withLock { $0 }
                 try await MosquittoClients.publish(
                     port: port, topic: "beaconmesh/v1/stores/9/members/zoe/ranging",
-                    string: #"{"v":1,"member":"zoe","session":"till","seq":\#(seq),"sentAt":\#(Mesh.nowMilliseconds),"beacons":[{"department":\#(department),"proximity":"\#(proximity)","rssi":-50,"accuracy":0.3}]}"#,
+                    string:
+                        #"{"v":1,"member":"zoe","session":"till","seq":\#(seq),"sentAt":\#(Mesh.nowMilliseconds),"beacons":[{"department":\#(department),"proximity":"\#(proximity)","rssi":-50,"accuracy":0.3}]}"#,
                     qos: 1)
                 try await Task.sleep(for: .milliseconds(250))
             }

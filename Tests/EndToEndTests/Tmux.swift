@@ -34,7 +34,8 @@ final class TmuxSession: Sendable {
         let status = await process.waitForExit(timeout: .seconds(10))
         guard status == .exited(0) else {
             if status == nil { process.send(SIGKILL) }
-            throw TestSupportError("tmux \(arguments.joined(separator: " ")) \(status.map { "\($0)" } ?? "did not finish"):\n\(process.transcript)")
+            throw TestSupportError(
+                "tmux \(arguments.joined(separator: " ")) \(status.map { "\($0)" } ?? "did not finish"):\n\(process.transcript)")
         }
         return process.stdoutLines
     }

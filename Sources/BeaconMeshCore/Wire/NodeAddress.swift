@@ -15,10 +15,11 @@ public struct NodeAddress: Hashable, Comparable, Sendable, CustomStringConvertib
     /// Whether `id` is a valid node id: 1 to 32 of `a-z`, `0-9`, `-`.
     public static func isValidNodeID(_ id: String) -> Bool {
         let bytes = id.utf8
-        return (1...32).contains(bytes.count) && bytes.allSatisfy {
-            ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
-                || $0 == UInt8(ascii: "-")
-        }
+        return (1...32).contains(bytes.count)
+            && bytes.allSatisfy {
+                ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
+                    || $0 == UInt8(ascii: "-")
+            }
     }
 
     public static func < (lhs: NodeAddress, rhs: NodeAddress) -> Bool {

@@ -19,7 +19,7 @@ public struct LESupportedFeatures: Hashable, Sendable {
     /// answer to that command with all 8 feature bytes.
     public init?(_ response: HCICommandResponse) {
         guard response.kind == .complete, response.opcode == .leReadLocalSupportedFeatures, response.status.isSuccess,
-              response.returnParameters.count >= 8
+            response.returnParameters.count >= 8
         else { return nil }
         var mask: UInt64 = 0
         for (index, byte) in response.returnParameters.prefix(8).enumerated() {

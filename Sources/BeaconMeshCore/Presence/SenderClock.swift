@@ -47,7 +47,7 @@ public struct SenderClock: Sendable {
             return
         }
         guard let pending = raised,
-              max(pending.largest, sample) - min(pending.smallest, sample) <= SenderClock.tolerance
+            max(pending.largest, sample) - min(pending.smallest, sample) <= SenderClock.tolerance
         else {
             raised = (sample, sample, receivedAt)
             return

@@ -50,8 +50,10 @@ public struct TillPanel: Hashable, Sendable {
                     entries[index].heardAt = now
                 }
             } else if let number = (1...9).first(where: { number in !entries.contains { $0.number == number } }) {
-                entries.append(Entry(number: number, member: present.member, proximity: present.proximity, heardAt: now,
-                                     lastSeen: present.lastSeen))
+                entries.append(
+                    Entry(
+                        number: number, member: present.member, proximity: present.proximity, heardAt: now,
+                        lastSeen: present.lastSeen))
             }
         }
         entries.sort { $0.number < $1.number }

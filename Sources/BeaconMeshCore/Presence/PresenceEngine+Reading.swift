@@ -18,8 +18,9 @@ extension PresenceEngine {
         /// department (so that the same readings always give the same answer).
         func outranks(_ other: Reading) -> Bool {
             rssi > other.rssi
-                || rssi == other.rssi && (proximity < other.proximity
-                    || proximity == other.proximity && (store, department) < (other.store, other.department))
+                || rssi == other.rssi
+                    && (proximity < other.proximity
+                        || proximity == other.proximity && (store, department) < (other.store, other.department))
         }
     }
 }

@@ -10,13 +10,15 @@ public enum TerminalWidth {
         let value = scalar.value
         if value == 0 { return 0 }
         if scalar.properties.generalCategory == .nonspacingMark || scalar.properties.generalCategory == .enclosingMark
-            || value == 0x200B {
+            || value == 0x200B
+        {
             return 0
         }
         if (0x1100...0x115F).contains(value) || (0x2E80...0xA4CF).contains(value) || (0xAC00...0xD7A3).contains(value)
             || (0xF900...0xFAFF).contains(value) || (0xFE30...0xFE4F).contains(value) || (0xFF00...0xFF60).contains(value)
             || (0xFFE0...0xFFE6).contains(value) || (0x1F300...0x1F64F).contains(value) || (0x1F900...0x1F9FF).contains(value)
-            || (0x20000...0x3FFFD).contains(value) {
+            || (0x20000...0x3FFFD).contains(value)
+        {
             return 2
         }
         return 1

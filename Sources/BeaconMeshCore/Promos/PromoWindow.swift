@@ -16,8 +16,8 @@ public struct PromoWindow: Hashable, Sendable {
         public init?(_ text: String) {
             let parts = text.split(separator: "-", omittingEmptySubsequences: false)
             guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-                  let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-                  (1...12).contains(month), (1...Day.days(inMonth: month, year: year)).contains(day)
+                let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+                (1...12).contains(month), (1...Day.days(inMonth: month, year: year)).contains(day)
             else { return nil }
             self.init(year: year, month: month, day: day)
         }
@@ -55,7 +55,7 @@ public struct PromoWindow: Hashable, Sendable {
         private static func minutes(_ text: Substring) -> Int? {
             let parts = text.trimmingSpaces.split(separator: ":")
             guard parts.count == 2, parts[1].count == 2, let hour = Int(parts[0]), let minute = Int(parts[1]),
-                  (0...24).contains(hour), (0...59).contains(minute), hour * 60 + minute <= 24 * 60
+                (0...24).contains(hour), (0...59).contains(minute), hour * 60 + minute <= 24 * 60
             else { return nil }
             return hour * 60 + minute
         }
@@ -67,7 +67,8 @@ public struct PromoWindow: Hashable, Sendable {
 
         public var description: String {
             func clock(_ minutes: Int) -> String {
-                let hour = minutes / 60, minute = minutes % 60
+                let hour = minutes / 60
+                let minute = minutes % 60
                 return "\(hour < 10 ? "0" : "")\(hour):\(minute < 10 ? "0" : "")\(minute)"
             }
             return "\(clock(start))-\(clock(end))"

@@ -64,12 +64,15 @@ public struct PhoneWalk: Sendable, Equatable {
         return beacons.sorted { ($0.accuracy ?? .infinity) < ($1.accuracy ?? .infinity) }
     }
 
-    private func ranged(_ department: UInt16, around rssi: Double, using random: inout some RandomNumberGenerator) -> RangingReport.RangedBeacon {
+    private func ranged(_ department: UInt16, around rssi: Double, using random: inout some RandomNumberGenerator)
+        -> RangingReport.RangedBeacon
+    {
         let spread = max(jitter, 0)
         let reading = (rssi + Double.random(in: -spread...spread, using: &random)).rounded()
         let metres = distance.distance(rssi: reading, measuredPower: distance.defaultMeasuredPower)
         let accuracy = metres.map { ($0 * 100).rounded() / 100 }
-        return RangingReport.RangedBeacon(department: department, proximity: distance.proximity(distance: metres),
-                                          rssi: reading, accuracy: accuracy)
+        return RangingReport.RangedBeacon(
+            department: department, proximity: distance.proximity(distance: metres),
+            rssi: reading, accuracy: accuracy)
     }
 }

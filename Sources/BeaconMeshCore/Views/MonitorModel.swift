@@ -128,9 +128,11 @@ public struct MonitorModel: Sendable {
             if var current = snapshot, !current.members.contains(where: { $0.member.id == member.id }) {
                 var profile = member
                 profile.visits = visit.number
-                current.members.insert(.init(member: profile, department: department, departmentName: departmentName,
-                                             proximity: .unknown, arrivedAt: event.at, inDepartmentSince: event.at, lastSeen: event.at),
-                                       at: 0)
+                current.members.insert(
+                    .init(
+                        member: profile, department: department, departmentName: departmentName,
+                        proximity: .unknown, arrivedAt: event.at, inDepartmentSince: event.at, lastSeen: event.at),
+                    at: 0)
                 current.occupancy[department, default: .init(members: 0, guests: 0, name: departmentName)].members += 1
                 snapshot = current
             }
@@ -139,7 +141,8 @@ public struct MonitorModel: Sendable {
             departmentNames[to] = toName
             presenceChangeDeadline = now + Self.presenceChangeFlash
             if var current = snapshot, let index = current.members.firstIndex(where: { $0.member.id == member.id }),
-               current.members[index].department != to {
+                current.members[index].department != to
+            {
                 current.occupancy[current.members[index].department]?.members -= 1
                 current.occupancy[to, default: .init(members: 0, guests: 0, name: toName)].members += 1
                 current.members[index].department = to

@@ -92,7 +92,8 @@ public struct SightingAggregator: Sendable {
         guard rssi >= configuration.minimumRSSI, rssi < 20 else { return .ignored }
         if lastFlush == nil { lastFlush = time }  // the first window starts with the first advert heard
         if !configuration.allowedUUIDs.isEmpty, case .iBeacon(let uuid, _, _) = beacon,
-           !configuration.allowedUUIDs.contains(uuid) {
+            !configuration.allowedUUIDs.contains(uuid)
+        {
             return .ignored
         }
         if let position = tracks.position(of: beacon) {
@@ -200,11 +201,12 @@ public struct SightingAggregator: Sendable {
         guard track.count > 0, let rssi = track.filter.smoothed else { return false }
         let power = model.measuredPower(fromFrame: track.measuredPower.map(Int.init))
         let distance = model.distance(rssi: rssi, measuredPower: power).map { ($0 * 100).rounded() / 100 }
-        sightings.append(Sighting(
-            beacon: tracks.keys[index], rssi: rssi, count: track.count, txPower: power, distance: distance,
-            proximity: model.proximity(distance: distance), lastSeen: track.lastSeen,
-            address: details ? track.address : nil, rssiMax: details ? Int(track.rssiMax) : nil,
-            firstSeen: details ? track.firstSeen : nil, battery: track.battery, temperature: track.temperature))
+        sightings.append(
+            Sighting(
+                beacon: tracks.keys[index], rssi: rssi, count: track.count, txPower: power, distance: distance,
+                proximity: model.proximity(distance: distance), lastSeen: track.lastSeen,
+                address: details ? track.address : nil, rssiMax: details ? Int(track.rssiMax) : nil,
+                firstSeen: details ? track.firstSeen : nil, battery: track.battery, temperature: track.temperature))
         tracks.values[index].count = 0
         if track.isNew {
             tracks.values[index].isNew = false

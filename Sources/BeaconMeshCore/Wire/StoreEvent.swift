@@ -44,7 +44,7 @@ public struct StoreEvent: Hashable, Sendable {
     public var member: MemberProfile? {
         switch kind {
         case .arrived(let member, _, _, _, _), .moved(let member, _, _, _, _), .left(let member, _, _),
-             .promo(let member, _, _, _), .checkin(let member, _, _, _, _, _):
+            .promo(let member, _, _, _), .checkin(let member, _, _, _, _, _):
             return member
         case .node, .checkinRefused:
             return nil

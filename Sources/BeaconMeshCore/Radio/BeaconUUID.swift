@@ -16,8 +16,9 @@ public struct BeaconUUID: Hashable, Comparable, Sendable {
     /// The caller guarantees `offset + 16 <= bytes.count` (checked: a violation stops the program, never reads past).
     public init(bytes: UnsafeRawBufferPointer, offset: Int) {
         precondition(offset >= 0 && offset + 16 <= bytes.count, "a UUID needs 16 bytes")
-        self.init(high: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)),
-                  low: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)))
+        self.init(
+            high: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)),
+            low: UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)))
     }
 
     /// Parses the canonical 8-4-4-4-12 form (either case); `nil` for anything else.

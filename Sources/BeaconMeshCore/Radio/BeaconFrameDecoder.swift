@@ -80,8 +80,9 @@ public enum BeaconFrameDecoder {
                 instance: EddystoneInstance(bytes: payload, offset: 14),
                 txPower: Int8(bitPattern: payload[3]))
         case 0x10 where payload.count >= 5:
-            guard let url = EddystoneURL.expand(
-                scheme: payload[4], encoded: UnsafeRawBufferPointer(rebasing: payload[5...]))
+            guard
+                let url = EddystoneURL.expand(
+                    scheme: payload[4], encoded: UnsafeRawBufferPointer(rebasing: payload[5...]))
             else { return nil }
             return .eddystoneURL(url: url, txPower: Int8(bitPattern: payload[3]))
         case 0x20 where payload[3] == 0x00 && payload.count >= 16:

@@ -36,16 +36,18 @@ public struct ScannerPipeline: Sendable {
             counters.adverts += 1
             if let iBeacon = ScannerPipeline.plainIBeacon(data) {
                 counters.beaconFrames += 1
-                let outcome = aggregator.record(iBeacon.key, rssi: header.rssi, measuredPower: iBeacon.measuredPower,
-                                                address: header.address, at: time)
+                let outcome = aggregator.record(
+                    iBeacon.key, rssi: header.rssi, measuredPower: iBeacon.measuredPower,
+                    address: header.address, at: time)
                 if outcome == .newBeacon { sawNewBeacon = true }
                 return
             }
             BeaconFrameDecoder.forEachFrame(inAdvertisingData: data) { frame in
                 if let key = frame.key {
                     counters.beaconFrames += 1
-                    let outcome = aggregator.record(key, rssi: header.rssi, measuredPower: frame.measuredPower,
-                                                    address: header.address, at: time)
+                    let outcome = aggregator.record(
+                        key, rssi: header.rssi, measuredPower: frame.measuredPower,
+                        address: header.address, at: time)
                     if outcome == .newBeacon { sawNewBeacon = true }
                 } else if case .eddystoneTLM(_, let battery, let temperature, _, _) = frame {
                     _ = aggregator.recordTelemetry(address: header.address, batteryMillivolts: Int(battery), temperature: temperature)
@@ -62,7 +64,7 @@ public struct ScannerPipeline: Sendable {
     /// decoder then handles. Gives exactly what `BeaconFrameDecoder` gives for such data (a test checks).
     static func plainIBeacon(_ data: UnsafeRawBufferPointer) -> (key: BeaconKey, measuredPower: Int8)? {
         guard data.count == 30, data[0] == 0x02, data[1] == 0x01, data[3] == 0x1A, data[4] == 0xFF, data[5] == 0x4C,
-              data[6] == 0x00, data[7] == 0x02, data[8] == 0x15
+            data[6] == 0x00, data[7] == 0x02, data[8] == 0x15
         else { return nil }
         let major = UInt16(data[25]) << 8 | UInt16(data[26])
         let minor = UInt16(data[27]) << 8 | UInt16(data[28])

@@ -8,7 +8,7 @@ public enum DurationText {
         for unit in units where text.hasSuffix(unit.suffix) {
             let number = text.dropLast(unit.suffix.count)
             guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
-                  let value = Double(number), value.isFinite
+                let value = Double(number), value.isFinite
             else { continue }
             return .milliseconds(Int64((value * unit.milliseconds).rounded()))
         }

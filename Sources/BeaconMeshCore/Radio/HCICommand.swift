@@ -24,8 +24,10 @@ public struct HCICommand: Hashable, Sendable {
 
     /// The command in H4 framing: `01 | opcode LE | length | parameters`.
     public var packet: [UInt8] {
-        [Self.h4CommandIndicator, UInt8(truncatingIfNeeded: opcode.rawValue), UInt8(opcode.rawValue >> 8),
-         UInt8(parameters.count)] + parameters
+        [
+            Self.h4CommandIndicator, UInt8(truncatingIfNeeded: opcode.rawValue), UInt8(opcode.rawValue >> 8),
+            UInt8(parameters.count),
+        ] + parameters
     }
 
     // MARK: - Controller

@@ -33,8 +33,9 @@ public struct ShopperSimulation: Sendable {
     public static func demoShoppers(store: UInt16) -> [Shopper] {
         let uuid = BeaconUUID(high: 0x0CF0_52C2_97CA_407C, low: 0x84F8_B62A_AC4E_9020)
         return ([1, 2, 3, 4, 5, 101, 102, 103] as [UInt16]).map { minor in
-            Shopper(beacon: IBeaconAdvertisingData(uuid: uuid, major: store, minor: minor, measuredPower: -59),
-                    address: BluetoothAddress(value: 0xC0FFEE_000000 | UInt64(store) << 16 | UInt64(minor)))
+            Shopper(
+                beacon: IBeaconAdvertisingData(uuid: uuid, major: store, minor: minor, measuredPower: -59),
+                address: BluetoothAddress(value: 0xC0FFEE_000000 | UInt64(store) << 16 | UInt64(minor)))
         }
     }
 
@@ -52,10 +53,12 @@ public struct ShopperSimulation: Sendable {
 
     /// The RSSI at which `department`'s node hears shopper `index` at `time` (with up to ±`jitter` dB of noise
     /// from `random`), or `nil` when it does not hear them.
-    public func rssi(ofShopper index: Int, heardBy department: UInt16, at time: Timestamp,
-                     jitter: Int = 3, random: inout some RandomNumberGenerator) -> Int8? {
+    public func rssi(
+        ofShopper index: Int, heardBy department: UInt16, at time: Timestamp,
+        jitter: Int = 3, random: inout some RandomNumberGenerator
+    ) -> Int8? {
         guard let location = location(ofShopper: index, at: time),
-              let here = route.firstIndex(of: department), let there = route.firstIndex(of: location)
+            let here = route.firstIndex(of: department), let there = route.firstIndex(of: location)
         else { return nil }
         let base: Int
         switch abs(here - there) {

@@ -25,19 +25,19 @@ public enum BeaconKey: Hashable, Comparable, Sendable {
             let isIBeacon = bytes[0] == UInt8(ascii: "i")
             let start = isIBeacon ? 8 : 10
             guard bytes.count > start + 36, let uuid = BeaconUUID(utf8: UnsafeBufferPointer(rebasing: bytes[start..<(start + 36)])),
-                  bytes[start + 36] == UInt8(ascii: ":")
+                bytes[start + 36] == UInt8(ascii: ":")
             else { return nil }
             let rest = UnsafeBufferPointer(rebasing: bytes[(start + 37)...])
             guard let colon = rest.firstIndex(of: UInt8(ascii: ":")),
-                  let first = BeaconKey.number(UnsafeBufferPointer(rebasing: rest[..<colon])),
-                  let second = BeaconKey.number(UnsafeBufferPointer(rebasing: rest[(colon + 1)...]))
+                let first = BeaconKey.number(UnsafeBufferPointer(rebasing: rest[..<colon])),
+                let second = BeaconKey.number(UnsafeBufferPointer(rebasing: rest[(colon + 1)...]))
             else { return nil }
             self = isIBeacon ? .iBeacon(uuid: uuid, major: first, minor: second) : .altBeacon(id1: uuid, id2: first, id3: second)
         } else if hasPrefix("eddystone:") {
             guard bytes.count == 10 + 20 + 1 + 12, bytes[30] == UInt8(ascii: ":"),
-                  let namespaceHigh = BeaconKey.hex(UnsafeBufferPointer(rebasing: bytes[10..<26])),
-                  let namespaceLow = BeaconKey.hex(UnsafeBufferPointer(rebasing: bytes[26..<30])),
-                  let instance = BeaconKey.hex(UnsafeBufferPointer(rebasing: bytes[31..<43]))
+                let namespaceHigh = BeaconKey.hex(UnsafeBufferPointer(rebasing: bytes[10..<26])),
+                let namespaceLow = BeaconKey.hex(UnsafeBufferPointer(rebasing: bytes[26..<30])),
+                let instance = BeaconKey.hex(UnsafeBufferPointer(rebasing: bytes[31..<43]))
             else { return nil }
             self = .eddystone(namespaceHigh: namespaceHigh, namespaceLow: UInt16(namespaceLow), instance: instance)
         } else {

@@ -78,7 +78,8 @@ public enum HCIEventParser {
         // Parameters: subevent, report count, reports. Bytes past the declared length are ignored.
         let parameters = UnsafeRawBufferPointer(rebasing: event[2..<(2 + declaredLength)])
         let announced = Int(parameters[1])
-        let delivered = subevent == advertisingReportSubevent
+        let delivered =
+            subevent == advertisingReportSubevent
             ? forEachLegacyReport(in: parameters, count: announced, body)
             : forEachExtendedReport(in: parameters, count: announced, body)
         return Summary(deliveredReports: delivered, droppedReports: announced - delivered)

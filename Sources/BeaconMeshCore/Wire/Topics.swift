@@ -84,7 +84,7 @@ public struct Topics: Sendable, Equatable {
             return nil
         case 7 where levels.is(0, "stores") && levels.is(2, "departments") && levels.is(4, "nodes"):
             guard let store = levels.number(1), let department = levels.number(3),
-                  let node = NodeAddress(store: store, department: department, node: levels.text(5))
+                let node = NodeAddress(store: store, department: department, node: levels.text(5))
             else { return nil }
             if levels.is(6, "sightings") { return .sightings(node) }
             if levels.is(6, "status") { return .nodeStatus(node) }
@@ -106,7 +106,7 @@ private struct TopicLevels {
     init?(bytes: UnsafeBufferPointer<UInt8>, prefix: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
         guard bytes.count > prefix.count, bytes[prefix.count] == UInt8(ascii: "/"),
-              UnsafeBufferPointer(rebasing: bytes[..<prefix.count]).elementsEqual(prefix)
+            UnsafeBufferPointer(rebasing: bytes[..<prefix.count]).elementsEqual(prefix)
         else { return nil }
         starts[0] = prefix.count + 1
         count = 1

@@ -9,8 +9,10 @@ public struct Offer: Hashable, Sendable {
     public var promo: Promo
     public var at: Timestamp
 
-    public init(id: String, member: String, store: UInt16, department: UInt16, departmentName: String? = nil, promo: Promo,
-                at: Timestamp) {
+    public init(
+        id: String, member: String, store: UInt16, department: UInt16, departmentName: String? = nil, promo: Promo,
+        at: Timestamp
+    ) {
         self.id = id
         self.member = member
         self.store = store

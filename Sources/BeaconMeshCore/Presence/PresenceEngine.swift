@@ -203,7 +203,9 @@ public struct PresenceEngine: Sendable {
     /// Replaces which beacon belongs to which member, and who is a member (`members`: also those with no beacon,
     /// heard only through their phone's ranging reports). Beacons of no member are guests. A member who is no longer
     /// in the directory is forgotten at once; returns the stores whose snapshot changed.
-    public mutating func setDirectory(_ beaconOwners: [BeaconKey: String], members allMembers: some Sequence<String> = [String]()) -> [Output] {
+    public mutating func setDirectory(_ beaconOwners: [BeaconKey: String], members allMembers: some Sequence<String> = [String]())
+        -> [Output]
+    {
         var known = Set(beaconOwners.values)
         known.formUnion(allMembers)
         var changedStores: Set<UInt16> = []
@@ -352,10 +354,11 @@ public struct PresenceEngine: Sendable {
 
         var touched: [Int32] = []
         for sighting in batch.sightings {
-            let reading = Reading(node: node, store: address.store, department: address.department, rssi: sighting.rssi,
-                                  latest: sighting.rssi,
-                                  proximity: sighting.proximity,
-                                  lastSeen: track.clock.local(sighting.lastSeen.milliseconds, now: nowMilliseconds))
+            let reading = Reading(
+                node: node, store: address.store, department: address.department, rssi: sighting.rssi,
+                latest: sighting.rssi,
+                proximity: sighting.proximity,
+                lastSeen: track.clock.local(sighting.lastSeen.milliseconds, now: nowMilliseconds))
             if let position = owners.position(of: sighting.beacon) {
                 let member = owners.values[position]
                 let wasTracked = members[Int(member)].isTracked
@@ -434,9 +437,11 @@ public struct PresenceEngine: Sendable {
         for beacon in report.beacons where departments[store]?[beacon.department] != nil {
             let node = phoneNode(store: store, department: beacon.department)
             ranged.append(node)
-            members[Int(member)].absorb(Reading(node: node, store: store, department: beacon.department, rssi: beacon.signal,
-                                                latest: beacon.signal, proximity: beacon.proximity, lastSeen: seen),
-                                        now: nowMilliseconds)
+            members[Int(member)].absorb(
+                Reading(
+                    node: node, store: store, department: beacon.department, rssi: beacon.signal,
+                    latest: beacon.signal, proximity: beacon.proximity, lastSeen: seen),
+                now: nowMilliseconds)
         }
         members[Int(member)].readings.removeAll { reading in
             reading.store == store && nodes[Int(reading.node)].isPhone && !ranged.contains(reading.node)
@@ -453,8 +458,9 @@ public struct PresenceEngine: Sendable {
         let key = UInt32(store) << 16 | UInt32(department)
         if let number = phoneNodes[key] { return number }
         let number = Int32(nodes.count)
-        var track = NodeTrack(address: NodeAddress(store: store, department: department, node: "phone")!, state: .online, boot: nil,
-                              lastSeq: 0, staleAfter: rules(store: store, department: department).staleAfter.wholeMilliseconds)
+        var track = NodeTrack(
+            address: NodeAddress(store: store, department: department, node: "phone")!, state: .online, boot: nil,
+            lastSeq: 0, staleAfter: rules(store: store, department: department).staleAfter.wholeMilliseconds)
         track.isPhone = true
         nodes.append(track)
         guests.addNode(number, store: store, department: department, staleAfter: track.staleAfter)
@@ -528,7 +534,7 @@ public struct PresenceEngine: Sendable {
         func member(_ output: Output) -> String {
             switch output {
             case .arrived(let member, _, _, _), .resumed(let member, _, _, _), .moved(let member, _, _, _, _),
-                 .left(let member, _, _, _, _):
+                .left(let member, _, _, _, _):
                 return member
             case .visitChanged(let visit):
                 return visit.member
@@ -574,7 +580,8 @@ public struct PresenceEngine: Sendable {
         let nowTime = Timestamp(milliseconds: now)
 
         if var visit = person.visit, visit.leftAt == nil,
-           !endedWhileUnheard(&person, visit: &visit, member: id, at: now, into: &outputs) {
+            !endedWhileUnheard(&person, visit: &visit, member: id, at: now, into: &outputs)
+        {
             // In the store: leave, switch, or stay.
             let (best, current, lastHeard) = bestReadings(of: person, store: visit.store, department: visit.department, at: now)
             if let lastHeard, lastHeard > visit.lastSeen.milliseconds { visit.lastSeen = Timestamp(milliseconds: lastHeard) }
@@ -587,8 +594,10 @@ public struct PresenceEngine: Sendable {
                 person.challengerDepartment = nil
                 person.decisiveDepartment = nil
                 person.firstHeard = nil
-                outputs.append(.left(member: id, store: visit.store, department: visit.department,
-                                     dwell: visit.lastSeen - visit.arrivedAt, at: nowTime))
+                outputs.append(
+                    .left(
+                        member: id, store: visit.store, department: visit.department,
+                        dwell: visit.lastSeen - visit.arrivedAt, at: nowTime))
                 outputs.append(.presenceChanged(store: visit.store))
                 return
             }
@@ -615,7 +624,8 @@ public struct PresenceEngine: Sendable {
                 switchDepartment(&visit, to: best, member: id, at: nowTime, into: &outputs)
                 person.challengerDepartment = nil
             } else if let current,
-                      best.rssi >= current.rssi + self.rules(store: visit.store, department: best.department).switchMargin {
+                best.rssi >= current.rssi + self.rules(store: visit.store, department: best.department).switchMargin
+            {
                 let dwell = self.rules(store: visit.store, department: best.department).switchDwell.wholeMilliseconds
                 if person.challengerDepartment == best.department {
                     if now - person.challengerSince >= dwell {
@@ -646,7 +656,8 @@ public struct PresenceEngine: Sendable {
         guard now - firstHeard >= rules.arrivalSettle.wholeMilliseconds else { return }
         let lastSeen = Timestamp(milliseconds: lastHeard ?? now)
         if let previous = person.visit, previous.store == best.store, let leftAt = previous.leftAt,
-           now - leftAt.milliseconds < rules.visitGap.wholeMilliseconds {
+            now - leftAt.milliseconds < rules.visitGap.wholeMilliseconds
+        {
             var visit = previous
             visit.leftAt = nil
             visit.lastSeen = lastSeen
@@ -658,8 +669,9 @@ public struct PresenceEngine: Sendable {
             person.visit = visit
             outputs.append(.resumed(member: id, store: best.store, department: best.department, at: nowTime))
         } else {
-            person.visit = Visit(member: id, store: best.store, arrivedAt: nowTime, department: best.department,
-                                 inDepartmentSince: nowTime, lastSeen: lastSeen, leftAt: nil, proximity: best.proximity)
+            person.visit = Visit(
+                member: id, store: best.store, arrivedAt: nowTime, department: best.department,
+                inDepartmentSince: nowTime, lastSeen: lastSeen, leftAt: nil, proximity: best.proximity)
             outputs.append(.arrived(member: id, store: best.store, department: best.department, at: nowTime))
         }
         person.challengerDepartment = nil
@@ -671,8 +683,10 @@ public struct PresenceEngine: Sendable {
     /// allows (ticks end visits in time): the visit ended `exitAfter` after its last reading, and what was heard
     /// since may begin the next one (a new visit, or the same one resumed within `visitGap` of that end).
     /// Returns whether it ended the visit.
-    private func endedWhileUnheard(_ person: inout Person, visit: inout Visit, member: String, at now: Int64,
-                                   into outputs: inout [Output]) -> Bool {
+    private func endedWhileUnheard(
+        _ person: inout Person, visit: inout Visit, member: String, at now: Int64,
+        into outputs: inout [Output]
+    ) -> Bool {
         let gone = visit.lastSeen.milliseconds + rules(store: visit.store, department: visit.department).exitAfter.wholeMilliseconds
         guard gone <= now, let lastHeard = person.readings.map(\.lastSeen).max(), lastHeard >= gone else { return false }
         visit.leftAt = Timestamp(milliseconds: gone)
@@ -681,8 +695,10 @@ public struct PresenceEngine: Sendable {
         person.challengerDepartment = nil
         person.decisiveDepartment = nil
         person.firstHeard = now
-        outputs.append(.left(member: member, store: visit.store, department: visit.department, dwell: visit.lastSeen - visit.arrivedAt,
-                             at: Timestamp(milliseconds: now)))
+        outputs.append(
+            .left(
+                member: member, store: visit.store, department: visit.department, dwell: visit.lastSeen - visit.arrivedAt,
+                at: Timestamp(milliseconds: now)))
         outputs.append(.presenceChanged(store: visit.store))
         return true
     }
@@ -696,7 +712,8 @@ public struct PresenceEngine: Sendable {
             if stale > now { next = min(next, stale) }
         }
         if let visit = person.visit, visit.leftAt == nil {
-            next = min(next, visit.lastSeen.milliseconds + rules(store: visit.store, department: visit.department).exitAfter.wholeMilliseconds)
+            next = min(
+                next, visit.lastSeen.milliseconds + rules(store: visit.store, department: visit.department).exitAfter.wholeMilliseconds)
             if let challenger = person.decisiveDepartment {
                 next = min(next, person.decisiveSince + rules(store: visit.store, department: challenger).switchDwell.wholeMilliseconds / 3)
             } else if decisiveLead(of: person, over: visit.department, store: visit.store, at: now) != nil {
@@ -707,7 +724,8 @@ public struct PresenceEngine: Sendable {
                 next = min(next, person.challengerSince + rules(store: visit.store, department: challenger).switchDwell.wholeMilliseconds)
             }
         } else if let firstHeard = person.firstHeard {
-            let settle = person.readings.map { rules(store: $0.store, department: $0.department).arrivalSettle.wholeMilliseconds }.min() ?? 0
+            let settle =
+                person.readings.map { rules(store: $0.store, department: $0.department).arrivalSettle.wholeMilliseconds }.min() ?? 0
             next = min(next, firstHeard + settle)
         }
         return next
@@ -742,13 +760,15 @@ public struct PresenceEngine: Sendable {
             }
         }
         guard let challenger, let currentLatest,
-              challenger.latest >= currentLatest + 3 * rules(store: store, department: challenger.department).switchMargin
+            challenger.latest >= currentLatest + 3 * rules(store: store, department: challenger.department).switchMargin
         else { return nil }
         return challenger
     }
 
-    private func switchDepartment(_ visit: inout Visit, to best: Reading, member: String, at now: Timestamp,
-                                  into outputs: inout [Output]) {
+    private func switchDepartment(
+        _ visit: inout Visit, to best: Reading, member: String, at now: Timestamp,
+        into outputs: inout [Output]
+    ) {
         let from = visit.department
         visit.department = best.department
         visit.inDepartmentSince = now
@@ -812,7 +832,7 @@ public struct PresenceEngine: Sendable {
         while let entry = visitExpiries.popDue(at: now.milliseconds) {
             // An entry of a visit since resumed, or forgotten, or of a member number since reused, finds nothing due.
             guard let visit = members[Int(entry.id)].visit, let leftAt = visit.leftAt,
-                  now - leftAt >= rules(store: visit.store, department: visit.department).visitGap
+                now - leftAt >= rules(store: visit.store, department: visit.department).visitGap
             else { continue }
             changeMember(entry.id) { $0.visit = nil }
             expired.append(memberIDs[Int(entry.id)])
@@ -825,8 +845,9 @@ public struct PresenceEngine: Sendable {
     private func marks(of number: Int32) -> MemberMarks {
         let person = members[Int(number)]
         guard let visit = person.visit else { return MemberMarks(tracked: !person.readings.isEmpty, presentIn: nil, left: nil) }
-        return MemberMarks(tracked: true, presentIn: visit.leftAt == nil ? visit.store : nil,
-                           left: visit.leftAt.map { .init(store: visit.store, department: visit.department, leftAt: $0.milliseconds) })
+        return MemberMarks(
+            tracked: true, presentIn: visit.leftAt == nil ? visit.store : nil,
+            left: visit.leftAt.map { .init(store: visit.store, department: visit.department, leftAt: $0.milliseconds) })
     }
 
     /// Brings the member indexes (tracked count, members present, visit expiries) up to date with a change of
