@@ -90,16 +90,7 @@ struct CoordinatorBenchmark: ParsableCommand {
             ? try await drain(chain: chain, port: port, drainTopic: drainTopic, boot: "bench-one-core", pinned: "0", logger: logger) : nil
         let decodeCPU = Self.decodeCPUPerBatch(sightingsPerBatch: sightingsPerBatch)
 
-        let health = try MQTTClient(configuration: MQTTConfiguration(broker: BrokerURL("mqtt://127.0.0.1:\(port)")), logger: logger)
-        try health.start()
-        _ = await health.waitUntilConnected(timeout: .seconds(5))
-        try health.subscribe("beaconmesh/v1/coordinators/bench/health", qos: .atMostOnce)
-        try health.subscribe("beaconmesh/v1/stores/+/events", qos: .atLeastOnce)
-        _ = await health.waitUntilSubscribed("beaconmesh/v1/stores/+/events", timeout: .seconds(5))
-        let observations = Observations()
-        let watcher = Task { [messages = health.messages] in
-            for await message in messages { observations.record(message) }
-        }
+        let (health, observations, watcher) = try await Self.watchCoordinator(port: port, logger: logger)
         defer { watcher.cancel() }
         let coordinator = try BenchProcess(coordinatorPath, coordinatorArguments)
 
@@ -201,6 +192,22 @@ struct CoordinatorBenchmark: ParsableCommand {
         try? FileManager.default.removeItem(atPath: work)
     }
 
+    /// A client that records the coordinator's health reports and `arrived` events as they come (subscribed when this
+    /// returns); cancel the task to stop recording.
+    static func watchCoordinator(port: Int, logger: Logger) async throws -> (MQTTClient, Observations, Task<Void, Never>) {
+        let health = try MQTTClient(configuration: MQTTConfiguration(broker: BrokerURL("mqtt://127.0.0.1:\(port)")), logger: logger)
+        try health.start()
+        _ = await health.waitUntilConnected(timeout: .seconds(5))
+        try health.subscribe("beaconmesh/v1/coordinators/bench/health", qos: .atMostOnce)
+        try health.subscribe("beaconmesh/v1/stores/+/events", qos: .atLeastOnce)
+        _ = await health.waitUntilSubscribed("beaconmesh/v1/stores/+/events", timeout: .seconds(5))
+        let observations = Observations()
+        let watcher = Task { [messages = health.messages] in
+            for await message in messages { observations.record(message) }
+        }
+        return (health, observations, watcher)
+    }
+
     /// What one drain of the backlog measured.
     struct Drain {
         var coordinatorRate: Double
@@ -253,16 +260,7 @@ struct CoordinatorBenchmark: ParsableCommand {
         while publisher.unacknowledgedCount > 0 { try await Task.sleep(for: .milliseconds(10)) }
 
         // 3. Both consumers start together and drain the same backlog.
-        let health = try MQTTClient(configuration: MQTTConfiguration(broker: BrokerURL("mqtt://127.0.0.1:\(port)")), logger: logger)
-        try health.start()
-        _ = await health.waitUntilConnected(timeout: .seconds(5))
-        try health.subscribe("beaconmesh/v1/coordinators/bench/health", qos: .atMostOnce)
-        try health.subscribe("beaconmesh/v1/stores/+/events", qos: .atLeastOnce)
-        _ = await health.waitUntilSubscribed("beaconmesh/v1/stores/+/events", timeout: .seconds(5))
-        let observations = Observations()
-        let watcher = Task { [messages = health.messages] in
-            for await message in messages { observations.record(message) }
-        }
+        let (health, observations, watcher) = try await Self.watchCoordinator(port: port, logger: logger)
         defer { watcher.cancel() }
         let drainStart = Measure.seconds()
         let drainer = try BenchProcess(BenchProcess.which("mosquitto_sub"), subscriberArguments + ["-C", "\(batches)"])
