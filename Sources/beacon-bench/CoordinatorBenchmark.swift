@@ -267,23 +267,11 @@ struct CoordinatorBenchmark: ParsableCommand {
         let coordinator =
             try pinned.map { try BenchProcess(BenchProcess.which("taskset"), ["-c", $0, coordinatorPath] + coordinatorArguments) }
             ?? BenchProcess(coordinatorPath, coordinatorArguments)
-        var coordinatorDone: Double?
-        var subscriberDone: Double?
-        // CPU used, sampled as the drain goes: the coordinator's over time (to take the same window as its rate),
-        // mosquitto_sub's last reading before it exits.
-        var coordinatorCPU: [(time: Double, seconds: Double)] = []
-        var subscriberCPU = 0.0
-        while coordinatorDone == nil || subscriberDone == nil, Measure.seconds() < drainStart + 300 {
-            if subscriberDone == nil {
-                if let seconds = drainer.cpuSeconds { subscriberCPU = seconds }
-                if !drainer.isRunning { subscriberDone = Measure.seconds() - drainStart }
-            }
-            if coordinatorDone == nil, let reached = observations.timeBatchesReached(UInt64(batches)) {
-                coordinatorDone = reached - drainStart
-            }
-            if coordinatorDone == nil, let seconds = coordinator.cpuSeconds { coordinatorCPU.append((Measure.seconds(), seconds)) }
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        let drain = try await BacklogDrain.watch(
+            coordinator: coordinator, subscriber: drainer, observations: observations,
+            target: batches, from: drainStart)
+        let (coordinatorDone, subscriberDone) = (drain.coordinatorDone, drain.subscriberDone)
+        let (coordinatorCPU, subscriberCPU) = (drain.coordinatorCPU, drain.subscriberCPU)
         let coordinatorSeconds = coordinatorDone ?? .nan
         let subscriberSeconds = subscriberDone ?? .nan
         // The sustained rate: from the first health report that counted work to the one that counted it all, so the

@@ -112,21 +112,11 @@ struct RangingBenchmark: ParsableCommand {
         let drainStart = Measure.seconds()
         let drainer = try BenchProcess(BenchProcess.which("mosquitto_sub"), subscriberArguments + ["-C", "\(reports)"])
         let coordinator = try BenchProcess(coordinatorPath, coordinatorArguments)
-        var coordinatorDone: Double?
-        var subscriberDone: Double?
-        var coordinatorCPU: [(time: Double, seconds: Double)] = []
-        var subscriberCPU = 0.0
-        while coordinatorDone == nil || subscriberDone == nil, Measure.seconds() < drainStart + 300 {
-            if subscriberDone == nil {
-                if let seconds = drainer.cpuSeconds { subscriberCPU = seconds }
-                if !drainer.isRunning { subscriberDone = Measure.seconds() - drainStart }
-            }
-            if coordinatorDone == nil, let reached = observations.timeBatchesReached(UInt64(reports)) {
-                coordinatorDone = reached - drainStart
-            }
-            if coordinatorDone == nil, let seconds = coordinator.cpuSeconds { coordinatorCPU.append((Measure.seconds(), seconds)) }
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        let drain = try await BacklogDrain.watch(
+            coordinator: coordinator, subscriber: drainer, observations: observations,
+            target: reports, from: drainStart)
+        let (coordinatorDone, subscriberDone) = (drain.coordinatorDone, drain.subscriberDone)
+        let (coordinatorCPU, subscriberCPU) = (drain.coordinatorCPU, drain.subscriberCPU)
         coordinator.stop()
         drainer.stop()
         await health.disconnect(timeout: .seconds(1))

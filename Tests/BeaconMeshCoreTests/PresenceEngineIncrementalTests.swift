@@ -12,16 +12,6 @@ struct PresenceEngineIncrementalTests {
     private static let stores: [UInt16] = [1, 2, 3]
     private static let departments: [UInt16] = [10, 20, 30]
 
-    private static func rules(stale: Int64, exit: Int64, dwell: Int64, gap: Int64) -> PresenceRules {
-        var rules = PresenceRules()
-        rules.staleAfter = .milliseconds(stale)
-        rules.exitAfter = .milliseconds(exit)
-        rules.switchMargin = 4
-        rules.switchDwell = .milliseconds(dwell)
-        rules.visitGap = .milliseconds(gap)
-        return rules
-    }
-
     /// Guests: beacons of store 9; members' beacons: store 1, two per member at first.
     private static let guestBeacons = (0..<40).map { BeaconKey.iBeacon(uuid: uuid, major: 9, minor: UInt16($0)) }
     private static let memberBeacons = (0..<16).map { BeaconKey.iBeacon(uuid: uuid, major: 1, minor: UInt16($0)) }
@@ -131,12 +121,12 @@ struct PresenceEngineIncrementalTests {
         arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
     func sameAsWalks(seed: UInt64) {
         var random = SplitMix64(seed: seed)
-        let standard = Self.rules(stale: 3_000, exit: 8_000, dwell: 2_000, gap: 12_000)
+        let standard = PresenceRules.testing(stale: 3_000, exit: 8_000, dwell: 2_000, gap: 12_000)
         // An entrance that settles and switches at once, and a fitting room that keeps people longer.
         let layouts = [
-            DepartmentLayout(id: 10, rules: Self.rules(stale: 2_000, exit: 5_000, dwell: 0, gap: 6_000)),
+            DepartmentLayout(id: 10, rules: PresenceRules.testing(stale: 2_000, exit: 5_000, dwell: 0, gap: 6_000)),
             DepartmentLayout(id: 20, rules: standard),
-            DepartmentLayout(id: 30, rules: Self.rules(stale: 6_000, exit: 15_000, dwell: 4_000, gap: 20_000)),
+            DepartmentLayout(id: 30, rules: PresenceRules.testing(stale: 6_000, exit: 15_000, dwell: 4_000, gap: 20_000)),
         ]
         let layout = Dictionary(uniqueKeysWithValues: Self.stores.map { ($0, layouts) })
         var engine = PresenceEngine(rules: standard, stores: layout)

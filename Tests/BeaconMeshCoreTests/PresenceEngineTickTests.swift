@@ -8,25 +8,15 @@ import Testing
 struct PresenceEngineTickTests {
     private static let uuid = BeaconUUID("0cf052c2-97ca-407c-84f8-b62aac4e9020")!
 
-    private static func rules(stale: Int64, exit: Int64, dwell: Int64, gap: Int64) -> PresenceRules {
-        var rules = PresenceRules()
-        rules.staleAfter = .milliseconds(stale)
-        rules.exitAfter = .milliseconds(exit)
-        rules.switchMargin = 4
-        rules.switchDwell = .milliseconds(dwell)
-        rules.visitGap = .milliseconds(gap)
-        return rules
-    }
-
     @Test("skipping quiet people on ticks changes no output", arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
     func sameOutputs(seed: UInt64) {
         var random = SplitMix64(seed: seed)
-        let standard = Self.rules(stale: 3_000, exit: 8_000, dwell: 2_000, gap: 20_000)
+        let standard = PresenceRules.testing(stale: 3_000, exit: 8_000, dwell: 2_000, gap: 20_000)
         // An entrance that settles and switches at once, and a fitting room that keeps people longer.
         let layouts = [
-            DepartmentLayout(id: 10, rules: Self.rules(stale: 2_000, exit: 5_000, dwell: 0, gap: 20_000)),
+            DepartmentLayout(id: 10, rules: PresenceRules.testing(stale: 2_000, exit: 5_000, dwell: 0, gap: 20_000)),
             DepartmentLayout(id: 20, rules: standard),
-            DepartmentLayout(id: 30, rules: Self.rules(stale: 6_000, exit: 15_000, dwell: 4_000, gap: 20_000)),
+            DepartmentLayout(id: 30, rules: PresenceRules.testing(stale: 6_000, exit: 15_000, dwell: 4_000, gap: 20_000)),
         ]
         var skipping = PresenceEngine(rules: standard, stores: [1: layouts, 2: layouts])
         var everyone = skipping

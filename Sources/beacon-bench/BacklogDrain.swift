@@ -1,0 +1,32 @@
+/// How the coordinator and `mosquitto_sub` drained the same backlog, sampled every 5 ms: when each was done (seconds
+/// after the start), the coordinator's CPU over time (to take the same window as its rate from health reports) and
+/// `mosquitto_sub`'s last CPU reading before it exited.
+struct BacklogDrain {
+    var coordinatorDone: Double?
+    var subscriberDone: Double?
+    var coordinatorCPU: [(time: Double, seconds: Double)] = []
+    var subscriberCPU = 0.0
+
+    /// Samples both processes until the coordinator's health has counted `target` and `mosquitto_sub` has exited, or
+    /// `limit` seconds have passed since `start`.
+    static func watch(
+        coordinator: BenchProcess, subscriber: BenchProcess, observations: Observations, target: Int, from start: Double,
+        limit: Double = 300
+    ) async throws -> BacklogDrain {
+        var drain = BacklogDrain()
+        while drain.coordinatorDone == nil || drain.subscriberDone == nil, Measure.seconds() < start + limit {
+            if drain.subscriberDone == nil {
+                if let seconds = subscriber.cpuSeconds { drain.subscriberCPU = seconds }
+                if !subscriber.isRunning { drain.subscriberDone = Measure.seconds() - start }
+            }
+            if drain.coordinatorDone == nil, let reached = observations.timeBatchesReached(UInt64(target)) {
+                drain.coordinatorDone = reached - start
+            }
+            if drain.coordinatorDone == nil, let seconds = coordinator.cpuSeconds {
+                drain.coordinatorCPU.append((Measure.seconds(), seconds))
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return drain
+    }
+}
