@@ -11,7 +11,7 @@ struct BeaconBench: ParsableCommand {
         discussion: "Build in release mode: swift run -c release beacon-bench <benchmark>",
         subcommands: [
             ScannerBenchmark.self, ScannerLiveBenchmark.self, EngineBenchmark.self, CrowdBenchmark.self, CrowdArrivalBenchmark.self,
-            WireBenchmark.self, CoordinatorBenchmark.self, RangingBenchmark.self,
+            WireBenchmark.self, CoordinatorBenchmark.self, CoordinatorInMemoryBenchmark.self, RangingBenchmark.self,
             DashboardBenchmark.self, SoakBenchmark.self,
         ])
 
