@@ -83,12 +83,16 @@ struct CoordinatorBenchmark: ParsableCommand {
         MQTTLibrary.initialize()
         var logger = Logger(label: "beacon-bench")
         logger.logLevel = .warning
+        // json-c's decode is timed just before and just after the drain and the two averaged: this machine's speed
+        // drifts by half within minutes, and the coordinator's own share is the small difference of big figures.
+        let decodeBefore = Self.decodeCPUPerBatch(sightingsPerBatch: sightingsPerBatch)
         let drained = try await drain(chain: chain, port: port, drainTopic: drainTopic, boot: "bench", pinned: nil, logger: logger)
+        let decodeAfter = Self.decodeCPUPerBatch(sightingsPerBatch: sightingsPerBatch)
+        let decodeCPU = (decodeBefore + decodeAfter) / 2
         let coordinatorRate = drained.coordinatorRate
         let oneCore =
             compareOneCore
             ? try await drain(chain: chain, port: port, drainTopic: drainTopic, boot: "bench-one-core", pinned: "0", logger: logger) : nil
-        let decodeCPU = Self.decodeCPUPerBatch(sightingsPerBatch: sightingsPerBatch)
 
         let (health, observations, watcher) = try await Self.watchCoordinator(port: port, logger: logger)
         defer { watcher.cancel() }
@@ -176,7 +180,7 @@ struct CoordinatorBenchmark: ParsableCommand {
             "  CPU per batch      coordinator \(micros(drained.coordinatorCPUPerBatch)), mosquitto_sub \(micros(subscriberCPUPerBatch)) (all threads, user + system)"
         )
         print(
-            "                     json-c decode of the same batches \(micros(decodeCPU)) (one thread, in this process: WireCodec.decodeSightingBatch)"
+            "                     json-c decode of the same batches \(micros(decodeCPU)) (one thread, in this process: WireCodec.decodeSightingBatch; \(micros(decodeBefore)) before the drain, \(micros(decodeAfter)) after)"
         )
         print(
             "                     the coordinator's own (all but decoding and the receive path): \(micros(drained.coordinatorCPUPerBatch.map { $0 - decodeCPU - subscriberCPUPerBatch }))"

@@ -91,12 +91,12 @@ struct CoordinatorInMemoryBenchmark: ParsableCommand {
             let watcher = try broker.client(clientID: "bench-watcher")
             try watcher.start()
             try watcher.subscribe("beaconmesh/v1/coordinators/bench/health", qos: .atMostOnce)
-            let samples = Mutex<[(seconds: Double, cpu: Double, batches: UInt64)]>([])
+            let samples = Mutex<[(seconds: Double, cpu: Double, batches: UInt64, events: UInt64)]>([])
             let target = UInt64(batches)
             let watching = Task { [messages = watcher.messages] in
                 for await message in messages {
                     guard let health = try? WireCodec.decodeCoordinatorHealth(message.payload) else { continue }
-                    samples.withLock { $0.append((Measure.seconds(), Self.processCPUSeconds(), health.batches)) }
+                    samples.withLock { $0.append((Measure.seconds(), Self.processCPUSeconds(), health.batches, health.events)) }
                     if health.batches >= target { break }
                 }
             }
@@ -114,7 +114,7 @@ struct CoordinatorInMemoryBenchmark: ParsableCommand {
             results.append(cpu)
             rates.append(rate)
             print(
-                "  drain \(round): \(Measure.grouped(rate)) batches/s, CPU per batch \(micros(cpu)) (all threads), of which beyond json-c's decode \(micros(cpu - decodeCPU))"
+                "  drain \(round): \(Measure.grouped(rate)) batches/s, CPU per batch \(micros(cpu)) (all threads), of which beyond json-c's decode \(micros(cpu - decodeCPU)); \(Measure.grouped(Double(to.events - from.events))) events published meanwhile"
             )
         }
         let median = results.sorted()[results.count / 2]
