@@ -19,8 +19,14 @@ struct CoordinatorMetrics {
     private var dropped: [String: Counter] = [:]
     private var present: [UInt16: Gauge] = [:]
     private var guests: [UInt16: Gauge] = [:]
-    private var nodes: [String: Gauge] = [:]
+    private var nodes: [NodeKey: Gauge] = [:]
     private var reportedBatches: UInt64 = 0
+    /// A node's gauge, found without building its label text at every snapshot.
+    private struct NodeKey: Hashable {
+        var store: UInt16
+        var department: UInt16
+        var node: String
+    }
     private var reportedSightings: UInt64 = 0
     private var reportedDrops: [String: UInt64] = [:]
 
@@ -69,7 +75,7 @@ struct CoordinatorMetrics {
         guests[store] = guestsGauge
         guestsGauge.record(guestCount)
         for state in states {
-            let key = "\(store)/\(state.department)/\(state.node)"
+            let key = NodeKey(store: store, department: state.department, node: state.node)
             let gauge =
                 nodes[key]
                 ?? Gauge(

@@ -157,9 +157,9 @@ struct CoordinatorState {
         for member in engine.expireVisits(at: now) { actions.registry.endVisit(of: member) }
         pruneCheckins(at: now)
         let snapshotStores = storesDueForSnapshot(at: now)
-        let wanted = promoStores.union(snapshotStores)
-        let present = wanted.isEmpty ? [:] : engine.presentMembersByStore(in: wanted)
-        firePromos(present, at: now)
+        firePromos(promoStores.isEmpty ? [:] : engine.presentMembersByStore(in: promoStores), at: now)
+        // Unsorted: the snapshot's task sorts its members, so a tick (which messages wait for) does not.
+        let present = snapshotStores.isEmpty ? [:] : engine.presentMembersByStore(in: snapshotStores, sorted: false)
         publishSnapshots(of: snapshotStores, present: present, at: now)
         saveVisitSlice()
         if now - lastHealth >= healthInterval {
@@ -432,9 +432,9 @@ struct CoordinatorState {
     }
 }
 
-/// What one store's presence snapshot is made from, taken from the state under its lock, so that the snapshot can
-/// be made and encoded outside it. It holds copies of the present members' profiles, not the state's dictionary of
-/// all profiles: sharing that would make the next visit count copy the whole dictionary.
+/// What one store's presence snapshot is made from, taken by the decisions, so that the snapshot can be sorted, made
+/// and encoded outside them. It holds copies of the present members' profiles, not the state's dictionary of all
+/// profiles: sharing that would make the next visit count copy the whole dictionary. `present` may come in any order.
 struct SnapshotSource: Sendable {
     let store: CoordinatorConfiguration.Store
     let present: [(visit: PresenceEngine.Visit, profile: MemberProfile)]
@@ -452,7 +452,7 @@ struct SnapshotSource: Sendable {
         var members: [PresenceSnapshot.PresentMember] = []
         members.reserveCapacity(present.count)
         var photoBytes = 0
-        for (visit, var profile) in present {
+        for (visit, var profile) in present.sorted(by: { PresenceEngine.Visit.newestFirst($0.visit, $1.visit) }) {
             // Photos ride along while they fit the budget, newest arrivals first: a busy store's snapshot must stay
             // within what brokers and readers take (256 KiB); later members are shown by their initials.
             if let photo = profile.photo {

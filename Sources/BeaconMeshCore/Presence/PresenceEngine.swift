@@ -52,6 +52,11 @@ public struct PresenceEngine: Sendable {
 
     /// A member's visit as it must survive a restart.
     public struct Visit: Hashable, Sendable {
+        /// The order of snapshots and promos: the newest arrival first, then by member id (descending).
+        public static func newestFirst(_ left: Visit, _ right: Visit) -> Bool {
+            (left.arrivedAt, left.member) > (right.arrivedAt, right.member)
+        }
+
         public var member: String
         public var store: UInt16
         public var arrivedAt: Timestamp
@@ -797,15 +802,23 @@ public struct PresenceEngine: Sendable {
 
     /// Members in `store` now, with their visit, newest arrival first.
     public func presentMembers(store: UInt16) -> [Visit] {
-        (presentByStore[store] ?? []).compactMap { members[Int($0)].visit }.sorted { ($0.arrivedAt, $0.member) > ($1.arrivedAt, $1.member) }
+        presentMembers(store: store, sorted: true)
     }
 
-    /// Members in each store now, newest arrival first within a store; only the stores in `stores` when given, and
-    /// only stores with someone in them. Costs the members present, not every member.
-    public func presentMembersByStore(in stores: Set<UInt16>? = nil) -> [UInt16: [Visit]] {
+    /// Members in `store` now, with their visit: newest arrival first when `sorted`, else in no particular order
+    /// (for a caller that sorts them later, off the decisions' task).
+    public func presentMembers(store: UInt16, sorted: Bool) -> [Visit] {
+        let visits = (presentByStore[store] ?? []).compactMap { members[Int($0)].visit }
+        return sorted ? visits.sorted(by: Visit.newestFirst) : visits
+    }
+
+    /// Members in each store now, newest arrival first within a store (in no particular order unless `sorted`);
+    /// only the stores in `stores` when given, and only stores with someone in them. Costs the members present, not
+    /// every member.
+    public func presentMembersByStore(in stores: Set<UInt16>? = nil, sorted: Bool = true) -> [UInt16: [Visit]] {
         var byStore: [UInt16: [Visit]] = [:]
         for store in stores.map(Array.init) ?? Array(presentByStore.keys) {
-            let visits = presentMembers(store: store)
+            let visits = presentMembers(store: store, sorted: sorted)
             if !visits.isEmpty { byStore[store] = visits }
         }
         return byStore
