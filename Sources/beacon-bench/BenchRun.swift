@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 
 /// Runs an asynchronous benchmark from a synchronous command: `body` on a task, the caller waiting for it; its error
@@ -13,5 +14,12 @@ enum BenchRun {
         }
         semaphore.wait()
         if let error = failure.withLock({ $0 }) { throw error }
+    }
+
+    /// A fresh folder under the temporary directory for one run's files (the caller removes it).
+    static func makeWorkFolder() throws -> String {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-bench-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        return work
     }
 }

@@ -57,8 +57,7 @@ struct CoordinatorBenchmark: ParsableCommand {
     static func store(ofMember member: Int) -> Int { (member - 1) / 50 + 1 }
 
     private func measure() async throws {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-bench-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        let work = try BenchRun.makeWorkFolder()
         let broker = try await BenchBroker.start(in: work, settings: BenchBroker.unlimited + ["max_packet_size 4194304"])
         defer { broker.process.stop() }
         let port = broker.port

@@ -39,8 +39,7 @@ struct CoordinatorInMemoryBenchmark: ParsableCommand {
     }
 
     private func measure() async throws {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-bench-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        let work = try BenchRun.makeWorkFolder()
         defer { try? FileManager.default.removeItem(atPath: work) }
         var configuration = CoordinatorConfiguration(id: "bench")
         // The presence block of `BenchChain`'s config.

@@ -54,8 +54,7 @@ struct DashboardBenchmark: ParsableCommand {
     }
 
     private func measure() async throws {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-bench-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        let work = try BenchRun.makeWorkFolder()
         defer { try? FileManager.default.removeItem(atPath: work) }
         let broker = try await BenchBroker.start(in: work, settings: BenchBroker.unlimited)
         defer { broker.process.stop() }

@@ -38,8 +38,7 @@ struct ScannerLiveBenchmark: ParsableCommand {
 
     private func measure() async throws {
         guard rate > 0, seconds > 0, beacons > 0 else { throw ValidationError("--rate, --seconds and --beacons must be positive") }
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-bench-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        let work = try BenchRun.makeWorkFolder()
         defer { try? FileManager.default.removeItem(atPath: work) }
         let broker = try await BenchBroker.start(in: work, settings: BenchBroker.unlimited + ["max_packet_size 4194304"])
         defer { broker.process.stop() }
