@@ -35,7 +35,7 @@ struct CaptureReplay: Sendable {
                 var time: Timestamp
                 switch speed {
                 case .maximum:
-                    time = start + .microseconds(elapsedMicroseconds)
+                    time = Timestamp(milliseconds: start.milliseconds + elapsedMicroseconds / 1000)
                 case .factor(let factor):
                     time = start + .microseconds(Int64(Double(elapsedMicroseconds) / factor))
                     let wait = time - WallClock.now()

@@ -31,19 +31,24 @@ public struct RSSIFilter: Sendable, Equatable {
     }
 
     /// The smoothed RSSI rounded to 0.1 dB, or `nil` without readings.
+    ///
+    /// A scanner asks this of every beacon in every batch (thousands, twice a second), so both sorts are a fixed
+    /// network of 19 compare-exchanges on registers, without branches; the readings past `count` are padded with a
+    /// value above any reading so that they sort last.
     public var smoothed: Double? {
         guard stored > 0 else { return nil }
         let count = Int(stored)
-        var sorted = samples
-        RSSIFilter.insertionSort(&sorted, count: count)
+        let valid = SIMD8<Int16>(0, 1, 2, 3, 4, 5, 6, 7) .< SIMD8<Int16>(repeating: Int16(count))
+        let padding = SIMD8<Int16>(repeating: RSSIFilter.padding)
+        let sorted = RSSIFilter.sortedLanes(padding.replacing(with: SIMD8<Int16>(truncatingIfNeeded: samples), where: valid))
         let median = RSSIFilter.median(of: sorted, count: count)
 
-        var deviations = SIMD8<Int8>(repeating: 0)
-        for index in 0..<count {
-            deviations[index] = Int8(clamping: abs(Int(sorted[index]) - Int(median.rounded())))
-        }
-        RSSIFilter.insertionSort(&deviations, count: count)
-        let spread = RSSIFilter.median(of: deviations, count: count) * 1.4826
+        // Deviations from the rounded median, at most 127 as an Int8 holds them (a reading is -128…127).
+        let center = SIMD8<Int16>(repeating: Int16(median.rounded()))
+        var deviations = sorted &- center
+        deviations.replace(with: 0 &- deviations, where: deviations .< 0)
+        deviations.replace(with: 127, where: deviations .> 127)
+        let spread = RSSIFilter.median(of: RSSIFilter.sortedLanes(padding.replacing(with: deviations, where: valid)), count: count) * 1.4826
         let limit = max(3 * spread, 6)
 
         var sum = 0.0
@@ -56,20 +61,41 @@ public struct RSSIFilter: Sendable, Equatable {
         return (mean * 10).rounded() / 10
     }
 
-    private static func insertionSort(_ values: inout SIMD8<Int8>, count: Int) {
-        guard count > 1 else { return }
-        for index in 1..<count {
-            let value = values[index]
-            var position = index
-            while position > 0 && values[position - 1] > value {
-                values[position] = values[position - 1]
-                position -= 1
-            }
-            values[position] = value
+    /// Above any reading or deviation: fills the lanes past `count` so that they sort last.
+    private static let padding: Int16 = 1000
+
+    /// The 8 lanes in ascending order (Batcher's optimal 19-comparator network).
+    @inline(__always)
+    static func sortedLanes(_ lanes: SIMD8<Int16>) -> SIMD8<Int16> {
+        var (a0, a1, a2, a3, a4, a5, a6, a7) = (lanes[0], lanes[1], lanes[2], lanes[3], lanes[4], lanes[5], lanes[6], lanes[7])
+        @inline(__always) func order(_ low: inout Int16, _ high: inout Int16) {
+            let smaller = min(low, high)
+            high = max(low, high)
+            low = smaller
         }
+        order(&a0, &a2)
+        order(&a1, &a3)
+        order(&a4, &a6)
+        order(&a5, &a7)
+        order(&a0, &a4)
+        order(&a1, &a5)
+        order(&a2, &a6)
+        order(&a3, &a7)
+        order(&a0, &a1)
+        order(&a2, &a3)
+        order(&a4, &a5)
+        order(&a6, &a7)
+        order(&a2, &a4)
+        order(&a3, &a5)
+        order(&a1, &a4)
+        order(&a3, &a6)
+        order(&a1, &a2)
+        order(&a3, &a4)
+        order(&a5, &a6)
+        return SIMD8(a0, a1, a2, a3, a4, a5, a6, a7)
     }
 
-    private static func median(of sorted: SIMD8<Int8>, count: Int) -> Double {
+    private static func median(of sorted: SIMD8<Int16>, count: Int) -> Double {
         if count % 2 == 1 { return Double(sorted[count / 2]) }
         return (Double(sorted[count / 2 - 1]) + Double(sorted[count / 2])) / 2
     }
