@@ -38,17 +38,21 @@ public struct RSSIFilter: Sendable, Equatable {
     public var smoothed: Double? {
         guard stored > 0 else { return nil }
         let count = Int(stored)
-        let valid = SIMD8<Int16>(0, 1, 2, 3, 4, 5, 6, 7) .< SIMD8<Int16>(repeating: Int16(count))
-        let padding = SIMD8<Int16>(repeating: RSSIFilter.padding)
-        let sorted = RSSIFilter.sortedLanes(padding.replacing(with: SIMD8<Int16>(truncatingIfNeeded: samples), where: valid))
+        // Lane by lane with constant indices: Swift's SIMD masks (`.<`, `replacing(with:where:)`) compile to a
+        // store per lane and a reload of the whole vector here, which stalls.
+        @inline(__always) func reading(_ lane: Int) -> Int16 { lane < count ? Int16(samples[lane]) : RSSIFilter.padding }
+        let sorted = RSSIFilter.sortedLanes(
+            SIMD8(reading(0), reading(1), reading(2), reading(3), reading(4), reading(5), reading(6), reading(7)))
         let median = RSSIFilter.median(of: sorted, count: count)
 
         // Deviations from the rounded median, at most 127 as an Int8 holds them (a reading is -128…127).
-        let center = SIMD8<Int16>(repeating: Int16(median.rounded()))
-        var deviations = sorted &- center
-        deviations.replace(with: 0 &- deviations, where: deviations .< 0)
-        deviations.replace(with: 127, where: deviations .> 127)
-        let spread = RSSIFilter.median(of: RSSIFilter.sortedLanes(padding.replacing(with: deviations, where: valid)), count: count) * 1.4826
+        let center = Int16(median.rounded())
+        @inline(__always) func deviation(_ lane: Int) -> Int16 {
+            lane < count ? min(abs(sorted[lane] - center), 127) : RSSIFilter.padding
+        }
+        let deviations = RSSIFilter.sortedLanes(
+            SIMD8(deviation(0), deviation(1), deviation(2), deviation(3), deviation(4), deviation(5), deviation(6), deviation(7)))
+        let spread = RSSIFilter.median(of: deviations, count: count) * 1.4826
         let limit = max(3 * spread, 6)
 
         var sum = 0.0
