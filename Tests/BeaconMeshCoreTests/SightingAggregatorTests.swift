@@ -41,6 +41,19 @@ struct SightingAggregatorTests {
         #expect(aggregator.flushNewBeacons(at: start + .milliseconds(100))?.sightings.count == 48)
     }
 
+    @Test("the flush window is the configured one, also when the configuration changes after the start")
+    func flushWindow() {
+        var aggregator = SightingAggregator(node: node, boot: "b")
+        _ = aggregator.record(key(1), rssi: -60, measuredPower: nil, address: nil, at: start)
+        #expect(!aggregator.isFlushDue(at: start + .milliseconds(499)))
+        #expect(aggregator.isFlushDue(at: start + .milliseconds(500)))
+        aggregator.configuration.flushInterval = .milliseconds(2_000)
+        #expect(!aggregator.isFlushDue(at: start + .milliseconds(1_999)))
+        #expect(aggregator.isFlushDue(at: start + .milliseconds(2_000)))
+        aggregator.configuration.flushInterval = .milliseconds(50)
+        #expect(aggregator.isFlushDue(at: start + .milliseconds(50)))
+    }
+
     @Test("count, smoothed RSSI and distance describe the window")
     func sightingFields() throws {
         var aggregator = SightingAggregator(node: node, boot: "b")

@@ -60,7 +60,11 @@ public struct SightingAggregator: Sendable {
 
     public let node: NodeAddress
     public let boot: String
-    public var configuration: Configuration
+    public var configuration: Configuration {
+        didSet { flushMilliseconds = configuration.flushInterval.wholeMilliseconds }
+    }
+    /// `configuration.flushInterval` in milliseconds, asked after every advert (a `Duration`'s are 128-bit sums).
+    private var flushMilliseconds: Int64
     private var tracks = BeaconTable<Track>()
     private var lastSequence: UInt64 = 0
     private var lastFlush: Timestamp?
@@ -77,6 +81,7 @@ public struct SightingAggregator: Sendable {
         self.node = node
         self.boot = boot
         self.configuration = configuration
+        self.flushMilliseconds = configuration.flushInterval.wholeMilliseconds
     }
 
     /// How many beacons this node currently tracks.
@@ -118,7 +123,7 @@ public struct SightingAggregator: Sendable {
     /// Whether the flush window that started with the previous batch has passed at `time`.
     public func isFlushDue(at time: Timestamp) -> Bool {
         guard let lastFlush else { return !tracks.isEmpty }
-        return time.milliseconds - lastFlush.milliseconds >= configuration.flushInterval.wholeMilliseconds
+        return time.milliseconds - lastFlush.milliseconds >= flushMilliseconds
     }
 
     /// Whether beacons new to this node wait to be sent, and the previous early batch is at least
@@ -126,11 +131,12 @@ public struct SightingAggregator: Sendable {
     public func isNewBeaconFlushDue(at time: Timestamp) -> Bool {
         guard newBeacons > 0 else { return false }
         guard let lastNewFlush else { return true }
-        return time.milliseconds - lastNewFlush.milliseconds >= SightingAggregator.newBeaconSpacing.wholeMilliseconds
+        return time.milliseconds - lastNewFlush.milliseconds >= SightingAggregator.newBeaconSpacingMilliseconds
     }
 
     /// The shortest time between two early batches of new beacons.
-    public static let newBeaconSpacing: Duration = .milliseconds(100)
+    public static let newBeaconSpacing: Duration = .milliseconds(newBeaconSpacingMilliseconds)
+    private static let newBeaconSpacingMilliseconds: Int64 = 100
 
     /// Makes the next batch at `time`: every beacon heard since the previous batch, and the ones lost since.
     /// Returns `nil` (and uses no sequence number) when there is nothing to say.
