@@ -82,6 +82,65 @@ struct SightingAggregatorTests {
         #expect(aggregator.record(key(1), rssi: -60, measuredPower: nil, address: nil, at: start + .seconds(3)) == .newBeacon)
     }
 
+    private func address(_ value: UInt64) -> BluetoothAddress { BluetoothAddress(value: 0xC0_0000_0000 | value) }
+
+    /// Eddystone-TLM telemetry heard from `address`: whether it found its beacon (`#expect` cannot call a mutating
+    /// method itself).
+    private func telemetry(
+        _ aggregator: inout SightingAggregator, from address: BluetoothAddress, battery: Int, temperature: Double? = nil
+    ) -> Bool {
+        aggregator.recordTelemetry(address: address, batteryMillivolts: battery, temperature: temperature)
+    }
+
+    @Test("Eddystone-TLM telemetry goes to the beacon heard from its address, and out in that beacon's sighting")
+    func telemetryFollowsTheAddress() throws {
+        var aggregator = SightingAggregator(node: node, boot: "b")
+        _ = aggregator.record(key(1), rssi: -60, measuredPower: nil, address: address(1), at: start)
+        _ = aggregator.record(key(2), rssi: -60, measuredPower: nil, address: address(2), at: start)
+        #expect(telemetry(&aggregator, from: address(2), battery: 2_900, temperature: 21.5))
+        #expect(!telemetry(&aggregator, from: address(3), battery: 2_800, temperature: 20))
+        let sightings = try #require(aggregator.flush(at: start + .milliseconds(500))?.sightings)
+        #expect(sightings.map(\.beacon) == [key(1), key(2)])
+        #expect(sightings.map(\.battery) == [nil, 2_900])
+        #expect(sightings.map(\.temperature) == [nil, 21.5])
+    }
+
+    @Test("telemetry looks through the tracked beacons once per address, not once per frame")
+    func telemetryLooksOncePerAddress() {
+        var aggregator = SightingAggregator(node: node, boot: "b")
+        for minor in 0..<2_000 {
+            _ = aggregator.record(key(UInt16(minor)), rssi: -60, measuredPower: nil, address: address(UInt64(minor)), at: start)
+        }
+        for _ in 0..<100 { #expect(telemetry(&aggregator, from: address(1_500), battery: 3_000)) }
+        #expect(aggregator.tracksVisitedForTelemetry == 2_000)
+        // An address no beacon is heard from (an Eddystone-URL beacon's TLM frames): looked for once.
+        for _ in 0..<100 { #expect(!telemetry(&aggregator, from: address(9_999), battery: 3_000)) }
+        #expect(aggregator.tracksVisitedForTelemetry == 4_000)
+        // Until a beacon is heard from it.
+        _ = aggregator.record(key(1), rssi: -60, measuredPower: nil, address: address(9_999), at: start)
+        #expect(telemetry(&aggregator, from: address(9_999), battery: 3_000))
+        #expect(aggregator.tracksVisitedForTelemetry == 6_000)
+    }
+
+    @Test("telemetry no longer goes to a beacon that moved to another address or was lost")
+    func telemetryAfterMoveAndLoss() throws {
+        var configuration = SightingAggregator.Configuration()
+        configuration.lostAfter = .seconds(2)
+        var aggregator = SightingAggregator(node: node, boot: "b", configuration: configuration)
+        _ = aggregator.record(key(1), rssi: -60, measuredPower: nil, address: address(1), at: start)
+        #expect(telemetry(&aggregator, from: address(1), battery: 2_000))
+        _ = aggregator.record(key(1), rssi: -60, measuredPower: nil, address: address(7), at: start + .milliseconds(10))
+        #expect(!telemetry(&aggregator, from: address(1), battery: 2_100))
+        _ = aggregator.record(key(2), rssi: -60, measuredPower: nil, address: address(1), at: start + .milliseconds(20))
+        #expect(telemetry(&aggregator, from: address(1), battery: 2_200))
+        let sightings = try #require(aggregator.flush(at: start + .milliseconds(500))?.sightings)
+        #expect(sightings.map(\.battery) == [2_000, 2_200], "beacon 1 keeps what it had; beacon 2 gets the new reading")
+        _ = aggregator.record(key(1), rssi: -60, measuredPower: nil, address: address(7), at: start + .seconds(2))
+        #expect(aggregator.flush(at: start + .milliseconds(2_500))?.lost == [key(2)])
+        #expect(!telemetry(&aggregator, from: address(1), battery: 2_300))
+        #expect(telemetry(&aggregator, from: address(7), battery: 2_400))
+    }
+
     @Test("the UUID allowlist and the minimum RSSI drop adverts before they are tracked")
     func filters() {
         var configuration = SightingAggregator.Configuration()

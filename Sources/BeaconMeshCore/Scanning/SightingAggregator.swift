@@ -76,6 +76,14 @@ public struct SightingAggregator: Sendable {
     private var newPositions: [Int32] = []
     /// How many tracked beacons the last batch looked at (tests check that early batches look at new ones only).
     private(set) var tracksVisitedByLastBatch = 0
+    /// Where telemetry heard from an address went: the beacon found heard from it, used again while it is still
+    /// tracked with that address, so that a beacon's every TLM frame does not look through all tracked beacons.
+    private var telemetryTargets: [BluetoothAddress: BeaconKey] = [:]
+    /// Addresses whose telemetry found no beacon heard from them (an Eddystone-URL beacon's TLM frames, say): not
+    /// looked for again until a beacon is heard from one of them.
+    private var addressesWithoutBeacon: Set<BluetoothAddress> = []
+    /// How many tracked beacons telemetry has looked through, in all (tests check that it does so once per address).
+    private(set) var tracksVisitedForTelemetry = 0
 
     public init(node: NodeAddress, boot: String, configuration: Configuration = Configuration()) {
         self.node = node
@@ -102,9 +110,13 @@ public struct SightingAggregator: Sendable {
             return .ignored
         }
         if let position = tracks.position(of: beacon) {
+            if !addressesWithoutBeacon.isEmpty, let address, tracks.values[position].address != address {
+                addressesWithoutBeacon.remove(address)
+            }
             tracks.values[position].update(rssi: rssi, measuredPower: measuredPower, address: address, at: time)
             return .updated
         }
+        if !addressesWithoutBeacon.isEmpty, let address { addressesWithoutBeacon.remove(address) }
         var track = Track(firstSeen: time, lastSeen: time)
         track.update(rssi: rssi, measuredPower: measuredPower, address: address, at: time)
         newPositions.append(Int32(tracks.insert(beacon, track)))
@@ -112,12 +124,35 @@ public struct SightingAggregator: Sendable {
         return .newBeacon
     }
 
-    /// Attaches Eddystone-TLM telemetry to the beacon last heard from `address`; `false` if none is known.
+    /// Attaches Eddystone-TLM telemetry to a beacon heard from `address` (the one its earlier telemetry went to, while
+    /// that one is still heard from it); `false` if no tracked beacon was heard from `address`.
     public mutating func recordTelemetry(address: BluetoothAddress, batteryMillivolts: Int?, temperature: Double?) -> Bool {
-        guard let index = tracks.values.firstIndex(where: { $0.address == address }) else { return false }
+        guard let index = telemetryTarget(of: address) else { return false }
         if let batteryMillivolts, batteryMillivolts > 0 { tracks.values[index].battery = batteryMillivolts }
         if let temperature { tracks.values[index].temperature = temperature }
         return true
+    }
+
+    /// The table position of the beacon telemetry from `address` goes to: the remembered one if it is still tracked
+    /// with that address, else the first tracked beacon heard from it (remembered), else `nil` (remembered too).
+    private mutating func telemetryTarget(of address: BluetoothAddress) -> Int? {
+        if let key = telemetryTargets[address], let position = tracks.position(of: key), tracks.values[position].address == address {
+            return position
+        }
+        if addressesWithoutBeacon.contains(address) { return nil }
+        // Entries for addresses and beacons long gone: forget them all now and then, to stay within the table's size.
+        if telemetryTargets.count + addressesWithoutBeacon.count > 2 * tracks.count + 1_024 {
+            telemetryTargets.removeAll()
+            addressesWithoutBeacon.removeAll()
+        }
+        tracksVisitedForTelemetry += tracks.count
+        guard let position = tracks.values.firstIndex(where: { $0.address == address }) else {
+            telemetryTargets[address] = nil
+            addressesWithoutBeacon.insert(address)
+            return nil
+        }
+        telemetryTargets[address] = tracks.keys[position]
+        return position
     }
 
     /// Whether the flush window that started with the previous batch has passed at `time`.
