@@ -141,6 +141,31 @@ struct SightingAggregatorTests {
         #expect(telemetry(&aggregator, from: address(7), battery: 2_400))
     }
 
+    @Test("a tracked beacon's state fits in 56 bytes, and keeps what it was told: power, address, telemetry, first and last seen")
+    func compactTrack() throws {
+        #expect(MemoryLayout<SightingAggregator.Track>.stride <= 56)
+        var configuration = SightingAggregator.Configuration()
+        configuration.includeDetails = true
+        var aggregator = SightingAggregator(node: node, boot: "b", configuration: configuration)
+        _ = aggregator.record(key(1), rssi: -70, measuredPower: nil, address: nil, at: start)
+        _ = aggregator.record(key(2), rssi: -70, measuredPower: -65, address: address(0xFF_FFFF), at: start)
+        _ = aggregator.record(key(2), rssi: -60, measuredPower: nil, address: nil, at: start + .milliseconds(200))
+        #expect(telemetry(&aggregator, from: address(0xFF_FFFF), battery: 70_000, temperature: -12.25))
+        let sightings = try #require(aggregator.flush(at: start + .milliseconds(500))?.sightings)
+        #expect(sightings.map(\.txPower) == [-59, -65], "the default power without one from the frame; the frame's kept")
+        #expect(sightings.map(\.address) == [nil, address(0xFF_FFFF)])
+        #expect(sightings.map(\.rssiMax) == [-70, -60])
+        #expect(sightings.map(\.count) == [1, 2])
+        #expect(sightings.map(\.firstSeen) == [start, start])
+        #expect(sightings.map(\.lastSeen) == [start, start + .milliseconds(200)])
+        #expect(sightings.map(\.battery) == [nil, 65_535], "a battery reading is at most 16 bits, as a TLM frame has it")
+        #expect(sightings.map(\.temperature) == [nil, -12.25])
+        _ = aggregator.record(key(2), rssi: -80, measuredPower: nil, address: nil, at: start + .milliseconds(600))
+        let next = try #require(aggregator.flush(at: start + .milliseconds(1_000))?.sightings)
+        #expect(next.map(\.count) == [1] && next.map(\.rssiMax) == [-80], "count and strongest reading start again per batch")
+        #expect(next.map(\.battery) == [65_535] && next.map(\.temperature) == [-12.25], "telemetry stays with the beacon")
+    }
+
     @Test("the UUID allowlist and the minimum RSSI drop adverts before they are tracked")
     func filters() {
         var configuration = SightingAggregator.Configuration()

@@ -34,26 +34,62 @@ public struct SightingAggregator: Sendable {
         case newBeacon
     }
 
-    private struct Track: Sendable {
+    /// One tracked beacon, in 56 bytes: a store's thousands of beacons are looked up after every advert, and each
+    /// batch builds a sighting of each. Absent values are kept as sentinels (the optionals took 96 bytes).
+    struct Track: Sendable {
         var filter = RSSIFilter()
-        var count = 0
         var rssiMax: Int8 = .min
-        var measuredPower: Int8?
-        var address: BluetoothAddress?
-        var firstSeen: Timestamp
-        var lastSeen: Timestamp
-        var battery: Int?
-        var temperature: Double?
+        private var framePower: Int8 = 0
+        private var hasFramePower = false
         /// Heard, but not yet in any batch.
         var isNew = true
+        /// Eddystone-TLM battery in mV; 0 when none was heard.
+        private var batteryMillivolts: UInt16 = 0
+        /// Adverts since the last batch.
+        private(set) var count: UInt32 = 0
+        /// The advertiser's 48-bit address; all ones when none was given.
+        private var addressValue = UInt64.max
+        var firstSeen: Timestamp
+        var lastSeen: Timestamp
+        /// Eddystone-TLM temperature in °C; NaN when none was heard.
+        private var temperatureCelsius = Double.nan
+
+        init(firstSeen: Timestamp, lastSeen: Timestamp) {
+            self.firstSeen = firstSeen
+            self.lastSeen = lastSeen
+        }
+
+        /// The power at 1 m the beacon's frames last carried.
+        var measuredPower: Int8? { hasFramePower ? framePower : nil }
+
+        /// The address the beacon was last heard from.
+        var address: BluetoothAddress? { addressValue == .max ? nil : BluetoothAddress(value: addressValue) }
+
+        /// The last battery reading (mV, at most 65,535 as a TLM frame carries it).
+        var battery: Int? {
+            get { batteryMillivolts == 0 ? nil : Int(batteryMillivolts) }
+            set { batteryMillivolts = newValue.map { UInt16(clamping: $0) } ?? 0 }
+        }
+
+        /// The last temperature reading (°C; a NaN reading counts as none).
+        var temperature: Double? {
+            get { temperatureCelsius.isNaN ? nil : temperatureCelsius }
+            set { temperatureCelsius = newValue ?? .nan }
+        }
+
+        /// Starts the next batch's count.
+        mutating func resetCount() { count = 0 }
 
         mutating func update(rssi: Int8, measuredPower: Int8?, address: BluetoothAddress?, at time: Timestamp) {
             if time.milliseconds - lastSeen.milliseconds > 5000 { filter.reset() }
             filter.add(rssi)
-            count += 1
+            if count < .max { count += 1 }
             if count == 1 || rssi > rssiMax { rssiMax = rssi }
-            if let measuredPower { self.measuredPower = measuredPower }
-            if let address { self.address = address }
+            if let measuredPower {
+                framePower = measuredPower
+                hasFramePower = true
+            }
+            if let address { addressValue = address.value }
             if time > lastSeen { lastSeen = time }
         }
     }
@@ -244,11 +280,11 @@ public struct SightingAggregator: Sendable {
         let distance = model.distance(rssi: rssi, measuredPower: power).map { ($0 * 100).rounded() / 100 }
         sightings.append(
             Sighting(
-                beacon: tracks.keys[index], rssi: rssi, count: track.count, txPower: power, distance: distance,
+                beacon: tracks.keys[index], rssi: rssi, count: Int(track.count), txPower: power, distance: distance,
                 proximity: model.proximity(distance: distance), lastSeen: track.lastSeen,
                 address: details ? track.address : nil, rssiMax: details ? Int(track.rssiMax) : nil,
                 firstSeen: details ? track.firstSeen : nil, battery: track.battery, temperature: track.temperature))
-        tracks.values[index].count = 0
+        tracks.values[index].resetCount()
         if track.isNew {
             tracks.values[index].isNew = false
             newBeacons -= 1
