@@ -70,8 +70,9 @@ struct RSSIFilterTests {
     func sortingNetwork() {
         var random = SplitMix64(seed: 8)
         for _ in 0..<5_000 {
-            let lanes = (0..<8).map { _ in Int16(truncatingIfNeeded: Int(random.next() % 2_000) - 1_000) }
-            let sorted = RSSIFilter.sortedLanes(SIMD8(lanes))
+            let lanes = (0..<8).map { _ in Int(random.next() % 2_000) - 1_000 }
+            var sorted = RSSIFilter.Lanes(lanes[0], lanes[1], lanes[2], lanes[3], lanes[4], lanes[5], lanes[6], lanes[7])
+            sorted.sort()
             #expect((0..<8).map { sorted[$0] } == lanes.sorted(), "\(lanes)")
             if (0..<8).map({ sorted[$0] }) != lanes.sorted() { return }
         }

@@ -34,73 +34,92 @@ public struct RSSIFilter: Sendable, Equatable {
     ///
     /// A scanner asks this of every beacon in every batch (thousands, twice a second), so both sorts are a fixed
     /// network of 19 compare-exchanges on registers, without branches; the readings past `count` are padded with a
-    /// value above any reading so that they sort last.
+    /// value above any reading so that they sort last. Integer work is done with wrapping operators: no value here
+    /// comes near the limits (readings are -128…127).
     public var smoothed: Double? {
         guard stored > 0 else { return nil }
         let count = Int(stored)
-        // Lane by lane with constant indices: Swift's SIMD masks (`.<`, `replacing(with:where:)`) compile to a
-        // store per lane and a reload of the whole vector here, which stalls.
-        @inline(__always) func reading(_ lane: Int) -> Int16 { lane < count ? Int16(samples[lane]) : RSSIFilter.padding }
-        let sorted = RSSIFilter.sortedLanes(
-            SIMD8(reading(0), reading(1), reading(2), reading(3), reading(4), reading(5), reading(6), reading(7)))
-        let median = RSSIFilter.median(of: sorted, count: count)
+        let padding = RSSIFilter.padding
+        let raw = samples
+        var sorted = Lanes(
+            0 < count ? Int(raw[0]) : padding, 1 < count ? Int(raw[1]) : padding, 2 < count ? Int(raw[2]) : padding,
+            3 < count ? Int(raw[3]) : padding, 4 < count ? Int(raw[4]) : padding, 5 < count ? Int(raw[5]) : padding,
+            6 < count ? Int(raw[6]) : padding, 7 < count ? Int(raw[7]) : padding)
+        sorted.sort()
+        // The middle one, or the mean of the middle two: exact in a Double either way.
+        let median = Double(sorted[(count &- 1) / 2] &+ sorted[count / 2]) / 2
 
-        // Deviations from the rounded median, at most 127 as an Int8 holds them (a reading is -128…127).
-        let center = Int16(median.rounded())
-        @inline(__always) func deviation(_ lane: Int) -> Int16 {
-            lane < count ? min(abs(sorted[lane] - center), 127) : RSSIFilter.padding
+        // Deviations from the rounded median, at most 127 as an Int8 holds them.
+        let center = Int(median.rounded())
+        @inline(__always) func deviation(_ lane: Int, _ value: Int) -> Int {
+            lane < count ? min(abs(value &- center), 127) : padding
         }
-        let deviations = RSSIFilter.sortedLanes(
-            SIMD8(deviation(0), deviation(1), deviation(2), deviation(3), deviation(4), deviation(5), deviation(6), deviation(7)))
-        let spread = RSSIFilter.median(of: deviations, count: count) * 1.4826
+        var deviations = Lanes(
+            deviation(0, sorted.a0), deviation(1, sorted.a1), deviation(2, sorted.a2), deviation(3, sorted.a3),
+            deviation(4, sorted.a4), deviation(5, sorted.a5), deviation(6, sorted.a6), deviation(7, sorted.a7))
+        deviations.sort()
+        let spread = Double(deviations[(count &- 1) / 2] &+ deviations[count / 2]) / 2 * 1.4826
         let limit = max(3 * spread, 6)
 
         var sum = 0.0
         var kept = 0
-        for index in 0..<count where abs(Double(sorted[index]) - median) <= limit {
-            sum += Double(sorted[index])
-            kept += 1
+        for lane in 0..<count {
+            let reading = Double(sorted[lane])
+            if abs(reading - median) <= limit {
+                sum += reading
+                kept &+= 1
+            }
         }
         let mean = kept > 0 ? sum / Double(kept) : median
         return (mean * 10).rounded() / 10
     }
 
     /// Above any reading or deviation: fills the lanes past `count` so that they sort last.
-    private static let padding: Int16 = 1000
+    private static let padding = 1_000
 
-    /// The 8 lanes in ascending order (Batcher's optimal 19-comparator network).
-    @inline(__always)
-    static func sortedLanes(_ lanes: SIMD8<Int16>) -> SIMD8<Int16> {
-        var (a0, a1, a2, a3, a4, a5, a6, a7) = (lanes[0], lanes[1], lanes[2], lanes[3], lanes[4], lanes[5], lanes[6], lanes[7])
-        @inline(__always) func order(_ low: inout Int16, _ high: inout Int16) {
-            let smaller = min(low, high)
-            high = max(low, high)
-            low = smaller
+    /// Eight values in registers, sorted by a fixed network.
+    struct Lanes {
+        var a0, a1, a2, a3, a4, a5, a6, a7: Int
+
+        init(_ a0: Int, _ a1: Int, _ a2: Int, _ a3: Int, _ a4: Int, _ a5: Int, _ a6: Int, _ a7: Int) {
+            (self.a0, self.a1, self.a2, self.a3, self.a4, self.a5, self.a6, self.a7) = (a0, a1, a2, a3, a4, a5, a6, a7)
         }
-        order(&a0, &a2)
-        order(&a1, &a3)
-        order(&a4, &a6)
-        order(&a5, &a7)
-        order(&a0, &a4)
-        order(&a1, &a5)
-        order(&a2, &a6)
-        order(&a3, &a7)
-        order(&a0, &a1)
-        order(&a2, &a3)
-        order(&a4, &a5)
-        order(&a6, &a7)
-        order(&a2, &a4)
-        order(&a3, &a5)
-        order(&a1, &a4)
-        order(&a3, &a6)
-        order(&a1, &a2)
-        order(&a3, &a4)
-        order(&a5, &a6)
-        return SIMD8(a0, a1, a2, a3, a4, a5, a6, a7)
-    }
 
-    private static func median(of sorted: SIMD8<Int16>, count: Int) -> Double {
-        if count % 2 == 1 { return Double(sorted[count / 2]) }
-        return (Double(sorted[count / 2 - 1]) + Double(sorted[count / 2])) / 2
+        /// The value in `lane` (0…7).
+        @inline(__always)
+        subscript(lane: Int) -> Int {
+            withUnsafeBytes(of: self) { $0.load(fromByteOffset: (lane & 7) &* MemoryLayout<Int>.stride, as: Int.self) }
+        }
+
+        /// Puts the lanes in ascending order (Batcher's optimal 19-comparator network).
+        @inline(__always)
+        mutating func sort() {
+            @inline(__always) func order(_ low: inout Int, _ high: inout Int) {
+                let smaller = Swift.min(low, high)
+                high = Swift.max(low, high)
+                low = smaller
+            }
+            var (a0, a1, a2, a3, a4, a5, a6, a7) = (self.a0, self.a1, self.a2, self.a3, self.a4, self.a5, self.a6, self.a7)
+            order(&a0, &a2)
+            order(&a1, &a3)
+            order(&a4, &a6)
+            order(&a5, &a7)
+            order(&a0, &a4)
+            order(&a1, &a5)
+            order(&a2, &a6)
+            order(&a3, &a7)
+            order(&a0, &a1)
+            order(&a2, &a3)
+            order(&a4, &a5)
+            order(&a6, &a7)
+            order(&a2, &a4)
+            order(&a3, &a5)
+            order(&a1, &a4)
+            order(&a3, &a6)
+            order(&a1, &a2)
+            order(&a3, &a4)
+            order(&a5, &a6)
+            (self.a0, self.a1, self.a2, self.a3, self.a4, self.a5, self.a6, self.a7) = (a0, a1, a2, a3, a4, a5, a6, a7)
+        }
     }
 }
