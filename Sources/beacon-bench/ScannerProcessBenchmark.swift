@@ -126,7 +126,8 @@ struct ScannerProcessBenchmark: ParsableCommand {
         let timePath = "/usr/bin/time"
         guard FileManager.default.isExecutableFile(atPath: timePath) else { throw BenchError("GNU time is not installed at \(timePath)") }
         let arguments = [
-            timePath, "-f", "%M", "-o", peakFile, path, "--store", "3", "--department", "\(department)", "--broker", broker, "--source", "btsnoop:\(capture)",
+            timePath, "-f", "%M", "-o", peakFile, path, "--store", "3", "--department", "\(department)", "--broker", broker, "--source",
+            "btsnoop:\(capture)",
             "--speed", "max", "--log-level", "error",
         ]
         var pid: pid_t = 0
