@@ -105,7 +105,7 @@ struct ScannerProcessBenchmark: ParsableCommand {
             rates.append(rate)
             peaks.append(full.peakBytes)
             print(
-                "  run \(attempt): \(String(format: "%.3f", full.cpuSeconds)) s CPU − \(String(format: "%.3f", startUp.cpuSeconds)) s start-up = \(String(format: "%.3f", cpu)) s → \(Measure.grouped(rate)) adverts/s of CPU (\(String(format: "%.2f", cpu / Double(adverts) * 1e6)) µs each); peak RSS \(Measure.megabytes(full.peakBytes)) (start-up run \(Measure.megabytes(startUp.peakBytes))); \(tally.batches) batches, \(Measure.grouped(Double(tally.adverts))) adverts counted"
+                "  run \(attempt): \(String(format: "%.3f", full.cpuSeconds)) s CPU − \(String(format: "%.3f", startUp.cpuSeconds)) s start-up = \(String(format: "%.3f", cpu)) s → \(Measure.grouped(rate)) adverts/s of CPU (\(String(format: "%.2f", cpu / Double(adverts) * 1e6)) µs each); peak RSS \(Measure.megabytes(full.peakBytes)) (start-up run \(Measure.megabytes(startUp.peakBytes)), so the capture's own \(Measure.megabytes(full.peakBytes - startUp.peakBytes))); \(tally.batches) batches, \(Measure.grouped(Double(tally.adverts))) adverts counted"
             )
             guard tally.adverts == adverts else {
                 throw BenchError("run \(attempt): the batches received count \(tally.adverts) adverts of \(adverts)")
