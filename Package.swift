@@ -147,6 +147,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // `scanner-live` runs the scanner service on a fake controller (so the bench links libbluetooth too).
                 "BeaconMeshScanner", "BeaconMeshBLE", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // `coordinator-in-memory` runs the coordinator service in the benchmark's process.
+                "BeaconMeshCoordinator",
             ]),
 
         // Test support: a mosquitto broker on a free loopback port, process helpers, and the seams for fast service

@@ -102,6 +102,8 @@ public final class CoordinatorService: Service {
 
     /// How many messages the decoding side takes from the session at once, at most.
     static let decodingChunk = 64
+    /// A chunk this small, with no other chunk being decoded, is decoded by the reading task itself.
+    static let inlineChunk = 4
 
     public func run() async throws {
         let clock = self.clock
@@ -300,7 +302,8 @@ public final class CoordinatorService: Service {
                 guard let next = await messages.next(upTo: decodingChunk) else { break }
                 chunk = next
             }
-            if workers <= 1 {
+            if workers <= 1 || (decoding.isEmpty && chunk.count <= inlineChunk) {
+                // One core, or a trickle: decoding here spares a hand-over to another thread (event latency).
                 await inbox.push(chunk.map { CoordinatorInput.decode($0, topics: topics) })
                 continue
             }

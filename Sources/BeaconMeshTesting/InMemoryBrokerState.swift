@@ -90,6 +90,8 @@ struct InMemoryBrokerState {
                 retained[message.topic] = message
             }
         }
+        // Queued after the walk over the sessions: changing a session while walking them would copy them all.
+        var queueing: [(clientID: String, delivery: MQTTMessage)] = []
         for (clientID, session) in sessions {
             let matching = session.subscriptions.filter { $0.filter.matches(topic: message.topic) }
             guard let granted = matching.map(\.qos.rawValue).max() else { continue }
@@ -98,9 +100,10 @@ struct InMemoryBrokerState {
             if let number = session.connectedClient, let client = clients[number], client.isConnected {
                 client.feed.yield(delivery)
             } else if qos != .atMostOnce {
-                sessions[clientID]?.queued.append(delivery)
+                queueing.append((clientID, delivery))
             }
         }
+        for (clientID, delivery) in queueing { sessions[clientID]?.queued.append(delivery) }
         let satisfied = publicationWaiters.filter { _, waiter in
             publications.count(where: { waiter.filter.matches(topic: $0.topic) }) >= waiter.count
         }

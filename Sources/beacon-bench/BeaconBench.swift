@@ -11,8 +11,8 @@ struct BeaconBench: ParsableCommand {
         discussion: "Build in release mode: swift run -c release beacon-bench <benchmark>",
         subcommands: [
             ScannerBenchmark.self, ScannerLiveBenchmark.self, ScannerProcessBenchmark.self, EngineBenchmark.self, CrowdBenchmark.self,
-            CrowdArrivalBenchmark.self,
-            WireBenchmark.self, CoordinatorBenchmark.self, RangingBenchmark.self,
+            CrowdArrivalBenchmark.self, WireBenchmark.self, CoordinatorBenchmark.self, CoordinatorInMemoryBenchmark.self,
+            RangingBenchmark.self,
             DashboardBenchmark.self, SoakBenchmark.self,
         ])
 

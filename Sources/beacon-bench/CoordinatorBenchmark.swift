@@ -83,12 +83,16 @@ struct CoordinatorBenchmark: ParsableCommand {
         MQTTLibrary.initialize()
         var logger = Logger(label: "beacon-bench")
         logger.logLevel = .warning
+        // json-c's decode is timed just before and just after the drain and the two averaged: this machine's speed
+        // drifts by half within minutes, and the coordinator's own share is the small difference of big figures.
+        let decodeBefore = Self.decodeCPUPerBatch(sightingsPerBatch: sightingsPerBatch)
         let drained = try await drain(chain: chain, port: port, drainTopic: drainTopic, boot: "bench", pinned: nil, logger: logger)
+        let decodeAfter = Self.decodeCPUPerBatch(sightingsPerBatch: sightingsPerBatch)
+        let decodeCPU = (decodeBefore + decodeAfter) / 2
         let coordinatorRate = drained.coordinatorRate
         let oneCore =
             compareOneCore
             ? try await drain(chain: chain, port: port, drainTopic: drainTopic, boot: "bench-one-core", pinned: "0", logger: logger) : nil
-        let decodeCPU = Self.decodeCPUPerBatch(sightingsPerBatch: sightingsPerBatch)
 
         let (health, observations, watcher) = try await Self.watchCoordinator(port: port, logger: logger)
         defer { watcher.cancel() }
@@ -176,7 +180,7 @@ struct CoordinatorBenchmark: ParsableCommand {
             "  CPU per batch      coordinator \(micros(drained.coordinatorCPUPerBatch)), mosquitto_sub \(micros(subscriberCPUPerBatch)) (all threads, user + system)"
         )
         print(
-            "                     json-c decode of the same batches \(micros(decodeCPU)) (one thread, in this process: WireCodec.decodeSightingBatch)"
+            "                     json-c decode of the same batches \(micros(decodeCPU)) (one thread, in this process: WireCodec.decodeSightingBatch; \(micros(decodeBefore)) before the drain, \(micros(decodeAfter)) after)"
         )
         print(
             "                     the coordinator's own (all but decoding and the receive path): \(micros(drained.coordinatorCPUPerBatch.map { $0 - decodeCPU - subscriberCPUPerBatch }))"
@@ -227,34 +231,15 @@ struct CoordinatorBenchmark: ParsableCommand {
         let coordinatorPath = chain.coordinatorPath
         let coordinatorArguments = chain.coordinatorArguments
         let subscriberArguments = chain.subscriberArguments(topic: drainTopic)
-        let storeUUID = BenchBeacons.uuid
         // 2. The backlog, queued by the broker for both sessions.
         let publisher = try MQTTClient(
             configuration: MQTTConfiguration(broker: BrokerURL("mqtt://127.0.0.1:\(port)"), clientID: "bench-backlog"), logger: logger)
         try publisher.start()
         guard await publisher.waitUntilConnected(timeout: .seconds(5)) else { throw ValidationError("cannot reach the benchmark broker") }
         var payloadBytes = 0
-        let start = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
-        for index in 0..<batches {
-            // Batch `index` comes from store (index % 100) + 1, department (index / 100) % 10, and carries members of
-            // that store (50 per store).
-            let store = UInt16(index % Self.stores + 1)
-            let department = UInt16((index / Self.stores) % 10)
-            let node = NodeAddress(store: store, department: department, node: "a")!
-            var sightings: [Sighting] = []
-            for offset in 0..<sightingsPerBatch {
-                let member = Self.member(inStore: Int(store), number: (index / Self.stores) * sightingsPerBatch + offset)
-                let rssi = -60.0 - Double(offset)
-                sightings.append(
-                    Sighting(
-                        beacon: .iBeacon(uuid: storeUUID, major: store, minor: UInt16(member)), rssi: rssi, count: 4,
-                        txPower: -59, distance: 1.2, proximity: .near, lastSeen: start))
-            }
-            let payload = WireCodec.encode(
-                SightingBatch(node: node, boot: boot, seq: UInt64(index / (Self.stores * 10) + 1), sentAt: start, sightings: sightings))
+        for (index, (topic, payload)) in Self.backlog(batches: batches, sightingsPerBatch: sightingsPerBatch, boot: boot).enumerated() {
             payloadBytes += payload.count
-            _ = try publisher.publish(
-                topic: "beaconmesh/v1/stores/\(store)/departments/\(department)/nodes/a/sightings", payload: payload, qos: .atLeastOnce)
+            _ = try publisher.publish(topic: topic, payload: payload, qos: .atLeastOnce)
             if index % 1000 == 999 { while publisher.unacknowledgedCount > 2_000 { try await Task.sleep(for: .milliseconds(2)) } }
         }
         while publisher.unacknowledgedCount > 0 { try await Task.sleep(for: .milliseconds(10)) }
@@ -294,6 +279,26 @@ struct CoordinatorBenchmark: ParsableCommand {
             coordinatorRate: coordinatorRate, coordinatorSeconds: coordinatorSeconds, coordinatorCPUPerBatch: coordinatorCPUPerBatch,
             subscriberRate: subscriberRate, subscriberSeconds: subscriberSeconds, subscriberCPU: subscriberCPU,
             payloadBytes: payloadBytes)
+    }
+
+    /// The backlog's batches with their topics: batch `index` comes from store (index % 100) + 1, department
+    /// (index / 100) % 10, node `a`, and carries `sightingsPerBatch` members of that store (50 per store), all seen now.
+    static func backlog(batches: Int, sightingsPerBatch: Int, boot: String) -> [(topic: String, payload: [UInt8])] {
+        let start = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+        return (0..<batches).map { index in
+            let store = UInt16(index % stores + 1)
+            let department = UInt16((index / stores) % 10)
+            let node = NodeAddress(store: store, department: department, node: "a")!
+            let sightings = (0..<sightingsPerBatch).map { offset in
+                let member = member(inStore: Int(store), number: (index / stores) * sightingsPerBatch + offset)
+                return Sighting(
+                    beacon: .iBeacon(uuid: BenchBeacons.uuid, major: store, minor: UInt16(member)), rssi: -60.0 - Double(offset),
+                    count: 4, txPower: -59, distance: 1.2, proximity: .near, lastSeen: start)
+            }
+            let payload = WireCodec.encode(
+                SightingBatch(node: node, boot: boot, seq: UInt64(index / (stores * 10) + 1), sentAt: start, sightings: sightings))
+            return ("beaconmesh/v1/stores/\(store)/departments/\(department)/nodes/a/sightings", payload)
+        }
     }
 
     /// One thread's CPU time to decode one of the backlog's batches (`WireCodec.decodeSightingBatch`: json-c's parse

@@ -158,7 +158,9 @@ public struct PresenceEngine: Sendable {
     static let smoothing: Duration = .milliseconds(600)
 
     private let defaultRules: PresenceRules
-    private var departments: [UInt16: [UInt16: PresenceRules]]
+    private let departments: [UInt16: [UInt16: PresenceRules]]
+    /// The same rules in milliseconds, for the lookups of every sighting.
+    private let timings: DepartmentTimings
     /// Member id → number, and back; numbers of forgotten members are reused.
     private var memberNumbers: [String: Int32] = [:]
     private var memberIDs: [String] = []
@@ -196,6 +198,7 @@ public struct PresenceEngine: Sendable {
         departments = stores.mapValues { layouts in
             Dictionary(layouts.map { ($0.id, $0.rules) }, uniquingKeysWith: { first, _ in first })
         }
+        timings = DepartmentTimings(default: rules, stores: departments)
     }
 
     // MARK: Directory and restart
@@ -268,7 +271,7 @@ public struct PresenceEngine: Sendable {
     private mutating func nodeNumber(for node: NodeAddress) -> Int32 {
         if let number = nodeNumbers[node] { return number }
         let number = Int32(nodes.count)
-        let staleAfter = rules(store: node.store, department: node.department).staleAfter.wholeMilliseconds
+        let staleAfter = timing(store: node.store, department: node.department).staleAfter
         nodes.append(NodeTrack(address: node, state: .online, boot: nil, lastSeq: 0, staleAfter: staleAfter))
         guests.addNode(number, store: node.store, department: node.department, staleAfter: staleAfter)
         membersHeardBy.append([])
@@ -308,7 +311,7 @@ public struct PresenceEngine: Sendable {
     /// Applies one node's batch received at `now`.
     public mutating func ingest(_ batch: SightingBatch, at now: Timestamp) -> (verdict: BatchVerdict, outputs: [Output]) {
         let address = batch.node
-        guard departments[address.store] != nil else { return (.unknownStore, []) }
+        guard timings.serves(store: address.store) else { return (.unknownStore, []) }
         var outputs: [Output] = []
         let isNew = nodeNumbers[address] == nil
         let node = nodeNumber(for: address)
@@ -359,7 +362,8 @@ public struct PresenceEngine: Sendable {
                 latest: sighting.rssi,
                 proximity: sighting.proximity,
                 lastSeen: track.clock.local(sighting.lastSeen.milliseconds, now: nowMilliseconds))
-            if let position = owners.position(of: sighting.beacon) {
+            let beacon = sighting.beacon
+            if let position = owners.position(of: beacon) {
                 let member = owners.values[position]
                 let wasTracked = members[Int(member)].isTracked
                 if members[Int(member)].absorb(reading, now: nowMilliseconds) { membersHeardBy[Int(node)].insert(member) }
@@ -369,7 +373,7 @@ public struct PresenceEngine: Sendable {
                     touched.append(member)
                 }
             } else {
-                guests.hear(sighting.beacon, reading, at: nowMilliseconds)
+                guests.hear(beacon, reading, at: nowMilliseconds)
             }
         }
         for beacon in batch.lost {
@@ -405,7 +409,7 @@ public struct PresenceEngine: Sendable {
     /// is a reading of the member in that department, under the same rules as node sightings; a department the
     /// phone no longer ranges stops counting at once (as a node's `lost`).
     public mutating func ingest(_ report: RangingReport, store: UInt16, at now: Timestamp) -> (verdict: RangingVerdict, outputs: [Output]) {
-        guard departments[store] != nil else { return (.unknownStore, []) }
+        guard timings.serves(store: store) else { return (.unknownStore, []) }
         guard let member = memberNumbers[report.member] else { return (.unknownMember, []) }
         let key = PhoneKey(store: store, member: member)
         var phone = phones[key] ?? PhoneTrack(session: report.session, lastSeq: 0)
@@ -460,7 +464,7 @@ public struct PresenceEngine: Sendable {
         let number = Int32(nodes.count)
         var track = NodeTrack(
             address: NodeAddress(store: store, department: department, node: "phone")!, state: .online, boot: nil,
-            lastSeq: 0, staleAfter: rules(store: store, department: department).staleAfter.wholeMilliseconds)
+            lastSeq: 0, staleAfter: timing(store: store, department: department).staleAfter)
         track.isPhone = true
         nodes.append(track)
         guests.addNode(number, store: store, department: department, staleAfter: track.staleAfter)
@@ -482,7 +486,7 @@ public struct PresenceEngine: Sendable {
 
     /// Applies a node's status change (its retained status or last will).
     public mutating func nodeStatusChanged(_ address: NodeAddress, state: LinkState, boot: String?, at now: Timestamp) -> [Output] {
-        guard departments[address.store] != nil else { return [] }
+        guard timings.serves(store: address.store) else { return [] }
         let known = nodeNumbers[address].map { nodes[Int($0)] }
         if let known, known.state == state, state == .offline || known.boot == boot { return [] }
         let node = nodeNumber(for: address)
@@ -585,10 +589,10 @@ public struct PresenceEngine: Sendable {
             // In the store: leave, switch, or stay.
             let (best, current, lastHeard) = bestReadings(of: person, store: visit.store, department: visit.department, at: now)
             if let lastHeard, lastHeard > visit.lastSeen.milliseconds { visit.lastSeen = Timestamp(milliseconds: lastHeard) }
-            let rules = self.rules(store: visit.store, department: visit.department)
-            if now - visit.lastSeen.milliseconds >= rules.exitAfter.wholeMilliseconds && best == nil {
+            let rules = self.timing(store: visit.store, department: visit.department)
+            if now - visit.lastSeen.milliseconds >= rules.exitAfter && best == nil {
                 // Gone since `exitAfter` after the last reading (a restart may announce it later than that).
-                visit.leftAt = Timestamp(milliseconds: min(now, visit.lastSeen.milliseconds + rules.exitAfter.wholeMilliseconds))
+                visit.leftAt = Timestamp(milliseconds: min(now, visit.lastSeen.milliseconds + rules.exitAfter))
                 person.visit = visit
                 person.readings.removeAll()
                 person.challengerDepartment = nil
@@ -624,9 +628,9 @@ public struct PresenceEngine: Sendable {
                 switchDepartment(&visit, to: best, member: id, at: nowTime, into: &outputs)
                 person.challengerDepartment = nil
             } else if let current,
-                best.rssi >= current.rssi + self.rules(store: visit.store, department: best.department).switchMargin
+                best.rssi >= current.rssi + self.timing(store: visit.store, department: best.department).switchMargin
             {
-                let dwell = self.rules(store: visit.store, department: best.department).switchDwell.wholeMilliseconds
+                let dwell = self.timing(store: visit.store, department: best.department).switchDwell
                 if person.challengerDepartment == best.department {
                     if now - person.challengerSince >= dwell {
                         switchDepartment(&visit, to: best, member: id, at: nowTime, into: &outputs)
@@ -652,11 +656,11 @@ public struct PresenceEngine: Sendable {
             person.firstHeard = nil
             return
         }
-        let rules = self.rules(store: best.store, department: best.department)
-        guard now - firstHeard >= rules.arrivalSettle.wholeMilliseconds else { return }
+        let rules = self.timing(store: best.store, department: best.department)
+        guard now - firstHeard >= rules.arrivalSettle else { return }
         let lastSeen = Timestamp(milliseconds: lastHeard ?? now)
         if let previous = person.visit, previous.store == best.store, let leftAt = previous.leftAt,
-            now - leftAt.milliseconds < rules.visitGap.wholeMilliseconds
+            now - leftAt.milliseconds < rules.visitGap
         {
             var visit = previous
             visit.leftAt = nil
@@ -687,7 +691,7 @@ public struct PresenceEngine: Sendable {
         _ person: inout Person, visit: inout Visit, member: String, at now: Int64,
         into outputs: inout [Output]
     ) -> Bool {
-        let gone = visit.lastSeen.milliseconds + rules(store: visit.store, department: visit.department).exitAfter.wholeMilliseconds
+        let gone = visit.lastSeen.milliseconds + timing(store: visit.store, department: visit.department).exitAfter
         guard gone <= now, let lastHeard = person.readings.map(\.lastSeen).max(), lastHeard >= gone else { return false }
         visit.leftAt = Timestamp(milliseconds: gone)
         person.visit = visit
@@ -713,19 +717,21 @@ public struct PresenceEngine: Sendable {
         }
         if let visit = person.visit, visit.leftAt == nil {
             next = min(
-                next, visit.lastSeen.milliseconds + rules(store: visit.store, department: visit.department).exitAfter.wholeMilliseconds)
+                next, visit.lastSeen.milliseconds + timing(store: visit.store, department: visit.department).exitAfter)
             if let challenger = person.decisiveDepartment {
-                next = min(next, person.decisiveSince + rules(store: visit.store, department: challenger).switchDwell.wholeMilliseconds / 3)
+                next = min(next, person.decisiveSince + timing(store: visit.store, department: challenger).switchDwell / 3)
             } else if decisiveLead(of: person, over: visit.department, store: visit.store, at: now) != nil {
                 // A lead that began outside the in-store evaluation (at the arrival itself) is tracked from the next tick.
                 next = min(next, now + 1)
             }
             if let challenger = person.challengerDepartment {
-                next = min(next, person.challengerSince + rules(store: visit.store, department: challenger).switchDwell.wholeMilliseconds)
+                next = min(next, person.challengerSince + timing(store: visit.store, department: challenger).switchDwell)
             }
         } else if let firstHeard = person.firstHeard {
-            let settle =
-                person.readings.map { rules(store: $0.store, department: $0.department).arrivalSettle.wholeMilliseconds }.min() ?? 0
+            var settle = person.readings.isEmpty ? 0 : Int64.max
+            for reading in person.readings {
+                settle = min(settle, timing(store: reading.store, department: reading.department).arrivalSettle)
+            }
             next = min(next, firstHeard + settle)
         }
         return next
@@ -743,7 +749,7 @@ public struct PresenceEngine: Sendable {
             person.decisiveDepartment = challenger.department
             person.decisiveSince = now
         }
-        let third = rules(store: store, department: challenger.department).switchDwell.wholeMilliseconds / 3
+        let third = timing(store: store, department: challenger.department).switchDwell / 3
         return now - person.decisiveSince >= third ? challenger : nil
     }
 
@@ -760,7 +766,7 @@ public struct PresenceEngine: Sendable {
             }
         }
         guard let challenger, let currentLatest,
-            challenger.latest >= currentLatest + 3 * rules(store: store, department: challenger.department).switchMargin
+            challenger.latest >= currentLatest + 3 * timing(store: store, department: challenger.department).switchMargin
         else { return nil }
         return challenger
     }
@@ -780,6 +786,11 @@ public struct PresenceEngine: Sendable {
     /// The rules of one department: its overrides, else the engine's.
     public func rules(store: UInt16, department: UInt16) -> PresenceRules {
         departments[store]?[department] ?? defaultRules
+    }
+
+    /// The rules of one department in milliseconds (as `rules(store:department:)`, without hashing).
+    func timing(store: UInt16, department: UInt16) -> DepartmentTimings.Timing {
+        timings.timing(store: store, department: department)
     }
 
     // MARK: Views for snapshots
