@@ -30,6 +30,8 @@ let package = Package(
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .systemLibrary(name: "CJSONC", pkgConfig: "json-c", providers: [.apt(["libjson-c-dev"])]),
         .systemLibrary(name: "CNcurses", pkgConfig: "ncursesw", providers: [.apt(["libncurses-dev"])]),
+        // glibc's <malloc.h> (mallopt), part of the C library every program links: the scanner tunes its allocator.
+        .systemLibrary(name: "CMalloc"),
 
         // Pure Swift domain: no I/O, no threads, no wall clock.
         .target(name: "BeaconMeshCore"),
@@ -56,7 +58,7 @@ let package = Package(
         .target(
             name: "BeaconMeshScanner",
             dependencies: [
-                "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "BeaconMeshBLE",
+                "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "BeaconMeshBLE", "CMalloc",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

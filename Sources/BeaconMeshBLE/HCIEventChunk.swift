@@ -4,8 +4,11 @@
 /// The radio (`LEScanner`) delivers what it read in a few milliseconds as one chunk; a capture replay reads its
 /// packets straight into one. Read the events with `forEach(_:)`, which lends each packet's bytes in place.
 public struct HCIEventChunk: Sendable, Equatable {
-    /// Each event: its timestamp (8 bytes), its length (2 bytes), then its bytes; native byte order.
+    /// Each event: its timestamp (8 bytes), its length (2 bytes), then its bytes; native byte order. Only
+    /// `storage[0..<used]` holds events: the rest is room already made, so that appending an event is one copy
+    /// (growing an array by an event's bytes checked its capacity and uniqueness once per piece).
     private var storage: [UInt8] = []
+    private var used = 0
     /// How many events the chunk holds.
     public private(set) var count = 0
 
@@ -13,22 +16,30 @@ public struct HCIEventChunk: Sendable, Equatable {
 
     /// An empty chunk with room for `bytes` bytes of events (`reservingCapacityFor` a typical chunk saves regrowing).
     public init(reservingCapacityFor bytes: Int = 0) {
-        storage.reserveCapacity(bytes)
+        storage = [UInt8](repeating: 0, count: max(0, bytes))
     }
 
     /// Whether the chunk holds no event.
     public var isEmpty: Bool { count == 0 }
 
     /// The bytes the chunk occupies (events and their headers), for bounding memory.
-    public var byteCount: Int { storage.count }
+    public var byteCount: Int { used }
 
     /// Appends one event (an H4 packet of at most 65,535 bytes; longer ones are cut there) heard at
     /// `timestampMicroseconds`.
     public mutating func append(_ packet: UnsafeRawBufferPointer, timestampMicroseconds: Int64) {
         let length = min(packet.count, Int(UInt16.max))
-        withUnsafeBytes(of: timestampMicroseconds) { storage.append(contentsOf: $0) }
-        withUnsafeBytes(of: UInt16(length)) { storage.append(contentsOf: $0) }
-        storage.append(contentsOf: UnsafeRawBufferPointer(rebasing: packet[0..<length]))
+        let start = used
+        let end = start + Self.headerSize + length
+        if end > storage.count { storage.append(contentsOf: repeatElement(0, count: max(end - storage.count, storage.count))) }
+        storage.withUnsafeMutableBytes { bytes in
+            bytes.storeBytes(of: timestampMicroseconds, toByteOffset: start, as: Int64.self)
+            bytes.storeBytes(of: UInt16(length), toByteOffset: start + 8, as: UInt16.self)
+            if let source = packet.baseAddress, length > 0 {
+                (bytes.baseAddress! + start + Self.headerSize).copyMemory(from: source, byteCount: length)
+            }
+        }
+        used = end
         count += 1
     }
 
@@ -39,15 +50,20 @@ public struct HCIEventChunk: Sendable, Equatable {
 
     /// Empties the chunk, keeping its buffer for the next events.
     public mutating func removeAll() {
-        storage.removeAll(keepingCapacity: true)
+        used = 0
         count = 0
+    }
+
+    /// Two chunks are equal when they hold the same events with the same times (whatever room each has left).
+    public static func == (lhs: HCIEventChunk, rhs: HCIEventChunk) -> Bool {
+        lhs.count == rhs.count && lhs.storage[0..<lhs.used] == rhs.storage[0..<rhs.used]
     }
 
     /// Calls `body` with each event in order: its bytes (valid only during the call) and when it was heard.
     public func forEach(_ body: (_ packet: UnsafeRawBufferPointer, _ timestampMicroseconds: Int64) throws -> Void) rethrows {
         try storage.withUnsafeBytes { bytes in
             var offset = 0
-            while offset < bytes.count {
+            while offset < used {
                 let timestamp = bytes.loadUnaligned(fromByteOffset: offset, as: Int64.self)
                 let length = Int(bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt16.self))
                 let start = offset + Self.headerSize

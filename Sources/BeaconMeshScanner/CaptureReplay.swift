@@ -22,7 +22,8 @@ struct CaptureReplay: Sendable {
         var lastTime = start
         var chunk = Self.emptyChunk()
         while true {
-            if Task.isCancelled { return }
+            // Asked once per chunk: a task's cancellation is a thread-local look-up, too dear for every packet.
+            if chunk.isEmpty && Task.isCancelled { return }
             // At recorded pace, a packet due later than 5 ms from now waits: what came before it goes out first.
             var pause: (before: HCIEventChunk, wait: Duration)?
             let more = try reader.nextPacket { packet, recordedMicroseconds in
@@ -35,7 +36,7 @@ struct CaptureReplay: Sendable {
                 var time: Timestamp
                 switch speed {
                 case .maximum:
-                    time = start + .microseconds(elapsedMicroseconds)
+                    time = Timestamp(milliseconds: start.milliseconds + elapsedMicroseconds / 1000)
                 case .factor(let factor):
                     time = start + .microseconds(Int64(Double(elapsedMicroseconds) / factor))
                     let wait = time - WallClock.now()

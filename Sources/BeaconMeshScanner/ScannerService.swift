@@ -36,10 +36,11 @@ public final class ScannerService: Service {
     /// instead of piling them up or dropping them. Batches of a busy capture run to hundreds of kB each, so the
     /// figure is small; 16 in flight keep a local broker busy.
     static let replayQueueHighWater = 16
-    /// … and while the batches not yet acknowledged hold this many bytes: a capture with thousands of beacons in view
-    /// makes batches of most of a megabyte, and 16 of them (plus libmosquitto's copies) would double the scanner's
-    /// memory. Two megabytes keep a local broker busy all the same.
-    static let replayQueueBytes = 2 << 20
+    /// … and while the batches not yet acknowledged hold this many bytes. A capture with thousands of beacons in view
+    /// makes batches of most of a megabyte, each held three times until the broker takes it (the queue's copy,
+    /// libmosquitto's message and the packet it writes): so such batches go one at a time, and the next is made only
+    /// once the previous one is acknowledged. Small batches (a few hundred beacons) still go many at a time.
+    static let replayQueueBytes = 128 << 10
 
     /// Opens the socket of an `hciN` source's adapter (`hci0`; `true` when it must carry LE advertising events).
     public typealias AdapterOpener = @Sendable (_ adapter: String, _ leEvents: Bool) throws(HCIError) -> HCISocket

@@ -10,8 +10,9 @@ struct BeaconBench: ParsableCommand {
             "Measure BeaconMesh: scanner hot path, presence engine, sighting batch decoding, coordinator service (sighting batches, ranging reports) through a real broker, dashboard, soak.",
         discussion: "Build in release mode: swift run -c release beacon-bench <benchmark>",
         subcommands: [
-            ScannerBenchmark.self, ScannerLiveBenchmark.self, EngineBenchmark.self, CrowdBenchmark.self, CrowdArrivalBenchmark.self,
-            WireBenchmark.self, CoordinatorBenchmark.self, CoordinatorInMemoryBenchmark.self, RangingBenchmark.self,
+            ScannerBenchmark.self, ScannerLiveBenchmark.self, ScannerProcessBenchmark.self, EngineBenchmark.self, CrowdBenchmark.self,
+            CrowdArrivalBenchmark.self, WireBenchmark.self, CoordinatorBenchmark.self, CoordinatorInMemoryBenchmark.self,
+            RangingBenchmark.self,
             DashboardBenchmark.self, SoakBenchmark.self,
         ])
 

@@ -25,6 +25,7 @@ struct BeaconScanner: AsyncParsableCommand {
     @OptionGroup var options: ScannerOptions
 
     static func main() async {
+        ScannerAllocator.configure()
         await CommandLineProgram.main(BeaconScanner.self, name: "beacon-scanner")
     }
 

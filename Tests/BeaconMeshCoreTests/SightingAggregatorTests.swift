@@ -41,6 +41,19 @@ struct SightingAggregatorTests {
         #expect(aggregator.flushNewBeacons(at: start + .milliseconds(100))?.sightings.count == 48)
     }
 
+    @Test("the flush window is the configured one, also when the configuration changes after the start")
+    func flushWindow() {
+        var aggregator = SightingAggregator(node: node, boot: "b")
+        _ = aggregator.record(key(1), rssi: -60, measuredPower: nil, address: nil, at: start)
+        #expect(!aggregator.isFlushDue(at: start + .milliseconds(499)))
+        #expect(aggregator.isFlushDue(at: start + .milliseconds(500)))
+        aggregator.configuration.flushInterval = .milliseconds(2_000)
+        #expect(!aggregator.isFlushDue(at: start + .milliseconds(1_999)))
+        #expect(aggregator.isFlushDue(at: start + .milliseconds(2_000)))
+        aggregator.configuration.flushInterval = .milliseconds(50)
+        #expect(aggregator.isFlushDue(at: start + .milliseconds(50)))
+    }
+
     @Test("count, smoothed RSSI and distance describe the window")
     func sightingFields() throws {
         var aggregator = SightingAggregator(node: node, boot: "b")
@@ -67,6 +80,90 @@ struct SightingAggregatorTests {
         #expect(aggregator.flush(at: start + .seconds(2))?.lost == [key(1)])
         #expect(aggregator.trackedBeacons == 0)
         #expect(aggregator.record(key(1), rssi: -60, measuredPower: nil, address: nil, at: start + .seconds(3)) == .newBeacon)
+    }
+
+    private func address(_ value: UInt64) -> BluetoothAddress { BluetoothAddress(value: 0xC0_0000_0000 | value) }
+
+    /// Eddystone-TLM telemetry heard from `address`: whether it found its beacon (`#expect` cannot call a mutating
+    /// method itself).
+    private func telemetry(
+        _ aggregator: inout SightingAggregator, from address: BluetoothAddress, battery: Int, temperature: Double? = nil
+    ) -> Bool {
+        aggregator.recordTelemetry(address: address, batteryMillivolts: battery, temperature: temperature)
+    }
+
+    @Test("Eddystone-TLM telemetry goes to the beacon heard from its address, and out in that beacon's sighting")
+    func telemetryFollowsTheAddress() throws {
+        var aggregator = SightingAggregator(node: node, boot: "b")
+        _ = aggregator.record(key(1), rssi: -60, measuredPower: nil, address: address(1), at: start)
+        _ = aggregator.record(key(2), rssi: -60, measuredPower: nil, address: address(2), at: start)
+        #expect(telemetry(&aggregator, from: address(2), battery: 2_900, temperature: 21.5))
+        #expect(!telemetry(&aggregator, from: address(3), battery: 2_800, temperature: 20))
+        let sightings = try #require(aggregator.flush(at: start + .milliseconds(500))?.sightings)
+        #expect(sightings.map(\.beacon) == [key(1), key(2)])
+        #expect(sightings.map(\.battery) == [nil, 2_900])
+        #expect(sightings.map(\.temperature) == [nil, 21.5])
+    }
+
+    @Test("telemetry looks through the tracked beacons once per address, not once per frame")
+    func telemetryLooksOncePerAddress() {
+        var aggregator = SightingAggregator(node: node, boot: "b")
+        for minor in 0..<2_000 {
+            _ = aggregator.record(key(UInt16(minor)), rssi: -60, measuredPower: nil, address: address(UInt64(minor)), at: start)
+        }
+        for _ in 0..<100 { #expect(telemetry(&aggregator, from: address(1_500), battery: 3_000)) }
+        #expect(aggregator.tracksVisitedForTelemetry == 2_000)
+        // An address no beacon is heard from (an Eddystone-URL beacon's TLM frames): looked for once.
+        for _ in 0..<100 { #expect(!telemetry(&aggregator, from: address(9_999), battery: 3_000)) }
+        #expect(aggregator.tracksVisitedForTelemetry == 4_000)
+        // Until a beacon is heard from it.
+        _ = aggregator.record(key(1), rssi: -60, measuredPower: nil, address: address(9_999), at: start)
+        #expect(telemetry(&aggregator, from: address(9_999), battery: 3_000))
+        #expect(aggregator.tracksVisitedForTelemetry == 6_000)
+    }
+
+    @Test("telemetry no longer goes to a beacon that moved to another address or was lost")
+    func telemetryAfterMoveAndLoss() throws {
+        var configuration = SightingAggregator.Configuration()
+        configuration.lostAfter = .seconds(2)
+        var aggregator = SightingAggregator(node: node, boot: "b", configuration: configuration)
+        _ = aggregator.record(key(1), rssi: -60, measuredPower: nil, address: address(1), at: start)
+        #expect(telemetry(&aggregator, from: address(1), battery: 2_000))
+        _ = aggregator.record(key(1), rssi: -60, measuredPower: nil, address: address(7), at: start + .milliseconds(10))
+        #expect(!telemetry(&aggregator, from: address(1), battery: 2_100))
+        _ = aggregator.record(key(2), rssi: -60, measuredPower: nil, address: address(1), at: start + .milliseconds(20))
+        #expect(telemetry(&aggregator, from: address(1), battery: 2_200))
+        let sightings = try #require(aggregator.flush(at: start + .milliseconds(500))?.sightings)
+        #expect(sightings.map(\.battery) == [2_000, 2_200], "beacon 1 keeps what it had; beacon 2 gets the new reading")
+        _ = aggregator.record(key(1), rssi: -60, measuredPower: nil, address: address(7), at: start + .seconds(2))
+        #expect(aggregator.flush(at: start + .milliseconds(2_500))?.lost == [key(2)])
+        #expect(!telemetry(&aggregator, from: address(1), battery: 2_300))
+        #expect(telemetry(&aggregator, from: address(7), battery: 2_400))
+    }
+
+    @Test("a tracked beacon's state fits in 56 bytes, and keeps what it was told: power, address, telemetry, first and last seen")
+    func compactTrack() throws {
+        #expect(MemoryLayout<SightingAggregator.Track>.stride <= 56)
+        var configuration = SightingAggregator.Configuration()
+        configuration.includeDetails = true
+        var aggregator = SightingAggregator(node: node, boot: "b", configuration: configuration)
+        _ = aggregator.record(key(1), rssi: -70, measuredPower: nil, address: nil, at: start)
+        _ = aggregator.record(key(2), rssi: -70, measuredPower: -65, address: address(0xFF_FFFF), at: start)
+        _ = aggregator.record(key(2), rssi: -60, measuredPower: nil, address: nil, at: start + .milliseconds(200))
+        #expect(telemetry(&aggregator, from: address(0xFF_FFFF), battery: 70_000, temperature: -12.25))
+        let sightings = try #require(aggregator.flush(at: start + .milliseconds(500))?.sightings)
+        #expect(sightings.map(\.txPower) == [-59, -65], "the default power without one from the frame; the frame's kept")
+        #expect(sightings.map(\.address) == [nil, address(0xFF_FFFF)])
+        #expect(sightings.map(\.rssiMax) == [-70, -60])
+        #expect(sightings.map(\.count) == [1, 2])
+        #expect(sightings.map(\.firstSeen) == [start, start])
+        #expect(sightings.map(\.lastSeen) == [start, start + .milliseconds(200)])
+        #expect(sightings.map(\.battery) == [nil, 65_535], "a battery reading is at most 16 bits, as a TLM frame has it")
+        #expect(sightings.map(\.temperature) == [nil, -12.25])
+        _ = aggregator.record(key(2), rssi: -80, measuredPower: nil, address: nil, at: start + .milliseconds(600))
+        let next = try #require(aggregator.flush(at: start + .milliseconds(1_000))?.sightings)
+        #expect(next.map(\.count) == [1] && next.map(\.rssiMax) == [-80], "count and strongest reading start again per batch")
+        #expect(next.map(\.battery) == [65_535] && next.map(\.temperature) == [-12.25], "telemetry stays with the beacon")
     }
 
     @Test("the UUID allowlist and the minimum RSSI drop adverts before they are tracked")

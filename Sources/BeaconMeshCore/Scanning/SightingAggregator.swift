@@ -34,33 +34,73 @@ public struct SightingAggregator: Sendable {
         case newBeacon
     }
 
-    private struct Track: Sendable {
+    /// One tracked beacon, in 56 bytes: a store's thousands of beacons are looked up after every advert, and each
+    /// batch builds a sighting of each. Absent values are kept as sentinels (the optionals took 96 bytes).
+    struct Track: Sendable {
         var filter = RSSIFilter()
-        var count = 0
         var rssiMax: Int8 = .min
-        var measuredPower: Int8?
-        var address: BluetoothAddress?
-        var firstSeen: Timestamp
-        var lastSeen: Timestamp
-        var battery: Int?
-        var temperature: Double?
+        private var framePower: Int8 = 0
+        private var hasFramePower = false
         /// Heard, but not yet in any batch.
         var isNew = true
+        /// Eddystone-TLM battery in mV; 0 when none was heard.
+        private var batteryMillivolts: UInt16 = 0
+        /// Adverts since the last batch.
+        private(set) var count: UInt32 = 0
+        /// The advertiser's 48-bit address; all ones when none was given.
+        private var addressValue = UInt64.max
+        var firstSeen: Timestamp
+        var lastSeen: Timestamp
+        /// Eddystone-TLM temperature in °C; NaN when none was heard.
+        private var temperatureCelsius = Double.nan
+
+        init(firstSeen: Timestamp, lastSeen: Timestamp) {
+            self.firstSeen = firstSeen
+            self.lastSeen = lastSeen
+        }
+
+        /// The power at 1 m the beacon's frames last carried.
+        var measuredPower: Int8? { hasFramePower ? framePower : nil }
+
+        /// The address the beacon was last heard from.
+        var address: BluetoothAddress? { addressValue == .max ? nil : BluetoothAddress(value: addressValue) }
+
+        /// The last battery reading (mV, at most 65,535 as a TLM frame carries it).
+        var battery: Int? {
+            get { batteryMillivolts == 0 ? nil : Int(batteryMillivolts) }
+            set { batteryMillivolts = newValue.map { UInt16(clamping: $0) } ?? 0 }
+        }
+
+        /// The last temperature reading (°C; a NaN reading counts as none).
+        var temperature: Double? {
+            get { temperatureCelsius.isNaN ? nil : temperatureCelsius }
+            set { temperatureCelsius = newValue ?? .nan }
+        }
+
+        /// Starts the next batch's count.
+        mutating func resetCount() { count = 0 }
 
         mutating func update(rssi: Int8, measuredPower: Int8?, address: BluetoothAddress?, at time: Timestamp) {
             if time.milliseconds - lastSeen.milliseconds > 5000 { filter.reset() }
             filter.add(rssi)
-            count += 1
+            if count < .max { count += 1 }
             if count == 1 || rssi > rssiMax { rssiMax = rssi }
-            if let measuredPower { self.measuredPower = measuredPower }
-            if let address { self.address = address }
+            if let measuredPower {
+                framePower = measuredPower
+                hasFramePower = true
+            }
+            if let address { addressValue = address.value }
             if time > lastSeen { lastSeen = time }
         }
     }
 
     public let node: NodeAddress
     public let boot: String
-    public var configuration: Configuration
+    public var configuration: Configuration {
+        didSet { flushMilliseconds = configuration.flushInterval.wholeMilliseconds }
+    }
+    /// `configuration.flushInterval` in milliseconds, asked after every advert (a `Duration`'s are 128-bit sums).
+    private var flushMilliseconds: Int64
     private var tracks = BeaconTable<Track>()
     private var lastSequence: UInt64 = 0
     private var lastFlush: Timestamp?
@@ -72,11 +112,20 @@ public struct SightingAggregator: Sendable {
     private var newPositions: [Int32] = []
     /// How many tracked beacons the last batch looked at (tests check that early batches look at new ones only).
     private(set) var tracksVisitedByLastBatch = 0
+    /// Where telemetry heard from an address went: the beacon found heard from it, used again while it is still
+    /// tracked with that address, so that a beacon's every TLM frame does not look through all tracked beacons.
+    private var telemetryTargets: [BluetoothAddress: BeaconKey] = [:]
+    /// Addresses whose telemetry found no beacon heard from them (an Eddystone-URL beacon's TLM frames, say): not
+    /// looked for again until a beacon is heard from one of them.
+    private var addressesWithoutBeacon: Set<BluetoothAddress> = []
+    /// How many tracked beacons telemetry has looked through, in all (tests check that it does so once per address).
+    private(set) var tracksVisitedForTelemetry = 0
 
     public init(node: NodeAddress, boot: String, configuration: Configuration = Configuration()) {
         self.node = node
         self.boot = boot
         self.configuration = configuration
+        self.flushMilliseconds = configuration.flushInterval.wholeMilliseconds
     }
 
     /// How many beacons this node currently tracks.
@@ -97,9 +146,13 @@ public struct SightingAggregator: Sendable {
             return .ignored
         }
         if let position = tracks.position(of: beacon) {
+            if !addressesWithoutBeacon.isEmpty, let address, tracks.values[position].address != address {
+                addressesWithoutBeacon.remove(address)
+            }
             tracks.values[position].update(rssi: rssi, measuredPower: measuredPower, address: address, at: time)
             return .updated
         }
+        if !addressesWithoutBeacon.isEmpty, let address { addressesWithoutBeacon.remove(address) }
         var track = Track(firstSeen: time, lastSeen: time)
         track.update(rssi: rssi, measuredPower: measuredPower, address: address, at: time)
         newPositions.append(Int32(tracks.insert(beacon, track)))
@@ -107,18 +160,41 @@ public struct SightingAggregator: Sendable {
         return .newBeacon
     }
 
-    /// Attaches Eddystone-TLM telemetry to the beacon last heard from `address`; `false` if none is known.
+    /// Attaches Eddystone-TLM telemetry to a beacon heard from `address` (the one its earlier telemetry went to, while
+    /// that one is still heard from it); `false` if no tracked beacon was heard from `address`.
     public mutating func recordTelemetry(address: BluetoothAddress, batteryMillivolts: Int?, temperature: Double?) -> Bool {
-        guard let index = tracks.values.firstIndex(where: { $0.address == address }) else { return false }
+        guard let index = telemetryTarget(of: address) else { return false }
         if let batteryMillivolts, batteryMillivolts > 0 { tracks.values[index].battery = batteryMillivolts }
         if let temperature { tracks.values[index].temperature = temperature }
         return true
     }
 
+    /// The table position of the beacon telemetry from `address` goes to: the remembered one if it is still tracked
+    /// with that address, else the first tracked beacon heard from it (remembered), else `nil` (remembered too).
+    private mutating func telemetryTarget(of address: BluetoothAddress) -> Int? {
+        if let key = telemetryTargets[address], let position = tracks.position(of: key), tracks.values[position].address == address {
+            return position
+        }
+        if addressesWithoutBeacon.contains(address) { return nil }
+        // Entries for addresses and beacons long gone: forget them all now and then, to stay within the table's size.
+        if telemetryTargets.count + addressesWithoutBeacon.count > 2 * tracks.count + 1_024 {
+            telemetryTargets.removeAll()
+            addressesWithoutBeacon.removeAll()
+        }
+        tracksVisitedForTelemetry += tracks.count
+        guard let position = tracks.values.firstIndex(where: { $0.address == address }) else {
+            telemetryTargets[address] = nil
+            addressesWithoutBeacon.insert(address)
+            return nil
+        }
+        telemetryTargets[address] = tracks.keys[position]
+        return position
+    }
+
     /// Whether the flush window that started with the previous batch has passed at `time`.
     public func isFlushDue(at time: Timestamp) -> Bool {
         guard let lastFlush else { return !tracks.isEmpty }
-        return time.milliseconds - lastFlush.milliseconds >= configuration.flushInterval.wholeMilliseconds
+        return time.milliseconds - lastFlush.milliseconds >= flushMilliseconds
     }
 
     /// Whether beacons new to this node wait to be sent, and the previous early batch is at least
@@ -126,11 +202,12 @@ public struct SightingAggregator: Sendable {
     public func isNewBeaconFlushDue(at time: Timestamp) -> Bool {
         guard newBeacons > 0 else { return false }
         guard let lastNewFlush else { return true }
-        return time.milliseconds - lastNewFlush.milliseconds >= SightingAggregator.newBeaconSpacing.wholeMilliseconds
+        return time.milliseconds - lastNewFlush.milliseconds >= SightingAggregator.newBeaconSpacingMilliseconds
     }
 
     /// The shortest time between two early batches of new beacons.
-    public static let newBeaconSpacing: Duration = .milliseconds(100)
+    public static let newBeaconSpacing: Duration = .milliseconds(newBeaconSpacingMilliseconds)
+    private static let newBeaconSpacingMilliseconds: Int64 = 100
 
     /// Makes the next batch at `time`: every beacon heard since the previous batch, and the ones lost since.
     /// Returns `nil` (and uses no sequence number) when there is nothing to say.
@@ -203,11 +280,11 @@ public struct SightingAggregator: Sendable {
         let distance = model.distance(rssi: rssi, measuredPower: power).map { ($0 * 100).rounded() / 100 }
         sightings.append(
             Sighting(
-                beacon: tracks.keys[index], rssi: rssi, count: track.count, txPower: power, distance: distance,
+                beacon: tracks.keys[index], rssi: rssi, count: Int(track.count), txPower: power, distance: distance,
                 proximity: model.proximity(distance: distance), lastSeen: track.lastSeen,
                 address: details ? track.address : nil, rssiMax: details ? Int(track.rssiMax) : nil,
                 firstSeen: details ? track.firstSeen : nil, battery: track.battery, temperature: track.temperature))
-        tracks.values[index].count = 0
+        tracks.values[index].resetCount()
         if track.isNew {
             tracks.values[index].isNew = false
             newBeacons -= 1

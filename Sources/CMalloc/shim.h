@@ -1,0 +1,2 @@
+// glibc's allocator controls (mallopt and its parameters), which the Glibc module does not import.
+#include <malloc.h>

@@ -1,0 +1,178 @@
+import ArgumentParser
+import BeaconMeshTesting
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The whole `beacon-scanner` process as a user runs it, replaying a synthetic capture at `--speed max` into a real
+/// mosquitto: CPU per advert (user + sys of the reaped process, a tiny capture's start-up subtracted) and peak RSS,
+/// with every advert accounted for in the batches received.
+struct ScannerProcessBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scanner-process",
+        abstract: "The beacon-scanner process replaying a capture at --speed max: adverts/s of CPU and peak RSS.",
+        discussion: """
+            Writes a btsnoop capture of --adverts iBeacon adverts from --beacons beacons (one every 100 µs of recorded
+            time, as SyntheticCapture writes them) and a 10-advert one, starts mosquitto on a free loopback port, and
+            runs the beacon-scanner built next to beacon-bench on each, as
+              beacon-scanner --store 3 --department D --broker URL --source btsnoop:FILE --speed max --log-level error
+            CPU is user + sys from wait4's rusage (microseconds), peak RSS is GNU time's %M: the scanner runs under
+            /usr/bin/time, a small process of its own, since a child's ru_maxrss includes whatever its parent held at
+            the spawn (beacon-bench's own memory). The 10-advert run's CPU is the start-up, subtracted from the big
+            run's. A mosquitto_sub receives each run's batches: their seq must
+            run 1…n without a gap and their counts must add up to every advert, or the benchmark fails.
+            Needs mosquitto, mosquitto_sub and GNU time (/usr/bin/time); build with swift build -c release.
+            """)
+
+    @Option(help: "Adverts in the capture.")
+    var adverts: Int = 300_000
+
+    @Option(help: "Beacons in view (distinct iBeacons, heard in turn).")
+    var beacons: Int = 5_000
+
+    @Option(help: "Times to run the pair (start-up, capture); each run prints its figures.")
+    var repeats: Int = 3
+
+    @Option(help: "The beacon-scanner to run (default: the one next to beacon-bench).")
+    var scanner: String?
+
+    func run() throws {
+        let benchmark = self
+        try BenchRun.blocking { try await benchmark.measure() }
+    }
+
+    /// One scanner run: CPU seconds (user + sys), peak RSS in bytes, exit status.
+    struct Run {
+        var cpuSeconds: Double
+        var peakBytes: Int
+        var status: Int32
+    }
+
+    private func measure() async throws {
+        guard adverts > 0, beacons > 0, repeats > 0 else { throw ValidationError("--adverts, --beacons and --repeats must be positive") }
+        let scannerPath =
+            scanner
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("beacon-scanner").path
+        guard FileManager.default.isExecutableFile(atPath: scannerPath) else {
+            throw BenchError("no beacon-scanner at \(scannerPath) (swift build -c release, or --scanner PATH)")
+        }
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-bench-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let tiny = work + "/tiny.log"
+        let capture = work + "/capture.log"
+        try SyntheticCapture.write(to: tiny, adverts: 10, beacons: 10)
+        let size = try SyntheticCapture.write(to: capture, adverts: adverts, beacons: beacons)
+
+        let broker = try await BenchBroker.start(in: work, settings: BenchBroker.unlimited)
+        defer { broker.process.stop() }
+        print(
+            "scanner-process benchmark: \(scannerPath)\n  capture \(Measure.grouped(Double(adverts))) adverts of \(Measure.grouped(Double(beacons))) beacons (\(Measure.megabytes(size))), --speed max, mosquitto on port \(broker.port)"
+        )
+
+        var rates: [Double] = []
+        var peaks: [Int] = []
+        for attempt in 1...repeats {
+            let startUp = try run(scannerPath, capture: tiny, department: 1, broker: broker.url)
+            guard startUp.status == 0 else { throw BenchError("the scanner exited with \(startUp.status) replaying 10 adverts") }
+
+            // Each run has a department of its own, so its batches are told apart from the other runs'.
+            let department = attempt + 1
+            let received = work + "/batches-\(attempt).jsonl"
+            let topic = "beaconmesh/v1/stores/3/departments/\(department)/nodes/a/sightings"
+            let subscriber = try BenchProcess(
+                "/bin/sh",
+                ["-c", "exec \(try BenchProcess.which("mosquitto_sub")) -h 127.0.0.1 -p \(broker.port) -q 1 -t '\(topic)' > '\(received)'"])
+            defer { subscriber.stop() }
+            try await Task.sleep(for: .milliseconds(300))
+
+            let full = try run(scannerPath, capture: capture, department: department, broker: broker.url)
+            guard full.status == 0 else { throw BenchError("the scanner exited with \(full.status) replaying the capture") }
+            var tally = BatchTally()
+            let deadline = Measure.seconds() + 20
+            repeat {
+                tally = BatchTally(file: received)
+                if tally.adverts >= adverts { break }
+                try await Task.sleep(for: .milliseconds(200))
+            } while Measure.seconds() < deadline
+            subscriber.stop()
+
+            let cpu = full.cpuSeconds - startUp.cpuSeconds
+            let rate = Double(adverts) / max(cpu, 1e-6)
+            rates.append(rate)
+            peaks.append(full.peakBytes)
+            print(
+                "  run \(attempt): \(String(format: "%.3f", full.cpuSeconds)) s CPU − \(String(format: "%.3f", startUp.cpuSeconds)) s start-up = \(String(format: "%.3f", cpu)) s → \(Measure.grouped(rate)) adverts/s of CPU (\(String(format: "%.2f", cpu / Double(adverts) * 1e6)) µs each); peak RSS \(Measure.megabytes(full.peakBytes)) (start-up run \(Measure.megabytes(startUp.peakBytes)), so the capture's own \(Measure.megabytes(full.peakBytes - startUp.peakBytes))); \(tally.batches) batches, \(Measure.grouped(Double(tally.adverts))) adverts counted"
+            )
+            guard tally.adverts == adverts else {
+                throw BenchError("run \(attempt): the batches received count \(tally.adverts) adverts of \(adverts)")
+            }
+            guard tally.sequenceIsWhole else {
+                throw BenchError("run \(attempt): batch seq numbers are not 1…\(tally.batches) (missing, doubled or out of order)")
+            }
+        }
+        print(
+            "  best \(Measure.grouped(rates.max() ?? 0)) adverts/s of CPU, worst \(Measure.grouped(rates.min() ?? 0)); peak RSS at most \(Measure.megabytes(peaks.max() ?? 0))"
+        )
+    }
+
+    /// Runs the scanner on `capture` to its end under GNU time (for its peak RSS) and reaps it with `wait4` (for the
+    /// CPU of time and the scanner, to the microsecond; time's own is a millisecond or so, the same in every run).
+    private func run(_ path: String, capture: String, department: Int, broker: String) throws -> Run {
+        let peakFile = capture + ".peak"
+        let timePath = "/usr/bin/time"
+        guard FileManager.default.isExecutableFile(atPath: timePath) else { throw BenchError("GNU time is not installed at \(timePath)") }
+        let arguments = [
+            timePath, "-f", "%M", "-o", peakFile, path, "--store", "3", "--department", "\(department)", "--broker", broker, "--source",
+            "btsnoop:\(capture)",
+            "--speed", "max", "--log-level", "error",
+        ]
+        var pid: pid_t = 0
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        BenchChildren.prepare()
+        let spawned = posix_spawn(&pid, timePath, nil, nil, argv, environ)
+        guard spawned == 0 else { throw BenchError("cannot start \(timePath): \(String(cString: strerror(spawned)))") }
+        BenchChildren.add(pid)
+        defer { BenchChildren.remove(pid) }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 {
+            guard errno == EINTR else { throw BenchError("wait4 failed: \(String(cString: strerror(errno)))") }
+        }
+        let cpu =
+            Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        let exited = status & 0x7F == 0
+        // time writes "Command exited with non-zero status N" before the figure when the scanner failed.
+        let report = (try? String(contentsOfFile: peakFile, encoding: .utf8)) ?? ""
+        let kilobytes = report.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        return Run(cpuSeconds: cpu, peakBytes: kilobytes * 1024, status: exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F))
+    }
+}
+
+/// What a file of `mosquitto_sub` lines (one sighting batch each) holds: batches, their seq numbers, the adverts
+/// their sightings count.
+struct BatchTally {
+    var batches = 0
+    var adverts = 0
+    var sequenceIsWhole = true
+
+    init() {}
+
+    init(file: String) {
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return }
+        var expected = 1
+        for line in text.split(separator: "\n") {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let sightings = object["sightings"] as? [[String: Any]]
+            else { continue }
+            batches += 1
+            if (object["seq"] as? Int) != expected { sequenceIsWhole = false }
+            expected += 1
+            adverts += sightings.reduce(0) { $0 + ($1["count"] as? Int ?? 0) }
+        }
+    }
+}
