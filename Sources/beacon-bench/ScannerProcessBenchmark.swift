@@ -59,8 +59,7 @@ struct ScannerProcessBenchmark: ParsableCommand {
         guard FileManager.default.isExecutableFile(atPath: scannerPath) else {
             throw BenchError("no beacon-scanner at \(scannerPath) (swift build -c release, or --scanner PATH)")
         }
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-bench-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        let work = try BenchRun.makeWorkFolder()
         defer { try? FileManager.default.removeItem(atPath: work) }
         let tiny = work + "/tiny.log"
         let capture = work + "/capture.log"
