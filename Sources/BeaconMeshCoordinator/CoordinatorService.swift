@@ -179,14 +179,19 @@ public final class CoordinatorService: Service {
                     }
                 }
                 group.addTask {
-                    // Snapshots are retained state, not events: they are made and encoded while decisions go on.
+                    // Snapshots are retained state, not events: they are made and encoded while decisions go on,
+                    // one store at a time with a yield between, so that this task never holds one of the pool's few
+                    // threads for long while the decisions or the decoding wait for one (event latency).
                     while let due = await snapshots.next() {
-                        CoordinatorService.publish(
-                            due.map {
-                                Publication(
-                                    topic: topics.presence(store: $0.store.id), payload: WireCodec.encode($0.snapshot()),
-                                    qos: .atLeastOnce, retain: true)
-                            }, with: publisher, logger: logger)
+                        for source in due {
+                            CoordinatorService.publish(
+                                [
+                                    Publication(
+                                        topic: topics.presence(store: source.store.id), payload: WireCodec.encode(source.snapshot()),
+                                        qos: .atLeastOnce, retain: true)
+                                ], with: publisher, logger: logger)
+                            await Task.yield()
+                        }
                     }
                 }
                 group.addTask {

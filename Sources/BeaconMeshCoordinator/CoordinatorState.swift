@@ -291,6 +291,7 @@ struct CoordinatorState {
     // MARK: Promos
 
     private mutating func firePromos(_ present: [UInt16: [PresenceEngine.Visit]], at now: Timestamp) {
+        guard !present.isEmpty else { return }
         let (day, minute) = LocalCalendar.dayAndMinute(of: now)
         for store in configuration.stores where promoStores.contains(store.id) {
             for visit in present[store.id] ?? [] {
