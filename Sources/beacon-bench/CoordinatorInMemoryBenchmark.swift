@@ -130,7 +130,9 @@ struct CoordinatorInMemoryBenchmark: ParsableCommand {
         print(
             "  json-c decode      \(micros(median.decode)) of it (one thread: WireCodec.decodeSightingBatch on the same batches, just before and after that drain)"
         )
-        print("  beyond decoding    \(micros(median.cpu - median.decode)): deciding, events, the hand-overs between tasks, the in-memory broker")
+        print(
+            "  beyond decoding    \(micros(median.cpu - median.decode)): deciding, events, the hand-overs between tasks, the in-memory broker"
+        )
         print("  rate               \(Measure.grouped(rates.sorted()[rates.count / 2])) batches/s (median)")
     }
 
