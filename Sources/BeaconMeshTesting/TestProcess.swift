@@ -133,9 +133,10 @@ public final class TestProcess: Sendable {
                     output.withLock { append(&$0, line) }
                 }
             }
-            if !pending.isEmpty {
-                let line = String(decoding: pending, as: UTF8.self)
-                output.withLock { append(&$0, line) }
+            let last = pending.isEmpty ? nil : String(decoding: pending, as: UTF8.self)
+            output.withLock { output in
+                if let last { append(&output, last) }
+                output.openStreams -= 1
             }
             close(descriptor)
         }
@@ -191,11 +192,21 @@ public final class TestProcess: Sendable {
         _ = kill(processID, signal)
     }
 
-    /// Waits for the process to exit; `nil` if it still runs after `timeout`.
+    /// Waits for the process to exit and for what it wrote before to be collected; `nil` if it still runs after
+    /// `timeout`.
+    ///
+    /// The exit is reaped on one thread and the pipes read on two others, so lines written just before the exit
+    /// can still be on their way when it is seen (a loaded machine showed a bad flag's error line missing): this
+    /// waits for both pipes' end of file too, at most `outputGrace` (a grandchild may hold them open).
     @discardableResult
     public func waitForExit(timeout: Duration = .seconds(10)) async -> ExitStatus? {
-        await eventually(timeout: timeout) { self.exitStatus }
+        guard let status = await eventually(timeout: timeout, { self.exitStatus }) else { return nil }
+        _ = await eventually(timeout: Self.outputGrace) { self.output.withLock { $0.openStreams == 0 } }
+        return status
     }
+
+    /// How long `waitForExit` waits, after the exit, for the output pipes to reach end of file.
+    public static let outputGrace: Duration = .seconds(5)
 
     /// Sends `signal`, then waits for the exit; if it still runs after `timeout`, kills it and waits once more.
     @discardableResult
@@ -226,6 +237,8 @@ private struct Output {
     var stdout: [String] = []
     var stderr: [String] = []
     var exitStatus: TestProcess.ExitStatus?
+    /// The pipes (stdout, stderr) not yet read to their end.
+    var openStreams = 2
 }
 
 /// A `Mutex<Output>` in a class, so the threads' escaping closures can share it.
