@@ -195,39 +195,17 @@ public final class CoordinatorService: Service {
                     }
                 }
                 group.addTask {
-                    // The `members` command changes the registry while we run: read its changes here (the database
-                    // may be slow or locked), then hand them to the decisions.
-                    var registryVersion = initialRegistryVersion
-                    var lastFailure: String?
-                    var outbox = RegistryEventOutbox(coordinatorID: coordinatorID)
+                    // The `members` command changes the registry while we run: read its changes (on a queue of
+                    // their own: the database may be slow or locked), then hand them to the decisions.
+                    var poll = RegistryPoll(version: initialRegistryVersion, coordinatorID: coordinatorID)
+                    let parts = RegistryPoll.Parts(
+                        registry: registry, publisher: publisher, topics: topics, writer: writer, inbox: inbox, logger: logger)
+                    let queue = DispatchQueue(label: "beaconmesh.registry-poll")
                     var first = true
                     while !Task.isCancelled {
                         if !first { try? await clock.sleep(for: CoordinatorService.registryPollInterval) }
                         first = false
-                        do {
-                            // Registry events the `members` command (or the CSV at start) left in the outbox.
-                            let published = try outbox.publishPending(from: registry) { event in
-                                try publisher.publish(
-                                    topic: topics.registryEvents, payload: WireCodec.encode(event), qos: .atLeastOnce,
-                                    retain: false)
-                            }
-                            writer.enqueue(published)
-                            let version = try registry.dataVersion()
-                            guard version != registryVersion else { continue }
-                            let contents = try registry.contents()
-                            registryVersion = version
-                            inbox.registryChanged(contents)
-                            lastFailure = nil
-                        } catch {
-                            let cause = RegistryWriter.describe(error)
-                            guard cause != lastFailure else { continue }
-                            lastFailure = cause
-                            logger.error(
-                                "could not read the registry's changes; retrying",
-                                metadata: [
-                                    "database": "\(registry.path)", "cause": "\(cause)",
-                                ])
-                        }
+                        poll = await poll.run(on: queue, with: parts)
                     }
                 }
 
