@@ -29,4 +29,15 @@ struct BacklogDrain {
         }
         return drain
     }
+
+    /// The coordinator's CPU per unit of work (batch, report) between the first health report that counted any work
+    /// and the first that counted `target`, so that its start-up is not part of it; `nil` without such a window.
+    func coordinatorCPUPerUnit(_ observations: Observations, upTo target: Int) -> Double? {
+        observations.workWindow(upTo: UInt64(target)).flatMap { window -> Double? in
+            func cpu(at time: Double) -> Double? { coordinatorCPU.last { $0.time <= time }?.seconds }
+            guard let from = cpu(at: window.from.time), let to = cpu(at: window.to.time), window.to.batches > window.from.batches
+            else { return nil }
+            return (to - from) / Double(window.to.batches - window.from.batches)
+        }
+    }
 }

@@ -255,18 +255,13 @@ struct CoordinatorBenchmark: ParsableCommand {
             coordinator: coordinator, subscriber: drainer, observations: observations,
             target: batches, from: drainStart)
         let (coordinatorDone, subscriberDone) = (drain.coordinatorDone, drain.subscriberDone)
-        let (coordinatorCPU, subscriberCPU) = (drain.coordinatorCPU, drain.subscriberCPU)
+        let subscriberCPU = drain.subscriberCPU
         let coordinatorSeconds = coordinatorDone ?? .nan
         let subscriberSeconds = subscriberDone ?? .nan
         // The sustained rate: from the first health report that counted work to the one that counted it all, so the
         // coordinator's start-up (loading the registry, merging the members CSV) is not part of it.
         let coordinatorRate = observations.sustainedRate(upTo: UInt64(batches)) ?? Double(batches) / coordinatorSeconds
-        let coordinatorCPUPerBatch = observations.workWindow(upTo: UInt64(batches)).flatMap { window -> Double? in
-            func cpu(at time: Double) -> Double? { coordinatorCPU.last { $0.time <= time }?.seconds }
-            guard let from = cpu(at: window.from.time), let to = cpu(at: window.to.time), window.to.batches > window.from.batches
-            else { return nil }
-            return (to - from) / Double(window.to.batches - window.from.batches)
-        }
+        let coordinatorCPUPerBatch = drain.coordinatorCPUPerUnit(observations, upTo: batches)
         let subscriberRate = Double(batches) / subscriberSeconds
 
         coordinator.stop()

@@ -115,7 +115,7 @@ struct RangingBenchmark: ParsableCommand {
             coordinator: coordinator, subscriber: drainer, observations: observations,
             target: reports, from: drainStart)
         let (coordinatorDone, subscriberDone) = (drain.coordinatorDone, drain.subscriberDone)
-        let (coordinatorCPU, subscriberCPU) = (drain.coordinatorCPU, drain.subscriberCPU)
+        let subscriberCPU = drain.subscriberCPU
         coordinator.stop()
         drainer.stop()
         await health.disconnect(timeout: .seconds(1))
@@ -124,12 +124,7 @@ struct RangingBenchmark: ParsableCommand {
             throw BenchError("the coordinator did not count all \(reports) reports within 300 s (dropped: \(dropped.withLock { $0 }))")
         }
         let coordinatorRate = observations.sustainedRate(upTo: UInt64(reports)) ?? Double(reports) / coordinatorSeconds
-        let cpuPerReport = observations.workWindow(upTo: UInt64(reports)).flatMap { window -> Double? in
-            func cpu(at time: Double) -> Double? { coordinatorCPU.last { $0.time <= time }?.seconds }
-            guard let from = cpu(at: window.from.time), let to = cpu(at: window.to.time), window.to.batches > window.from.batches
-            else { return nil }
-            return (to - from) / Double(window.to.batches - window.from.batches)
-        }
+        let cpuPerReport = drain.coordinatorCPUPerUnit(observations, upTo: reports)
         let subscriberRate = subscriberDone.map { Double(reports) / $0 }
 
         print(

@@ -39,6 +39,16 @@ private struct ReplayFixture {
         service = ScannerService(configuration: configuration, client: client, boot: "b00t", logger: logger, clock: clock)
     }
 
+    /// Runs the scanner with the broker refusing connections until the replay has ended with everything queued and
+    /// the scanner drains, checking every 20 ms of its clock (asserted); returns the running service.
+    func runWithBrokerDown() async -> Task<Void, any Error> {
+        broker.acceptsConnections = false
+        let start = clock.now()
+        let running = Task { try await service.run() }
+        #expect(await clock.waitForSleeper(wakingAt: start + .milliseconds(20)))
+        return running
+    }
+
     func removeCapture() {
         try? FileManager.default.removeItem(atPath: directory)
     }
@@ -179,11 +189,7 @@ struct ScannerServiceTests {
     func brokerDownAtStart() async throws {
         let fixture = try ReplayFixture(adverts: 3_000)
         defer { fixture.removeCapture() }
-        fixture.broker.acceptsConnections = false
-        let start = fixture.clock.now()
-        let running = Task { try await fixture.service.run() }
-        // The replay ends with everything queued; the scanner then drains, checking every 20 ms of its clock.
-        #expect(await fixture.clock.waitForSleeper(wakingAt: start + .milliseconds(20)))
+        let running = await fixture.runWithBrokerDown()
         #expect(fixture.broker.publications.isEmpty)
         fixture.broker.acceptsConnections = true
         fixture.clock.advance(by: .milliseconds(20))
@@ -201,10 +207,7 @@ struct ScannerServiceTests {
     func drainTimeout() async throws {
         let fixture = try ReplayFixture(adverts: 3_000)
         defer { fixture.removeCapture() }
-        fixture.broker.acceptsConnections = false
-        let start = fixture.clock.now()
-        let running = Task { try await fixture.service.run() }
-        #expect(await fixture.clock.waitForSleeper(wakingAt: start + .milliseconds(20)))
+        let running = await fixture.runWithBrokerDown()
         fixture.clock.advance(by: ScannerService.drainTimeout)
         await #expect(throws: ScannerService.UndeliveredBatches.self) { try await running.value }
         #expect(fixture.broker.publications.isEmpty)
