@@ -93,21 +93,23 @@ public final class MosquittoBroker: Sendable {
                 + "install it (apt-get install mosquitto mosquitto-clients)")
     }
 
-    /// Starts the broker process (if not running) and waits until it accepts TCP connections on `port`.
+    /// Starts the broker process (if not running) and waits until it listens on `port` itself.
+    ///
+    /// Another program answering on `port` is not readiness: this broker then exits with "address in use" and the
+    /// start fails (and `MosquittoBroker.start()` tries another port).
     public func start(timeout: Duration = .seconds(10)) async throws {
         if process.withLock({ $0?.isRunning ?? false }) { return }
         let child = try TestProcess(executable: executable, arguments: ["-c", directory + "/mosquitto.conf"])
         process.withLock { $0 = child }
         let ready = await eventually(timeout: timeout, interval: .milliseconds(20)) { () -> Bool? in
-            if FreePort.isAccepting(port: port) { return true }
             if !child.isRunning { return false }
-            return nil
+            return FreePort.isListening(port: port, processID: child.processID) ? true : nil
         }
         guard ready == true else {
             await child.stop(with: SIGKILL, timeout: .seconds(2))
             let status = child.exitStatus.map { "\($0)" } ?? "still running"
             throw TestSupportError(
-                "mosquitto did not accept connections on 127.0.0.1:\(port) (\(status)); output:\n\(child.transcript)\nlog:\n\(log)")
+                "mosquitto did not listen on 127.0.0.1:\(port) (\(status)); output:\n\(child.transcript)\nlog:\n\(log)")
         }
     }
 

@@ -44,10 +44,60 @@ struct TestSupportTests {
         #expect(broker.log.contains("mosquitto version"))
     }
 
+    @Test("FreePort never hands the same port to two callers in one test process")
+    func freePortsAreDistinct() throws {
+        let ports = try (0..<3000).map { _ in try FreePort.next() }
+        #expect(Set(ports).count == ports.count)
+    }
+
+    @Test("a broker whose port another program listens on fails to start, saying so, instead of looking ready")
+    func brokerOnATakenPortDoesNotLookReady() async throws {
+        let squatter = try LoopbackListener()
+        defer { squatter.close() }
+        #expect(FreePort.isAccepting(port: squatter.port))
+        #expect(!FreePort.isListening(port: squatter.port, processID: getpid() + 1_000_000))
+        #expect(FreePort.isListening(port: squatter.port, processID: getpid()))
+        let broker = try MosquittoBroker(port: squatter.port)
+        await #expect {
+            try await broker.start(timeout: .seconds(5))
+        } throws: { error in
+            "\(error)".contains("did not listen on 127.0.0.1:\(squatter.port)")
+        }
+        #expect(!broker.isRunning)
+    }
+
     @Test("BuiltProducts finds the executables SwiftPM built next to the test bundle")
     func builtProducts() throws {
         let scanner = try BuiltProducts.path(of: "beacon-scanner")
         #expect(FileManager.default.isExecutableFile(atPath: scanner))
         #expect(throws: TestSupportError.self) { try BuiltProducts.path(of: "no-such-product") }
     }
+}
+
+/// A TCP socket listening on a free 127.0.0.1 port in this process, standing in for another program that took it.
+private struct LoopbackListener {
+    let descriptor: Int32
+    let port: Int
+
+    init() throws {
+        // Close-on-exec, as another program's socket would be: the broker must not inherit it.
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard descriptor >= 0, bound == 0, listen(descriptor, 8) == 0 else {
+            throw TestSupportError("could not listen on 127.0.0.1: \(String(cString: strerror(errno)))")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        self.descriptor = descriptor
+        self.port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() { _ = Glibc.close(descriptor) }
 }

@@ -95,19 +95,19 @@ final class ProfileBroker: Sendable {
         ["--cafile", caFile, "-u", user, "-P", try password(of: user)]
     }
 
-    /// Starts mosquitto with the profile and waits until the TLS port accepts connections.
+    /// Starts mosquitto with the profile and waits until it listens on the TLS port itself (not another program there).
     func start(timeout: Duration = .seconds(10)) async throws {
         if process.withLock({ $0?.isRunning ?? false }) { return }
         let child = try TestProcess(executable: try MosquittoBroker.findExecutable(), arguments: ["-c", configFile])
         process.withLock { $0 = child }
         let ready = await eventually(timeout: timeout, interval: .milliseconds(20)) { () -> Bool? in
-            if FreePort.isAccepting(port: port) { return true }
-            return child.isRunning ? nil : false
+            guard child.isRunning else { return false }
+            return FreePort.isListening(port: port, processID: child.processID) ? true : nil
         }
         guard ready == true else {
             await child.stop(with: SIGKILL, timeout: .seconds(2))
             throw TestSupportError(
-                "mosquitto with the production profile did not accept connections on 127.0.0.1:\(port):\n\(child.transcript)")
+                "mosquitto with the production profile did not listen on 127.0.0.1:\(port):\n\(child.transcript)")
         }
     }
 
