@@ -271,7 +271,7 @@ struct PresenceEngineTests {
         #expect(dwell.first.map { $0 >= .seconds(18) && $0 <= .seconds(20) } == true)
     }
 
-    @Test("duplicated and out-of-order batches are ignored and counted; gaps are counted")
+    @Test("duplicated and out-of-order batches are ignored and counted; gaps count the seqs still missing")
     func batchOrdering() {
         var engine = PresenceEngine(rules: StoreScript.fastRules, stores: [1: [DepartmentLayout(id: 10, rules: StoreScript.fastRules)]])
         let now = Timestamp(milliseconds: 1_000_000)
@@ -281,10 +281,25 @@ struct PresenceEngineTests {
         #expect(engine.ingest(batch(1), at: now).verdict == .applied)
         #expect(engine.ingest(batch(1), at: now).verdict == .duplicate)
         #expect(engine.ingest(batch(4), at: now).verdict == .applied)
+        #expect(engine.counters.gaps == 2)  // 2 and 3
         #expect(engine.ingest(batch(3), at: now).verdict == .late)
         #expect(engine.counters.duplicates == 1)
         #expect(engine.counters.late == 1)
-        #expect(engine.counters.gaps == 2)
+        #expect(engine.counters.gaps == 1, "3 was late, not lost")
+        #expect(engine.ingest(batch(3), at: now).verdict == .late)
+        #expect(engine.ingest(batch(1), at: now).verdict == .late)
+        #expect(engine.counters.gaps == 1, "redelivered batches fill no gap")
+        #expect(engine.ingest(batch(2), at: now).verdict == .late)
+        #expect(engine.counters.gaps == 0)
+        #expect(engine.ingest(batch(1_000), at: now).verdict == .applied)
+        #expect(engine.counters.gaps == 995)
+        #expect(engine.ingest(batch(999), at: now).verdict == .late)
+        #expect(engine.ingest(batch(5), at: now).verdict == .late)
+        #expect(engine.counters.gaps == 994, "only the newest 256 missing seqs are remembered")
+        // A new boot numbers afresh: the old boot's missing seqs are forgotten, and stay counted.
+        let rebooted = SightingBatch(node: StoreScript.node(10), boot: "c", seq: 1, sentAt: now, sightings: [])
+        #expect(engine.ingest(rebooted, at: now).verdict == .applied)
+        #expect(engine.counters.gaps == 994)
         let other = SightingBatch(node: NodeAddress(store: 2, department: 10, node: "a")!, boot: "b", seq: 1, sentAt: now, sightings: [])
         #expect(engine.ingest(other, at: now).verdict == .unknownStore)
     }

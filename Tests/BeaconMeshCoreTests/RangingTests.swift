@@ -62,6 +62,15 @@ struct RangingTests {
         var older = report
         older.seq = seq - 2
         #expect(script.engine.ingest(older, store: 1, at: script.now).verdict == .late)
+        #expect(script.engine.counters.gaps == 0)
+        var skipping = report
+        skipping.seq = seq + 3
+        #expect(script.engine.ingest(skipping, store: 1, at: script.now).verdict == .applied)
+        #expect(script.engine.counters.gaps == 2)
+        var reordered = report
+        reordered.seq = seq + 1
+        #expect(script.engine.ingest(reordered, store: 1, at: script.now).verdict == .late)
+        #expect(script.engine.counters.gaps == 1, "a report that arrives late was not lost")
         let stranger = RangingReport(member: "nobody", session: "x", seq: 1, sentAt: script.now, beacons: [])
         #expect(script.engine.ingest(stranger, store: 1, at: script.now).verdict == .unknownMember)
         #expect(script.engine.ingest(report, store: 77, at: script.now).verdict == .unknownStore)

@@ -89,6 +89,7 @@ public struct PresenceEngine: Sendable {
         public var sightings: UInt64 = 0
         public var duplicates: UInt64 = 0
         public var late: UInt64 = 0
+        /// Sequence numbers skipped and not (yet) arrived: a late batch or report that fills one takes it back.
         public var gaps: UInt64 = 0
         public var fromOfflineNodes: UInt64 = 0
         /// Ranging reports applied (their ranged beacons count as sightings).
@@ -175,6 +176,9 @@ public struct PresenceEngine: Sendable {
     private(set) var guests: GuestTracker
     private(set) var nodeNumbers: [NodeAddress: Int32] = [:]
     private var nodes: [NodeTrack] = []
+    /// The batches each node skipped, by node number, and the reports each phone skipped.
+    private var missingBatches = MissingSequences<Int32>()
+    private var missingReports = MissingSequences<PhoneKey>()
     /// Members by the time they next need a tick (`Person.nextCheck`), and the earliest time queued for each.
     private var memberDeadlines = DeadlineQueue()
     private var memberQueuedAt: [Int64] = []
@@ -327,6 +331,7 @@ public struct PresenceEngine: Sendable {
                 // Its last will said offline. A batch it numbered before that is dropped; a newer one proves a
                 // reconnection (its resent queue may reach the broker before its `online` status does).
                 guard batch.seq > track.lastSeq else {
+                    if missingBatches.arrived(batch.seq, from: node) { counters.gaps -= 1 }
                     counters.fromOfflineNodes += 1
                     return (.nodeOffline, [])
                 }
@@ -339,11 +344,14 @@ public struct PresenceEngine: Sendable {
                 return (.duplicate, [])
             }
             if batch.seq < track.lastSeq {
+                // Its readings are older than ones applied: dropped. If it was counted missing, it was only late.
+                if missingBatches.arrived(batch.seq, from: node) { counters.gaps -= 1 }
                 counters.late += 1
                 return (.late, [])
             }
-            if batch.seq > track.lastSeq + 1 { counters.gaps += batch.seq - track.lastSeq - 1 }
+            counters.gaps += missingBatches.skipped(by: node, after: track.lastSeq, before: batch.seq)
         } else {
+            if track.boot != nil { missingBatches.forget(node) }
             if track.state == .offline || isNew {
                 outputs.append(.node(address, .online, at: now))
                 outputs.append(.presenceChanged(store: address.store))
@@ -425,12 +433,14 @@ public struct PresenceEngine: Sendable {
                 return (.duplicate, [])
             }
             if report.seq < phone.lastSeq {
+                if missingReports.arrived(report.seq, from: key) { counters.gaps -= 1 }
                 counters.late += 1
                 return (.late, [])
             }
-            if phone.lastSeq > 0, report.seq > phone.lastSeq + 1 { counters.gaps += report.seq - phone.lastSeq - 1 }
+            if phone.lastSeq > 0 { counters.gaps += missingReports.skipped(by: key, after: phone.lastSeq, before: report.seq) }
             follows = phone.lastSeq > 0 && report.seq == phone.lastSeq + 1
         } else {
+            missingReports.forget(key)
             phone.session = report.session
         }
         phone.lastSeq = report.seq
