@@ -116,6 +116,15 @@ let package = Package(
             name: "beacon-scanner",
             dependencies: [
                 "BeaconMeshScanner", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            // Release builds (the Pi's) link the Swift runtime into the program: 2.5 MiB less resident than the
+            // shared libraries (scanner-process benchmark). FoundationEssentials, which swift-argument-parser
+            // imports, needs its two helper archives named when only the link is static. Debug builds, and the
+            // tests that link this target, keep the shared runtime.
+            linkerSettings: [
+                .unsafeFlags(
+                    ["-static-stdlib", "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims"],
+                    .when(configuration: .release))
             ]),
         .executableTarget(
             name: "beacon-coordinator",

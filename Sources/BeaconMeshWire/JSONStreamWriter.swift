@@ -8,12 +8,15 @@ import BeaconMeshCore
 /// Commas are placed by the writer: open an object or array, write its members or elements, close it. Every
 /// payload written here is parsed back by json-c in `BeaconMeshWireTests`.
 ///
-/// The bytes go into a buffer the writer owns (an `Array` checked uniqueness and capacity on every byte, which was
-/// most of the cost of a sighting batch); `finish` copies them out once.
+/// The bytes go into a plain buffer (an `Array` checked uniqueness and capacity on every byte, which was most of the
+/// cost of a sighting batch): one the writer owns, which `finish` copies out once, or the uninitialised storage of
+/// the `Array` being made (`WireCodec.payload`), which needs no copy unless the text outgrows it.
 struct JSONStreamWriter: ~Copyable {
     private var start: UnsafeMutablePointer<UInt8>
     private var count = 0
     private var capacity: Int
+    /// Whether `start` is the writer's own allocation (else it is borrowed storage, never freed here).
+    private var ownsBuffer: Bool
     /// Whether the next value or member follows another one at the same level (and needs a comma first).
     private var followsValue = false
 
@@ -21,16 +24,36 @@ struct JSONStreamWriter: ~Copyable {
     init(capacity: Int = 256) {
         self.capacity = max(64, capacity)
         start = .allocate(capacity: self.capacity)
+        ownsBuffer = true
     }
 
-    deinit { start.deallocate() }
+    /// A writer into `storage`, which must outlive it; text that outgrows `storage` moves to a buffer of its own.
+    init(into storage: UnsafeMutableBufferPointer<UInt8>) {
+        precondition(storage.count > 0)
+        start = storage.baseAddress!
+        capacity = storage.count
+        ownsBuffer = false
+    }
+
+    deinit { if ownsBuffer { start.deallocate() } }
 
     /// Hands over the bytes written.
     consuming func finish() -> [UInt8] {
         let bytes = [UInt8](UnsafeBufferPointer(start: start, count: count))
-        start.deallocate()
+        if ownsBuffer { start.deallocate() }
         discard self
         return bytes
+    }
+
+    /// Ends a writer made `into:` storage: how many bytes it wrote there, or `nil` with the bytes copied out if they
+    /// outgrew it.
+    consuming func finishInPlace() -> (count: Int, outgrown: [UInt8]?) {
+        guard ownsBuffer else {
+            let written = count
+            discard self
+            return (written, nil)
+        }
+        return (0, finish())
     }
 
     // MARK: Structure
@@ -243,9 +266,10 @@ struct JSONStreamWriter: ~Copyable {
         while larger < needed { larger *= 2 }
         let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
         moved.update(from: start, count: count)
-        start.deallocate()
+        if ownsBuffer { start.deallocate() }
         start = moved
         capacity = larger
+        ownsBuffer = true
     }
 
     /// Appends a byte there is room for.

@@ -22,9 +22,18 @@ public enum WireCodec {
     }
 
     /// Writes one payload object whose members `body` writes; `capacity` is a guess at its size in bytes.
+    ///
+    /// The text is written straight into the returned array's storage: a sighting batch of thousands of beacons is
+    /// not held twice while it is copied. A payload that outgrows the guess is copied out of the writer's buffer.
     static func payload(capacity: Int = 256, _ body: (inout JSONStreamWriter) -> Void) -> [UInt8] {
-        var writer = JSONStreamWriter(capacity: capacity)
-        writer.object(body)
-        return writer.finish()
+        var outgrown: [UInt8]?
+        let bytes = [UInt8](unsafeUninitializedCapacity: max(64, capacity)) { storage, initialized in
+            var writer = JSONStreamWriter(into: storage)
+            writer.object(body)
+            let end = writer.finishInPlace()
+            initialized = end.count
+            outgrown = end.outgrown
+        }
+        return outgrown ?? bytes
     }
 }

@@ -38,6 +38,27 @@ struct JSONStreamWriterTests {
         #expect(text(WireCodec.serialize(.object([("a\"b", .null)]))) == #"{"a\"b":null}"#)
     }
 
+    @Test("a payload is the same text whether it fits its size guess (written in place) or outgrows it (copied out)")
+    func payloadInPlaceOrOutgrown() throws {
+        func write(guess: Int) -> [UInt8] {
+            WireCodec.payload(capacity: guess) { body in
+                body.member("v", 1)
+                body.key("items")
+                body.array(Array(0..<2_000)) { item, writer in writer.string("item-\(item)-é\"\\") }
+            }
+        }
+        let fits = write(guess: 64_000)
+        let outgrows = write(guess: 64)
+        #expect(fits == outgrows)
+        #expect(fits.count > 30_000 && fits.count < 64_000)
+        let parsed = try WireCodec.parse(fits)
+        guard case .object(let members) = parsed, case .array(let items)? = members.first(where: { $0.0 == "items" })?.1 else {
+            Issue.record("not an object with items: \(text(fits).prefix(80))")
+            return
+        }
+        #expect(items.count == 2_000 && items.last == .string("item-1999-é\"\\"))
+    }
+
     @Test("integers round-trip from Int64.min to Int64.max")
     func integersRoundTrip() throws {
         let numbers: [Int64] = [

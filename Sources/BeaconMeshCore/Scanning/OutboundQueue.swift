@@ -1,14 +1,16 @@
-/// The scanner's queue of messages for the broker: bounded, first in first out, and nothing leaves it until the
+/// The scanner's queue of messages for the broker: bounded, first in first out, and nothing leaves its count until the
 /// broker has acknowledged it.
 ///
 /// Messages wait here while the broker is unreachable; at most `maximumInFlight` are handed to the MQTT client at a
 /// time, in order. When the queue is full the oldest waiting message is dropped and counted — the newest readings
 /// matter most to a presence system.
 public struct OutboundQueue<Message: Sendable>: Sendable {
-    /// A message handed to the client, waiting for the broker's acknowledgement.
+    /// A message handed to the client, waiting for the broker's acknowledgement. The client keeps the message itself
+    /// (and resends it after a reconnect) until then: the queue keeps only its id and weight, not a second copy of a
+    /// batch that can be most of a megabyte.
     public struct InFlight: Sendable {
         public var id: Int32
-        public var message: Message
+        public var weight: Int
     }
 
     public let capacity: Int
@@ -68,7 +70,7 @@ public struct OutboundQueue<Message: Sendable>: Sendable {
     /// Records that the message returned by `nextToSend` was handed to the client under `id`.
     public mutating func sent(id: Int32) {
         guard waitingStart < waiting.count, let message = waiting[waitingStart] else { return }
-        inFlight.append(InFlight(id: id, message: message))
+        inFlight.append(InFlight(id: id, weight: weigh(message)))
         waiting[waitingStart] = nil
         waitingStart += 1
         compactIfNeeded()
@@ -79,7 +81,7 @@ public struct OutboundQueue<Message: Sendable>: Sendable {
     @discardableResult
     public mutating func acknowledge(id: Int32) -> Bool {
         guard let index = inFlight.firstIndex(where: { $0.id == id }) else { return false }
-        weight -= weigh(inFlight[index].message)
+        weight -= inFlight[index].weight
         inFlight.remove(at: index)
         return true
     }
@@ -92,7 +94,7 @@ public struct OutboundQueue<Message: Sendable>: Sendable {
         var released = 0
         inFlight.removeAll { message in
             guard isDone(message.id) else { return false }
-            released += weigh(message.message)
+            released += message.weight
             return true
         }
         weight -= released
