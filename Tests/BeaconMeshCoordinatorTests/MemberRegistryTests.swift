@@ -46,6 +46,34 @@ struct MemberRegistryTests {
         #expect(try registry.beaconOwners().count == 4)
     }
 
+    @Test("every member read at once is each member as read alone: fields, beacons in order, counts, times, no one mixed up")
+    func allMembersMatchOneByOne() throws {
+        let folder = try temporaryFolder()
+        let registry = try MemberRegistry(path: folder + "/db.sqlite")
+        var rows = [header]
+        for index in 1...300 {
+            // Beacons listed out of order, some members without beacons, fields or times.
+            let eddystone = "eddystone:00112233445566778899:" + String(format: "%012x", index)
+            let beacons = index % 7 == 0 ? "" : "ibeacon:\(uuid):\(index):9;ibeacon:\(uuid):\(index):2;\(eddystone)"
+            let drink = index % 3 == 0 ? "" : "Tea"
+            let lastVisit = index % 5 == 0 ? "" : "\(index * 1000)"
+            let tier = index % 4 == 0 ? "" : "tier\(index % 3)"
+            rows.append("m\(index),Member \(index),\(drink),\(beacons),,\(index % 11),\(lastVisit),\(index),\(tier)")
+        }
+        try registry.merge(try MembersCSV.parse(rows.joined(separator: "\n"), file: "many.csv"))
+        try registry.remove(id: "m150")
+        let all = try registry.allMembers()
+        #expect(all.map(\.id) == (1...300).filter { $0 != 150 }.map { "m\($0)" }.sorted())
+        for record in all {
+            #expect(try registry.member(id: record.id) == record)
+        }
+        let m14 = try #require(all.first { $0.id == "m14" })
+        #expect(m14.beacons.isEmpty && m14.profile.customFields == ["tier": "tier2"])
+        let m8 = try #require(all.first { $0.id == "m8" })
+        #expect(m8.beacons.map(\.description) == m8.beacons.map(\.description).sorted() && m8.beacons.count == 3)
+        #expect(m8.profile.customFields.isEmpty && m8.profile.lastVisitAt == Timestamp(milliseconds: 8000))
+    }
+
     @Test(
         "a malformed row names its line and nothing of the file is written",
         arguments: [
