@@ -585,15 +585,20 @@ public struct PresenceEngine: Sendable {
     }
 
     private mutating func evaluate(member number: Int32, at now: Int64, into outputs: inout [Output]) {
-        var person = members[Int(number)]
         let before = marks(of: number)
+        // The person is moved out of the table while it is worked on, not copied: a copy shares the readings' buffer
+        // with the table, so changing them would copy them, and writing the person back would release the old one.
+        var person = Person()
+        swap(&person, &members[Int(number)])
         let outputsBefore = outputs.count
         defer {
             person.nextCheck = nextCheck(of: person, after: now)
-            members[Int(number)] = person
+            let nextCheck = person.nextCheck
+            let visit = outputs[outputsBefore...].contains(where: \.changesVisit) ? person.visit : nil
+            swap(&person, &members[Int(number)])
             reindex(number, from: before)
-            scheduleMember(number, at: person.nextCheck)
-            if let visit = person.visit, outputs[outputsBefore...].contains(where: \.changesVisit) { outputs.append(.visitChanged(visit)) }
+            scheduleMember(number, at: nextCheck)
+            if let visit { outputs.append(.visitChanged(visit)) }
         }
         let id = memberIDs[Int(number)]
         let nowTime = Timestamp(milliseconds: now)
@@ -877,11 +882,15 @@ public struct PresenceEngine: Sendable {
     // MARK: Member indexes
 
     private func marks(of number: Int32) -> MemberMarks {
-        let person = members[Int(number)]
-        guard let visit = person.visit else { return MemberMarks(tracked: !person.readings.isEmpty, presentIn: nil, left: nil) }
-        return MemberMarks(
-            tracked: true, presentIn: visit.leftAt == nil ? visit.store : nil,
-            left: visit.leftAt.map { .init(store: visit.store, department: visit.department, leftAt: $0.milliseconds) })
+        // Field by field: copying the whole person (its readings, its visit's member id) twice per evaluation showed
+        // in the engine's profile.
+        let index = Int(number)
+        guard let store = members[index].visit?.store else {
+            return MemberMarks(tracked: !members[index].readings.isEmpty, presentIn: nil, left: nil)
+        }
+        guard let leftAt = members[index].visit?.leftAt else { return MemberMarks(tracked: true, presentIn: store, left: nil) }
+        let department = members[index].visit?.department ?? 0
+        return MemberMarks(tracked: true, presentIn: nil, left: .init(store: store, department: department, leftAt: leftAt.milliseconds))
     }
 
     /// Brings the member indexes (tracked count, members present, visit expiries) up to date with a change of
