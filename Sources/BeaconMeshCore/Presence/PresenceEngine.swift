@@ -568,7 +568,9 @@ public struct PresenceEngine: Sendable {
 
     /// The best fresh reading of a person (the first that no other outranks) and the
     /// best fresh reading in `department`, counting only readings in `store` when given.
-    private func bestReadings(of person: Person, store: UInt16?, department: UInt16?, at now: Int64)
+    private static func bestReadings(
+        of person: Person, store: UInt16?, department: UInt16?, at now: Int64, nodes: [NodeTrack]
+    )
         -> (best: Reading?, current: Reading?, lastHeard: Int64?)
     {
         var best: Reading?
@@ -585,6 +587,8 @@ public struct PresenceEngine: Sendable {
     }
 
     private mutating func evaluate(member number: Int32, at now: Int64, into outputs: inout [Output]) {
+        // The helpers called below are static and take only the node table and the department timings: as methods
+        // of the engine, most calls copied the whole engine value (552 bytes) first.
         let before = marks(of: number)
         // The person is moved out of the table while it is worked on, not copied: a copy shares the readings' buffer
         // with the table, so changing them would copy them, and writing the person back would release the old one.
@@ -592,7 +596,7 @@ public struct PresenceEngine: Sendable {
         swap(&person, &members[Int(number)])
         let outputsBefore = outputs.count
         defer {
-            person.nextCheck = nextCheck(of: person, after: now)
+            person.nextCheck = Self.nextCheck(of: person, after: now, nodes: nodes, timings: timings)
             let nextCheck = person.nextCheck
             let visit = outputs[outputsBefore...].contains(where: \.changesVisit) ? person.visit : nil
             swap(&person, &members[Int(number)])
@@ -604,10 +608,11 @@ public struct PresenceEngine: Sendable {
         let nowTime = Timestamp(milliseconds: now)
 
         if var visit = person.visit, visit.leftAt == nil,
-            !endedWhileUnheard(&person, visit: &visit, member: id, at: now, into: &outputs)
+            !Self.endedWhileUnheard(&person, visit: &visit, member: id, at: now, into: &outputs, timings: timings)
         {
             // In the store: leave, switch, or stay.
-            let (best, current, lastHeard) = bestReadings(of: person, store: visit.store, department: visit.department, at: now)
+            let (best, current, lastHeard) = Self.bestReadings(
+                of: person, store: visit.store, department: visit.department, at: now, nodes: nodes)
             if let lastHeard, lastHeard > visit.lastSeen.milliseconds { visit.lastSeen = Timestamp(milliseconds: lastHeard) }
             let rules = self.timing(store: visit.store, department: visit.department)
             if now - visit.lastSeen.milliseconds >= rules.exitAfter && best == nil {
@@ -630,13 +635,15 @@ public struct PresenceEngine: Sendable {
                 return
             }
             if let current { visit.proximity = current.proximity }
-            if let decisive = decisiveChallenger(of: &person, current: current, store: visit.store, at: now) {
+            if let decisive = Self.decisiveChallenger(
+                of: &person, current: current, store: visit.store, at: now, nodes: nodes, timings: timings)
+            {
                 // The evidence outran the smoothing: take the latest readings as they are, so that the smoothed ones
                 // do not pull the member straight back.
                 for index in person.readings.indices where person.readings[index].store == visit.store {
                     person.readings[index].rssi = person.readings[index].latest
                 }
-                switchDepartment(&visit, to: decisive, member: id, at: nowTime, into: &outputs)
+                Self.switchDepartment(&visit, to: decisive, member: id, at: nowTime, into: &outputs)
                 person.challengerDepartment = nil
                 person.decisiveDepartment = nil
                 person.visit = visit
@@ -645,7 +652,7 @@ public struct PresenceEngine: Sendable {
             if best.department == visit.department {
                 person.challengerDepartment = nil
             } else if current == nil {
-                switchDepartment(&visit, to: best, member: id, at: nowTime, into: &outputs)
+                Self.switchDepartment(&visit, to: best, member: id, at: nowTime, into: &outputs)
                 person.challengerDepartment = nil
             } else if let current,
                 best.rssi >= current.rssi + self.timing(store: visit.store, department: best.department).switchMargin
@@ -653,11 +660,11 @@ public struct PresenceEngine: Sendable {
                 let dwell = self.timing(store: visit.store, department: best.department).switchDwell
                 if person.challengerDepartment == best.department {
                     if now - person.challengerSince >= dwell {
-                        switchDepartment(&visit, to: best, member: id, at: nowTime, into: &outputs)
+                        Self.switchDepartment(&visit, to: best, member: id, at: nowTime, into: &outputs)
                         person.challengerDepartment = nil
                     }
                 } else if dwell <= 0 {
-                    switchDepartment(&visit, to: best, member: id, at: nowTime, into: &outputs)
+                    Self.switchDepartment(&visit, to: best, member: id, at: nowTime, into: &outputs)
                     person.challengerDepartment = nil
                 } else {
                     person.challengerDepartment = best.department
@@ -671,7 +678,7 @@ public struct PresenceEngine: Sendable {
         }
 
         // Not in any store: arrive (or resume) once the first readings have settled.
-        let (best, _, lastHeard) = bestReadings(of: person, store: nil, department: nil, at: now)
+        let (best, _, lastHeard) = Self.bestReadings(of: person, store: nil, department: nil, at: now, nodes: nodes)
         guard let best, let firstHeard = person.firstHeard else {
             person.firstHeard = nil
             return
@@ -707,11 +714,11 @@ public struct PresenceEngine: Sendable {
     /// allows (ticks end visits in time): the visit ended `exitAfter` after its last reading, and what was heard
     /// since may begin the next one (a new visit, or the same one resumed within `visitGap` of that end).
     /// Returns whether it ended the visit.
-    private func endedWhileUnheard(
+    private static func endedWhileUnheard(
         _ person: inout Person, visit: inout Visit, member: String, at now: Int64,
-        into outputs: inout [Output]
+        into outputs: inout [Output], timings: DepartmentTimings
     ) -> Bool {
-        let gone = visit.lastSeen.milliseconds + timing(store: visit.store, department: visit.department).exitAfter
+        let gone = visit.lastSeen.milliseconds + timings.timing(store: visit.store, department: visit.department).exitAfter
         guard gone <= now, let lastHeard = person.readings.map(\.lastSeen).max(), lastHeard >= gone else { return false }
         visit.leftAt = Timestamp(milliseconds: gone)
         person.visit = visit
@@ -729,7 +736,7 @@ public struct PresenceEngine: Sendable {
 
     /// The earliest time after `now` at which time alone could change what `evaluate` decides for `person`: a fresh
     /// reading going stale, the exit of a visit, the end of a switch dwell, the settling of an arrival.
-    private func nextCheck(of person: Person, after now: Int64) -> Int64 {
+    private static func nextCheck(of person: Person, after now: Int64, nodes: [NodeTrack], timings: DepartmentTimings) -> Int64 {
         var next = Int64.max
         for reading in person.readings {
             let stale = reading.lastSeen + nodes[Int(reading.node)].staleAfter
@@ -737,20 +744,20 @@ public struct PresenceEngine: Sendable {
         }
         if let visit = person.visit, visit.leftAt == nil {
             next = min(
-                next, visit.lastSeen.milliseconds + timing(store: visit.store, department: visit.department).exitAfter)
+                next, visit.lastSeen.milliseconds + timings.timing(store: visit.store, department: visit.department).exitAfter)
             if let challenger = person.decisiveDepartment {
-                next = min(next, person.decisiveSince + timing(store: visit.store, department: challenger).switchDwell / 3)
-            } else if decisiveLead(of: person, over: visit.department, store: visit.store, at: now) != nil {
+                next = min(next, person.decisiveSince + timings.timing(store: visit.store, department: challenger).switchDwell / 3)
+            } else if decisiveLead(of: person, over: visit.department, store: visit.store, at: now, nodes: nodes, timings: timings) != nil {
                 // A lead that began outside the in-store evaluation (at the arrival itself) is tracked from the next tick.
                 next = min(next, now + 1)
             }
             if let challenger = person.challengerDepartment {
-                next = min(next, person.challengerSince + timing(store: visit.store, department: challenger).switchDwell)
+                next = min(next, person.challengerSince + timings.timing(store: visit.store, department: challenger).switchDwell)
             }
         } else if let firstHeard = person.firstHeard {
             var settle = person.readings.isEmpty ? 0 : Int64.max
             for reading in person.readings {
-                settle = min(settle, timing(store: reading.store, department: reading.department).arrivalSettle)
+                settle = min(settle, timings.timing(store: reading.store, department: reading.department).arrivalSettle)
             }
             next = min(next, firstHeard + settle)
         }
@@ -760,8 +767,12 @@ public struct PresenceEngine: Sendable {
     /// The contract's decisive switch: another department's latest fresh reading has beaten the current
     /// department's by three times `switchMargin` at every evaluation for a third of `switchDwell`. Returns that
     /// department's reading once the third has passed; keeps track of the lead in `person` meanwhile.
-    private func decisiveChallenger(of person: inout Person, current: Reading?, store: UInt16, at now: Int64) -> Reading? {
-        guard let current, let challenger = decisiveLead(of: person, over: current.department, store: store, at: now) else {
+    private static func decisiveChallenger(
+        of person: inout Person, current: Reading?, store: UInt16, at now: Int64, nodes: [NodeTrack], timings: DepartmentTimings
+    ) -> Reading? {
+        guard let current,
+            let challenger = decisiveLead(of: person, over: current.department, store: store, at: now, nodes: nodes, timings: timings)
+        else {
             person.decisiveDepartment = nil
             return nil
         }
@@ -769,13 +780,15 @@ public struct PresenceEngine: Sendable {
             person.decisiveDepartment = challenger.department
             person.decisiveSince = now
         }
-        let third = timing(store: store, department: challenger.department).switchDwell / 3
+        let third = timings.timing(store: store, department: challenger.department).switchDwell / 3
         return now - person.decisiveSince >= third ? challenger : nil
     }
 
     /// The strongest latest fresh reading of another department of `store` that beats `department`'s by three times
     /// `switchMargin` now, if there is one (and `department` has a fresh reading).
-    private func decisiveLead(of person: Person, over department: UInt16, store: UInt16, at now: Int64) -> Reading? {
+    private static func decisiveLead(
+        of person: Person, over department: UInt16, store: UInt16, at now: Int64, nodes: [NodeTrack], timings: DepartmentTimings
+    ) -> Reading? {
         var challenger: Reading?
         var currentLatest: Double?
         for reading in person.readings where reading.store == store && now - reading.lastSeen < nodes[Int(reading.node)].staleAfter {
@@ -786,12 +799,12 @@ public struct PresenceEngine: Sendable {
             }
         }
         guard let challenger, let currentLatest,
-            challenger.latest >= currentLatest + 3 * timing(store: store, department: challenger.department).switchMargin
+            challenger.latest >= currentLatest + 3 * timings.timing(store: store, department: challenger.department).switchMargin
         else { return nil }
         return challenger
     }
 
-    private func switchDepartment(
+    private static func switchDepartment(
         _ visit: inout Visit, to best: Reading, member: String, at now: Timestamp,
         into outputs: inout [Output]
     ) {
