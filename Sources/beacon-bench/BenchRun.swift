@@ -16,10 +16,12 @@ enum BenchRun {
         if let error = failure.withLock({ $0 }) { throw error }
     }
 
-    /// A fresh folder under the temporary directory for one run's files (the caller removes it).
-    static func makeWorkFolder() throws -> String {
+    /// Runs `body` as `blocking` does, with a fresh folder under the temporary directory for the run's files (its
+    /// broker, configs, captures); the folder is removed afterwards, whether `body` succeeded or not.
+    static func inWorkFolder(_ body: @escaping @Sendable (_ work: String) async throws -> Void) throws {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-bench-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        return work
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        try blocking { try await body(work) }
     }
 }

@@ -45,7 +45,7 @@ struct CoordinatorBenchmark: ParsableCommand {
 
     func run() throws {
         let benchmark = self
-        try BenchRun.blocking { try await benchmark.measure() }
+        try BenchRun.inWorkFolder { work in try await benchmark.measure(in: work) }
     }
 
     /// The benchmark chain: 100 stores of 10 departments, 50 members each (members 1…5000).
@@ -56,8 +56,7 @@ struct CoordinatorBenchmark: ParsableCommand {
 
     static func store(ofMember member: Int) -> Int { (member - 1) / 50 + 1 }
 
-    private func measure() async throws {
-        let work = try BenchRun.makeWorkFolder()
+    private func measure(in work: String) async throws {
         let broker = try await BenchBroker.start(in: work, settings: BenchBroker.unlimited + ["max_packet_size 4194304"])
         defer { broker.process.stop() }
         let port = broker.port

@@ -36,12 +36,10 @@ struct CoordinatorInMemoryBenchmark: ParsableCommand {
 
     func run() throws {
         let benchmark = self
-        try BenchRun.blocking { try await benchmark.measure() }
+        try BenchRun.inWorkFolder { work in try await benchmark.measure(in: work) }
     }
 
-    private func measure() async throws {
-        let work = try BenchRun.makeWorkFolder()
-        defer { try? FileManager.default.removeItem(atPath: work) }
+    private func measure(in work: String) async throws {
         var configuration = CoordinatorConfiguration(id: "bench")
         // The presence block of `BenchChain`'s config.
         var rules = PresenceRules()

@@ -50,12 +50,10 @@ struct DashboardBenchmark: ParsableCommand {
 
     func run() throws {
         let benchmark = self
-        try BenchRun.blocking { try await benchmark.measure() }
+        try BenchRun.inWorkFolder { work in try await benchmark.measure(in: work) }
     }
 
-    private func measure() async throws {
-        let work = try BenchRun.makeWorkFolder()
-        defer { try? FileManager.default.removeItem(atPath: work) }
+    private func measure(in work: String) async throws {
         let broker = try await BenchBroker.start(in: work, settings: BenchBroker.unlimited)
         defer { broker.process.stop() }
         let brokerPort = broker.port

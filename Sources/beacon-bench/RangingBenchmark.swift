@@ -31,16 +31,14 @@ struct RangingBenchmark: ParsableCommand {
 
     func run() throws {
         let benchmark = self
-        try BenchRun.blocking { try await benchmark.measure() }
+        try BenchRun.inWorkFolder { work in try await benchmark.measure(in: work) }
     }
 
     /// The chain of `coordinator`: 100 stores of 10 departments, 50 members each (members 1…5000), here heard only
     /// through their phones.
     static let members = 5_000
 
-    private func measure() async throws {
-        let work = try BenchRun.makeWorkFolder()
-        defer { try? FileManager.default.removeItem(atPath: work) }
+    private func measure(in work: String) async throws {
         let broker = try await BenchBroker.start(in: work, settings: BenchBroker.unlimited)
         defer { broker.process.stop() }
         let port = broker.port

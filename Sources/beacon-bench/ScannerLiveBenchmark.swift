@@ -33,13 +33,11 @@ struct ScannerLiveBenchmark: ParsableCommand {
 
     func run() throws {
         let benchmark = self
-        try BenchRun.blocking { try await benchmark.measure() }
+        try BenchRun.inWorkFolder { work in try await benchmark.measure(in: work) }
     }
 
-    private func measure() async throws {
+    private func measure(in work: String) async throws {
         guard rate > 0, seconds > 0, beacons > 0 else { throw ValidationError("--rate, --seconds and --beacons must be positive") }
-        let work = try BenchRun.makeWorkFolder()
-        defer { try? FileManager.default.removeItem(atPath: work) }
         let broker = try await BenchBroker.start(in: work, settings: BenchBroker.unlimited + ["max_packet_size 4194304"])
         defer { broker.process.stop() }
         let topic = "beaconmesh/v1/stores/1/departments/1/nodes/bench/sightings"

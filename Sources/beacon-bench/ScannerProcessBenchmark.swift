@@ -40,7 +40,7 @@ struct ScannerProcessBenchmark: ParsableCommand {
 
     func run() throws {
         let benchmark = self
-        try BenchRun.blocking { try await benchmark.measure() }
+        try BenchRun.inWorkFolder { work in try await benchmark.measure(in: work) }
     }
 
     /// One scanner run: CPU seconds (user + sys), peak RSS in bytes, exit status.
@@ -50,7 +50,7 @@ struct ScannerProcessBenchmark: ParsableCommand {
         var status: Int32
     }
 
-    private func measure() async throws {
+    private func measure(in work: String) async throws {
         guard adverts > 0, beacons > 0, repeats > 0 else { throw ValidationError("--adverts, --beacons and --repeats must be positive") }
         let scannerPath =
             scanner
@@ -59,8 +59,6 @@ struct ScannerProcessBenchmark: ParsableCommand {
         guard FileManager.default.isExecutableFile(atPath: scannerPath) else {
             throw BenchError("no beacon-scanner at \(scannerPath) (swift build -c release, or --scanner PATH)")
         }
-        let work = try BenchRun.makeWorkFolder()
-        defer { try? FileManager.default.removeItem(atPath: work) }
         let tiny = work + "/tiny.log"
         let capture = work + "/capture.log"
         try SyntheticCapture.write(to: tiny, adverts: 10, beacons: 10)
