@@ -121,9 +121,16 @@ let package = Package(
             // shared libraries (scanner-process benchmark). FoundationEssentials, which swift-argument-parser
             // imports, needs its two helper archives named when only the link is static. Debug builds, and the
             // tests that link this target, keep the shared runtime.
+            // They also link a fixed-address program (`-no-pie`) that exports no symbols (`--no-export-dynamic`,
+            // undoing the static runtime's `-export-dynamic`): no 1 MB table of start-up relocations and no 400 kB
+            // of relocated metadata, and 0.5 MB less symbol table mapped; 1.0–1.4 MiB less at peak. The cost: the
+            // program's own code has no address randomisation (the libraries, heap and stack keep theirs).
             linkerSettings: [
                 .unsafeFlags(
-                    ["-static-stdlib", "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims"],
+                    [
+                        "-static-stdlib", "-Xlinker", "-l_FoundationCollections", "-Xlinker", "-l_FoundationCShims",
+                        "-Xclang-linker", "-no-pie", "-Xlinker", "--no-export-dynamic",
+                    ],
                     .when(configuration: .release))
             ]),
         .executableTarget(
