@@ -20,6 +20,8 @@ final class MQTTCallbackContext: Sendable {
     let inbox: MQTTInbox
     /// Published first thing on every accepted connection (`MQTTConfiguration.announcement`).
     let announcement: MQTTMessage?
+    /// How many messages and acknowledgements the callbacks have taken: the network loop reads on while it grows.
+    let packetsHandled = Atomic<Int>(0)
 
     init(logger: Logger, inbox: MQTTInbox, announcement: MQTTMessage? = nil) {
         self.logger = logger
@@ -154,6 +156,7 @@ final class MQTTCallbackContext: Sendable {
 
     /// A QoS 1 message was acknowledged (PUBACK) or a QoS 0 message was written to the socket.
     private func didPublish(_ id: MQTTMessageID) {
+        packetsHandled.add(1, ordering: .relaxed)
         let observers = state.withLock { state in
             if state.unacknowledged.removeValue(forKey: id) == nil {
                 state.acknowledgedBeforeRecorded.insert(id)
@@ -203,6 +206,7 @@ final class MQTTCallbackContext: Sendable {
 
     /// A message arrived: copy topic and payload now — libmosquitto frees them when the callback returns.
     private func didReceive(_ message: mosquitto_message) {
+        packetsHandled.add(1, ordering: .relaxed)
         let topic = message.topic.map { String(cString: $0) } ?? ""
         var payload: [UInt8] = []
         if let bytes = message.payload, message.payloadlen > 0 {

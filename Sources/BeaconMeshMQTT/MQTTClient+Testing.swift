@@ -30,3 +30,9 @@ extension MQTTClient {
         return value != 0
     }
 }
+
+extension MQTTClient {
+    /// How many packets the network thread has read as part of a backlog, without a `select` before each (tests
+    /// only: reachable with `@testable import`).
+    var backlogReadsForTesting: Int { loop.backlogReads.load(ordering: .relaxed) }
+}

@@ -34,7 +34,7 @@ public final class MQTTClient: Sendable {
     private let context: MQTTCallbackContext
     private let logger: Logger
     /// The network thread: I/O, keep-alive, callbacks and reconnecting.
-    private let loop: MQTTConnectionLoop
+    let loop: MQTTConnectionLoop
 
     /// Makes a client (no network traffic yet); throws `MQTTError` for a configuration that cannot work.
     ///

@@ -18,6 +18,11 @@ import Synchronization
 /// after the backoff while there is none. The client is marked `threaded` so that publishing from other threads only
 /// queues packets and wakes this loop. Keep-alive, TLS, the last will, QoS 1 resending and the client's
 /// re-subscription in `on_connect` all stay libmosquitto's and the callback context's, as with its own thread.
+///
+/// A backlog is read faster than `mosquitto_loop` alone would: it reads one packet per `select`, plus one byte of
+/// its wake-up pipe (every acknowledgement queued writes one), which cost more than the packet itself. While
+/// connected, each turn goes on reading with `mosquitto_loop_read` until the socket has nothing more (at most
+/// `backlogBurst` packets), writing the acknowledgement of each with `mosquitto_loop_write`.
 final class MQTTConnectionLoop: Sendable {
     private let handle: MosquittoHandle
     private let context: MQTTCallbackContext
@@ -29,11 +34,16 @@ final class MQTTConnectionLoop: Sendable {
     /// `true` once the thread should end.
     private let stopRequested = Atomic(false)
     private let thread = Mutex<MQTTNetworkThread?>(nil)
+    /// How many packets the loop has read on after a `mosquitto_loop`, without a `select` (tests look at it).
+    let backlogReads = Atomic<Int>(0)
 
     /// How long one `mosquitto_loop` waits for traffic before looking at keep-alive and the stop flag again.
     static let pollTimeoutMilliseconds: Int32 = 1000
     /// How often a backoff wait looks at the stop flag.
     static let sleepSlice: Duration = .milliseconds(20)
+    /// How many more packets one turn reads while the socket keeps delivering, before the next `mosquitto_loop`
+    /// (keep-alive, the wake-up pipe, writes).
+    static let backlogBurst = 64
 
     init(handle: MosquittoHandle, context: MQTTCallbackContext, logger: Logger, reconnectDelayMin: Duration, reconnectDelayMax: Duration) {
         self.handle = handle
@@ -87,13 +97,41 @@ final class MQTTConnectionLoop: Sendable {
                 reconnect(attempt: attempt)
                 continue
             }
+            let handled = context.packetsHandled.load(ordering: .relaxed)
             let code = mosquitto_loop(handle.pointer, Self.pollTimeoutMilliseconds, 1)
-            if attempt > 0 && context.state.withLock({ $0.isConnected }) { attempt = 0 }
+            let connected = context.state.withLock { $0.isConnected }
+            if attempt > 0 && connected { attempt = 0 }
+            // A turn that took a packet may have more behind it (a turn woken only by the pipe has not).
+            if code == MOSQ_ERR_SUCCESS.rawValue && connected && context.packetsHandled.load(ordering: .relaxed) != handled {
+                readBacklog()
+            }
             if code != MOSQ_ERR_SUCCESS.rawValue && code != MOSQ_ERR_NO_CONN.rawValue && mosquitto_socket(handle.pointer) >= 0 {
                 // An error that left the socket open (select failing, say): do not spin on it.
                 logger.debug("network loop error; retrying", metadata: ["mqtt.error": "\(libraryErrorText(code))"])
                 sleep(.milliseconds(10))
             }
+        }
+    }
+
+    /// Reads on while the socket delivers (up to `backlogBurst` packets, no `select` between them), writing what each
+    /// read queued (its acknowledgement). A read that fails has closed the socket (libmosquitto reports the loss through
+    /// `on_disconnect`), and the next turn reconnects.
+    ///
+    /// A read that took no message or acknowledgement ends it: nothing more was there, or only part of a packet
+    /// (`mosquitto_loop` waits for the rest). `errno` cannot tell: once the wake-up pipe is full, every
+    /// acknowledgement queued leaves `EAGAIN` there.
+    private func readBacklog() {
+        for _ in 0..<Self.backlogBurst {
+            let handled = context.packetsHandled.load(ordering: .relaxed)
+            let code = mosquitto_loop_read(handle.pointer, 1)
+            if code != MOSQ_ERR_SUCCESS.rawValue || context.packetsHandled.load(ordering: .relaxed) == handled { break }
+            backlogReads.add(1, ordering: .relaxed)
+            // Acknowledge at once: a broker sends at most so many unacknowledged messages (`max_inflight_messages`,
+            // 20 by default), and the next only as acknowledgements come back.
+            if mosquitto_want_write(handle.pointer) { _ = mosquitto_loop_write(handle.pointer, 1) }
+        }
+        if mosquitto_socket(handle.pointer) >= 0 && mosquitto_want_write(handle.pointer) {
+            _ = mosquitto_loop_write(handle.pointer, 1)
         }
     }
 

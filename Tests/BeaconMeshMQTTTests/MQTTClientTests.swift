@@ -229,6 +229,45 @@ struct MQTTClientTests {
         await again.disconnect()
     }
 
+    /// `mosquitto_loop` reads one packet per `select`; the network loop reads a backlog on without one, and still
+    /// acknowledges every message (a later session gets none of them again).
+    @Test("a backlog of 900 QoS 1 messages is mostly read without a select per message, in order, every one acknowledged")
+    func backlogIsReadInBursts() async throws {
+        let broker = try await MosquittoBroker.start()
+        let first = try makeClient(broker.url, clientID: "backlog-test", cleanSession: false)
+        try await startAndConnect(first)
+        try await subscribeAndWait(first, "backlog/#")
+        await first.disconnect()
+
+        let publisher = try makeClient(broker.url)
+        try await startAndConnect(publisher)
+        let count = 900  // mosquitto queues at most 1,000 for an offline session by default
+        var last: MQTTMessageID?
+        for number in 1...count {
+            last = try publisher.publish(topic: "backlog/batch", string: "batch \(number)", qos: .atLeastOnce)
+        }
+        #expect(await publisher.waitForAcknowledgement(of: try #require(last), timeout: .seconds(20)))
+        await publisher.disconnect()
+
+        let again = try makeClient(broker.url, clientID: "backlog-test", cleanSession: false)
+        let inbox = Inbox(again)
+        try await startAndConnect(again)
+        let batches = await inbox.collect(count) { $0.topic == "backlog/batch" }
+        #expect(batches.map(\.payloadString) == (1...count).map { "batch \($0)" })
+        let backlogReads = again.backlogReadsForTesting
+        #expect(backlogReads >= count / 2, "\(backlogReads) of \(count) messages read without a select")
+        await again.disconnect()
+
+        // Every message was acknowledged: the session holds none of them any more.
+        let third = try makeClient(broker.url, clientID: "backlog-test", cleanSession: false)
+        let thirdInbox = Inbox(third)
+        try await startAndConnect(third)
+        try await MosquittoClients.publish(port: broker.port, topic: "backlog/sentinel", string: "sentinel", qos: 1)
+        let delivered = try #require(await thirdInbox.first { _ in true })
+        #expect(delivered.topic == "backlog/sentinel", "redelivered: \(delivered.payloadString)")
+        await third.disconnect()
+    }
+
     @Test("queued messages of an offline persistent session survive a broker restart")
     func persistentSessionSurvivesBrokerRestart() async throws {
         let broker = try await MosquittoBroker.start(persistence: true)
