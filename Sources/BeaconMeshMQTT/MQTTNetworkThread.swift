@@ -20,9 +20,16 @@ final class MQTTNetworkThread: Sendable {
     /// The pthread, until it has been joined.
     private let thread: Mutex<pthread_t?>
 
-    /// Starts a thread running `body`; throws, naming `name`, if the system refuses a thread.
+    /// Starts a thread named `name` (as `top -H` and `/proc/PID/task/TID/comm` show it: at most 15 bytes) running
+    /// `body`; throws, naming `name`, if the system refuses a thread.
     init(name: String, _ body: @escaping @Sendable () -> Void) throws(MQTTError) {
-        let argument = Unmanaged.passRetained(Body(body)).toOpaque()
+        let threadName = String(name.utf8.prefix(15)) ?? "mqtt"
+        let argument = Unmanaged.passRetained(
+            Body {
+                _ = beaconmesh_name_this_thread(threadName)
+                body()
+            }
+        ).toOpaque()
         var thread = pthread_t()
         let code = pthread_create(
             &thread, nil,

@@ -1,10 +1,12 @@
 /// How the coordinator and `mosquitto_sub` drained the same backlog, sampled every 5 ms: when each was done (seconds
-/// after the start), the coordinator's CPU over time (to take the same window as its rate from health reports) and
-/// `mosquitto_sub`'s last CPU reading before it exited.
+/// after the start), the coordinator's CPU over time (to take the same window as its rate from health reports), its
+/// network threads' share of it, and `mosquitto_sub`'s last CPU reading before it exited.
 struct BacklogDrain {
     var coordinatorDone: Double?
     var subscriberDone: Double?
     var coordinatorCPU: [(time: Double, seconds: Double)] = []
+    /// The CPU of the coordinator's MQTT network threads (`mqtt-network`: reading, acknowledging and sending).
+    var networkCPU: [(time: Double, seconds: Double)] = []
     var subscriberCPU = 0.0
 
     /// Samples both processes until the coordinator's health has counted `target` and `mosquitto_sub` has exited, or
@@ -23,7 +25,9 @@ struct BacklogDrain {
                 drain.coordinatorDone = reached - start
             }
             if drain.coordinatorDone == nil, let seconds = coordinator.cpuSeconds {
-                drain.coordinatorCPU.append((Measure.seconds(), seconds))
+                let time = Measure.seconds()
+                drain.coordinatorCPU.append((time, seconds))
+                if let network = coordinator.threadCPUSeconds(named: "mqtt-network") { drain.networkCPU.append((time, network)) }
             }
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -33,8 +37,19 @@ struct BacklogDrain {
     /// The coordinator's CPU per unit of work (batch, report) between the first health report that counted any work
     /// and the first that counted `target`, so that its start-up is not part of it; `nil` without such a window.
     func coordinatorCPUPerUnit(_ observations: Observations, upTo target: Int) -> Double? {
+        Self.perUnit(coordinatorCPU, observations, upTo: target)
+    }
+
+    /// The same for the coordinator's network threads alone.
+    func networkCPUPerUnit(_ observations: Observations, upTo target: Int) -> Double? {
+        Self.perUnit(networkCPU, observations, upTo: target)
+    }
+
+    private static func perUnit(
+        _ samples: [(time: Double, seconds: Double)], _ observations: Observations, upTo target: Int
+    ) -> Double? {
         observations.workWindow(upTo: UInt64(target)).flatMap { window -> Double? in
-            func cpu(at time: Double) -> Double? { coordinatorCPU.last { $0.time <= time }?.seconds }
+            func cpu(at time: Double) -> Double? { samples.last { $0.time <= time }?.seconds }
             guard let from = cpu(at: window.from.time), let to = cpu(at: window.to.time), window.to.batches > window.from.batches
             else { return nil }
             return (to - from) / Double(window.to.batches - window.from.batches)

@@ -37,6 +37,25 @@ final class BenchProcess: Sendable {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// CPU seconds used so far by the process's threads named `name` (`/proc/PID/task/TID/comm`), user + system;
+    /// `nil` once it is gone.
+    func threadCPUSeconds(named name: String) -> Double? {
+        let tasks = "/proc/\(process.processIdentifier)/task"
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: tasks) else { return nil }
+        var ticks = 0.0
+        for thread in threads {
+            guard let comm = try? String(contentsOfFile: "\(tasks)/\(thread)/comm", encoding: .utf8),
+                comm.trimmingCharacters(in: .newlines) == name,
+                let text = try? String(contentsOfFile: "\(tasks)/\(thread)/stat", encoding: .utf8),
+                let end = text.lastIndex(of: ")")
+            else { continue }
+            let fields = text[text.index(after: end)...].split(separator: " ")
+            guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
+            ticks += user + system
+        }
+        return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// Resident memory now and at its peak (`VmRSS`, `VmHWM` of `/proc/PID/status`), in bytes; zeros once it is gone.
     var memory: (resident: Int, peak: Int) {
         guard let text = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8) else { return (0, 0) }

@@ -183,6 +183,11 @@ struct CoordinatorBenchmark: ParsableCommand {
         print(
             "                     the coordinator's own (all but decoding and the receive path): \(micros(drained.coordinatorCPUPerBatch.map { $0 - decodeCPU - subscriberCPUPerBatch }))"
         )
+        // The receive path as this coordinator pays it: its network threads (they also send what it publishes).
+        let beyondNetwork = drained.coordinatorCPUPerBatch.flatMap { total in drained.networkCPUPerBatch.map { total - $0 - decodeCPU } }
+        print(
+            "                     its MQTT network threads \(micros(drained.networkCPUPerBatch)) (receiving, acknowledging, publishing); all but those and decoding \(micros(beyondNetwork))"
+        )
         if let oneCore {
             print(
                 "  one core           \(Measure.grouped(oneCore.coordinatorRate)) batches/s pinned to core 0 (taskset -c 0), \(micros(oneCore.coordinatorCPUPerBatch)) CPU per batch; \(ProcessInfo.processInfo.activeProcessorCount) cores ÷ 1 core = \(((coordinatorRate / oneCore.coordinatorRate) * 100).rounded() / 100)×; pinned it drains at \(Int((oneCore.coordinatorRate / oneCore.subscriberRate * 100).rounded())) % of mosquitto_sub"
@@ -215,6 +220,8 @@ struct CoordinatorBenchmark: ParsableCommand {
         var coordinatorRate: Double
         var coordinatorSeconds: Double
         var coordinatorCPUPerBatch: Double?
+        /// The share of `coordinatorCPUPerBatch` its MQTT network threads took.
+        var networkCPUPerBatch: Double?
         var subscriberRate: Double
         var subscriberSeconds: Double
         var subscriberCPU: Double
@@ -261,6 +268,7 @@ struct CoordinatorBenchmark: ParsableCommand {
         // coordinator's start-up (loading the registry, merging the members CSV) is not part of it.
         let coordinatorRate = observations.sustainedRate(upTo: UInt64(batches)) ?? Double(batches) / coordinatorSeconds
         let coordinatorCPUPerBatch = drain.coordinatorCPUPerUnit(observations, upTo: batches)
+        let networkCPUPerBatch = drain.networkCPUPerUnit(observations, upTo: batches)
         let subscriberRate = Double(batches) / subscriberSeconds
 
         coordinator.stop()
@@ -270,7 +278,7 @@ struct CoordinatorBenchmark: ParsableCommand {
         await publisher.disconnect(timeout: .seconds(1))
         return Drain(
             coordinatorRate: coordinatorRate, coordinatorSeconds: coordinatorSeconds, coordinatorCPUPerBatch: coordinatorCPUPerBatch,
-            subscriberRate: subscriberRate, subscriberSeconds: subscriberSeconds, subscriberCPU: subscriberCPU,
+            networkCPUPerBatch: networkCPUPerBatch, subscriberRate: subscriberRate, subscriberSeconds: subscriberSeconds, subscriberCPU: subscriberCPU,
             payloadBytes: payloadBytes)
     }
 
