@@ -278,7 +278,8 @@ struct CoordinatorBenchmark: ParsableCommand {
         await publisher.disconnect(timeout: .seconds(1))
         return Drain(
             coordinatorRate: coordinatorRate, coordinatorSeconds: coordinatorSeconds, coordinatorCPUPerBatch: coordinatorCPUPerBatch,
-            networkCPUPerBatch: networkCPUPerBatch, subscriberRate: subscriberRate, subscriberSeconds: subscriberSeconds, subscriberCPU: subscriberCPU,
+            networkCPUPerBatch: networkCPUPerBatch, subscriberRate: subscriberRate, subscriberSeconds: subscriberSeconds,
+            subscriberCPU: subscriberCPU,
             payloadBytes: payloadBytes)
     }
 
