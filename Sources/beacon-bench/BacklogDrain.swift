@@ -9,15 +9,15 @@ struct BacklogDrain {
     var networkCPU: [(time: Double, seconds: Double)] = []
     var subscriberCPU = 0.0
 
-    /// Samples both processes until the coordinator's health has counted `target` and `mosquitto_sub` has exited, or
-    /// `limit` seconds have passed since `start`.
+    /// Samples both processes until the coordinator's health has counted `target` and `mosquitto_sub` (if any) has
+    /// exited, or `limit` seconds have passed since `start`.
     static func watch(
-        coordinator: BenchProcess, subscriber: BenchProcess, observations: Observations, target: Int, from start: Double,
+        coordinator: BenchProcess, subscriber: BenchProcess?, observations: Observations, target: Int, from start: Double,
         limit: Double = 300
     ) async throws -> BacklogDrain {
         var drain = BacklogDrain()
-        while drain.coordinatorDone == nil || drain.subscriberDone == nil, Measure.seconds() < start + limit {
-            if drain.subscriberDone == nil {
+        while drain.coordinatorDone == nil || (subscriber != nil && drain.subscriberDone == nil), Measure.seconds() < start + limit {
+            if let subscriber, drain.subscriberDone == nil {
                 if let seconds = subscriber.cpuSeconds { drain.subscriberCPU = seconds }
                 if !subscriber.isRunning { drain.subscriberDone = Measure.seconds() - start }
             }
@@ -29,6 +29,17 @@ struct BacklogDrain {
                 drain.coordinatorCPU.append((time, seconds))
                 if let network = coordinator.threadCPUSeconds(named: "mqtt-network") { drain.networkCPU.append((time, network)) }
             }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return drain
+    }
+
+    /// Samples `mosquitto_sub` alone until it has exited, or `limit` seconds have passed since `start`.
+    static func watch(subscriber: BenchProcess, from start: Double, limit: Double = 300) async throws -> BacklogDrain {
+        var drain = BacklogDrain()
+        while drain.subscriberDone == nil, Measure.seconds() < start + limit {
+            if let seconds = subscriber.cpuSeconds { drain.subscriberCPU = seconds }
+            if !subscriber.isRunning { drain.subscriberDone = Measure.seconds() - start }
             try await Task.sleep(for: .milliseconds(5))
         }
         return drain

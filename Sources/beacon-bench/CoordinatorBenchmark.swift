@@ -228,8 +228,8 @@ struct CoordinatorBenchmark: ParsableCommand {
         var payloadBytes: Int
     }
 
-    /// Queues a backlog of `batches` for both persistent sessions, then starts the coordinator (on the CPUs `pinned`
-    /// names, with `taskset -c`, if any) and `mosquitto_sub` together and measures how each drains it.
+    /// Queues a backlog of `batches` for both persistent sessions, then lets `mosquitto_sub` drain it and, once it has,
+    /// the coordinator (on the CPUs `pinned` names, with `taskset -c`, if any), and measures how each drains it.
     private func drain(chain: BenchChain, port: Int, drainTopic: String, boot: String, pinned: String?, logger: Logger) async throws
         -> Drain
     {
@@ -249,17 +249,23 @@ struct CoordinatorBenchmark: ParsableCommand {
         }
         while publisher.unacknowledgedCount > 0 { try await Task.sleep(for: .milliseconds(10)) }
 
-        // 3. Both consumers start together and drain the same backlog.
+        // 3. The consumers drain the same backlog one after the other, each with the machine to itself but for the
+        //    broker: drained at the same time, they shared the two cores, and the coordinator's rate on two cores
+        //    (set against its rate pinned to one, while the other core serves the broker) said more about
+        //    mosquitto_sub than about the coordinator.
         let (health, observations, watcher) = try await Self.watchCoordinator(port: port, logger: logger)
         defer { watcher.cancel() }
-        let drainStart = Measure.seconds()
         let drainer = try BenchProcess(BenchProcess.which("mosquitto_sub"), subscriberArguments + ["-C", "\(batches)"])
+        let subscriberDrain = try await BacklogDrain.watch(subscriber: drainer, from: Measure.seconds())
+        let drainStart = Measure.seconds()
         let coordinator =
             try pinned.map { try BenchProcess(BenchProcess.which("taskset"), ["-c", $0, coordinatorPath] + coordinatorArguments) }
             ?? BenchProcess(coordinatorPath, coordinatorArguments)
-        let drain = try await BacklogDrain.watch(
-            coordinator: coordinator, subscriber: drainer, observations: observations,
+        var drain = try await BacklogDrain.watch(
+            coordinator: coordinator, subscriber: nil, observations: observations,
             target: batches, from: drainStart)
+        drain.subscriberDone = subscriberDrain.subscriberDone
+        drain.subscriberCPU = subscriberDrain.subscriberCPU
         let (coordinatorDone, subscriberDone) = (drain.coordinatorDone, drain.subscriberDone)
         let subscriberCPU = drain.subscriberCPU
         let coordinatorSeconds = coordinatorDone ?? .nan
