@@ -138,7 +138,9 @@ struct JSONReader {
     func optionalTimestamp(_ key: JSONKey) throws(WireError) -> Timestamp? { try optionalInt(key).map { Timestamp(milliseconds: $0) } }
 
     func proximity(_ key: JSONKey) throws(WireError) -> Proximity {
-        guard let proximity = Proximity(rawValue: try string(key)) else {
+        guard let value = member(key), type(value) == json_type_string, let string = value,
+            let proximity = JSONReader.withBytes(of: string, Proximity.init(utf8:))
+        else {
             throw .wrongType(field: name(key), expected: "immediate, near, far or unknown")
         }
         return proximity
@@ -291,13 +293,17 @@ struct JSONReader {
 
     /// The beacon key in a json-c string of member `key` (named in the error only when there is one).
     private func beaconKey(of string: OpaquePointer, key: JSONKey) throws(WireError) -> BeaconKey {
-        let length = Int(json_object_get_string_len(string))
-        let parsed = json_object_get_string(string).flatMap { characters in
-            characters.withMemoryRebound(to: UInt8.self, capacity: length) {
-                BeaconKey(utf8: UnsafeBufferPointer(start: $0, count: length))
-            }
+        guard let parsed = JSONReader.withBytes(of: string, BeaconKey.init(utf8:)) else {
+            throw .absurdValue(field: name(key), value: JSONReader.text(of: string))
         }
-        guard let parsed else { throw .absurdValue(field: name(key), value: JSONReader.text(of: string)) }
         return parsed
+    }
+
+    /// What `parse` makes of json-c's bytes of the string `string` (no `String` made); `nil` if it makes nothing.
+    private static func withBytes<T>(of string: OpaquePointer, _ parse: (UnsafeBufferPointer<UInt8>) -> T?) -> T? {
+        let length = Int(json_object_get_string_len(string))
+        return json_object_get_string(string).flatMap { characters in
+            characters.withMemoryRebound(to: UInt8.self, capacity: length) { parse(UnsafeBufferPointer(start: $0, count: length)) }
+        }
     }
 }

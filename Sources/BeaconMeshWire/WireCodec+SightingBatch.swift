@@ -51,6 +51,8 @@ extension WireCodec {
             let sequence = try body.int(.seq)
             guard sequence >= 1 else { throw .absurdValue(field: "seq", value: String(sequence)) }
             var sightings: [Sighting] = []
+            // Room for all at once (a hostile array of empty objects gets no more than a real batch would).
+            sightings.reserveCapacity(min(try body.count(.sightings), 8_192))
             try body.forEachObject(.sightings) { item throws(WireError) in sightings.append(try decodeSighting(item)) }
             return SightingBatch(
                 node: node, boot: try body.string(.boot), seq: UInt64(sequence),

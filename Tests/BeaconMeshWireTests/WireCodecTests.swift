@@ -169,6 +169,22 @@ struct WireCodecTests {
         }
     }
 
+    /// The decoder reads `proximity` from json-c's bytes without making a `String`.
+    @Test(
+        "proximity reads exactly its four spellings from bytes",
+        arguments: [
+            ("immediate", Proximity.immediate), ("near", .near), ("far", .far), ("unknown", .unknown), ("Near", nil),
+            ("nea", nil), ("nearer", nil), ("", nil), ("faraway", nil), ("immediatE", nil),
+        ] as [(String, Proximity?)])
+    func proximityFromBytes(text: String, expected: Proximity?) {
+        let spelled = Array(text.utf8)
+        #expect(spelled.withUnsafeBufferPointer { Proximity(utf8: $0) } == expected)
+        let beacon = "ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:1:2"
+        let sighting = #"{"beacon":"\#(beacon)","rssi":-60,"count":1,"proximity":"\#(text)","lastSeen":1}"#
+        let batch = #"{"v":1,"store":1,"department":10,"node":"a","boot":"b","seq":1,"sentAt":1,"sightings":[\#(sighting)]}"#
+        #expect((try? WireCodec.decodeSightingBatch(bytes(batch)))?.sightings.first?.proximity == expected)
+    }
+
     @Test(
         "errors name the field exactly, down to the element of the sightings array",
         arguments: [
