@@ -84,13 +84,16 @@ struct CoordinatorBenchmark: ParsableCommand {
         // json-c's decode is timed just before and just after the drain and the two averaged: this machine's speed
         // drifts by half within minutes, and the coordinator's own share is the small difference of big figures.
         let decodeBefore = Self.decodeCPUPerBatch(sightingsPerBatch: sightingsPerBatch)
-        let drained = try await drain(chain: chain, port: port, drainTopic: drainTopic, boot: "bench", pinned: nil, logger: logger)
+        let drained = try await drain(
+            chain: chain, broker: broker.process, port: port, drainTopic: drainTopic, boot: "bench", pinned: nil, logger: logger)
         let decodeAfter = Self.decodeCPUPerBatch(sightingsPerBatch: sightingsPerBatch)
         let decodeCPU = (decodeBefore + decodeAfter) / 2
         let coordinatorRate = drained.coordinatorRate
         let oneCore =
             compareOneCore
-            ? try await drain(chain: chain, port: port, drainTopic: drainTopic, boot: "bench-one-core", pinned: "0", logger: logger) : nil
+            ? try await drain(
+                chain: chain, broker: broker.process, port: port, drainTopic: drainTopic, boot: "bench-one-core", pinned: "0",
+                logger: logger) : nil
 
         let (health, observations, watcher) = try await Self.watchCoordinator(port: port, logger: logger)
         defer { watcher.cancel() }
@@ -175,7 +178,7 @@ struct CoordinatorBenchmark: ParsableCommand {
         )
         print("  ratio              \(Int((coordinatorRate / drained.subscriberRate * 100).rounded())) % of mosquitto_sub")
         print(
-            "  CPU per batch      coordinator \(micros(drained.coordinatorCPUPerBatch)), mosquitto_sub \(micros(subscriberCPUPerBatch)) (all threads, user + system)"
+            "  CPU per batch      coordinator \(micros(drained.coordinatorCPUPerBatch)), mosquitto_sub \(micros(subscriberCPUPerBatch)) (all threads, user + system); the broker \(micros(drained.brokerCPUPerBatch)) while it sent the coordinator the backlog"
         )
         print(
             "                     json-c decode of the same batches \(micros(decodeCPU)) (one thread, in this process: WireCodec.decodeSightingBatch; \(micros(decodeBefore)) before the drain, \(micros(decodeAfter)) after)"
@@ -190,7 +193,7 @@ struct CoordinatorBenchmark: ParsableCommand {
         )
         if let oneCore {
             print(
-                "  one core           \(Measure.grouped(oneCore.coordinatorRate)) batches/s pinned to core 0 (taskset -c 0), \(micros(oneCore.coordinatorCPUPerBatch)) CPU per batch; \(ProcessInfo.processInfo.activeProcessorCount) cores ÷ 1 core = \(((coordinatorRate / oneCore.coordinatorRate) * 100).rounded() / 100)×; pinned it drains at \(Int((oneCore.coordinatorRate / oneCore.subscriberRate * 100).rounded())) % of mosquitto_sub"
+                "  one core           \(Measure.grouped(oneCore.coordinatorRate)) batches/s pinned to core 0 (taskset -c 0), \(micros(oneCore.coordinatorCPUPerBatch)) CPU per batch (the broker \(micros(oneCore.brokerCPUPerBatch))); \(ProcessInfo.processInfo.activeProcessorCount) cores ÷ 1 core = \(((coordinatorRate / oneCore.coordinatorRate) * 100).rounded() / 100)×; pinned it drains at \(Int((oneCore.coordinatorRate / oneCore.subscriberRate * 100).rounded())) % of mosquitto_sub"
             )
         }
         print(
@@ -222,6 +225,8 @@ struct CoordinatorBenchmark: ParsableCommand {
         var coordinatorCPUPerBatch: Double?
         /// The share of `coordinatorCPUPerBatch` its MQTT network threads took.
         var networkCPUPerBatch: Double?
+        /// The broker's CPU per batch while it sent the coordinator the backlog.
+        var brokerCPUPerBatch: Double?
         var subscriberRate: Double
         var subscriberSeconds: Double
         var subscriberCPU: Double
@@ -230,9 +235,9 @@ struct CoordinatorBenchmark: ParsableCommand {
 
     /// Queues a backlog of `batches` for both persistent sessions, then lets `mosquitto_sub` drain it and, once it has,
     /// the coordinator (on the CPUs `pinned` names, with `taskset -c`, if any), and measures how each drains it.
-    private func drain(chain: BenchChain, port: Int, drainTopic: String, boot: String, pinned: String?, logger: Logger) async throws
-        -> Drain
-    {
+    private func drain(
+        chain: BenchChain, broker: BenchProcess, port: Int, drainTopic: String, boot: String, pinned: String?, logger: Logger
+    ) async throws -> Drain {
         let coordinatorPath = chain.coordinatorPath
         let coordinatorArguments = chain.coordinatorArguments
         let subscriberArguments = chain.subscriberArguments(topic: drainTopic)
@@ -258,12 +263,14 @@ struct CoordinatorBenchmark: ParsableCommand {
         let drainer = try BenchProcess(BenchProcess.which("mosquitto_sub"), subscriberArguments + ["-C", "\(batches)"])
         let subscriberDrain = try await BacklogDrain.watch(subscriber: drainer, from: Measure.seconds())
         let drainStart = Measure.seconds()
+        let brokerBefore = broker.cpuSeconds
         let coordinator =
             try pinned.map { try BenchProcess(BenchProcess.which("taskset"), ["-c", $0, coordinatorPath] + coordinatorArguments) }
             ?? BenchProcess(coordinatorPath, coordinatorArguments)
         var drain = try await BacklogDrain.watch(
             coordinator: coordinator, subscriber: nil, observations: observations,
             target: batches, from: drainStart)
+        let brokerCPUPerBatch = brokerBefore.flatMap { before in broker.cpuSeconds.map { ($0 - before) / Double(batches) } }
         drain.subscriberDone = subscriberDrain.subscriberDone
         drain.subscriberCPU = subscriberDrain.subscriberCPU
         let (coordinatorDone, subscriberDone) = (drain.coordinatorDone, drain.subscriberDone)
@@ -284,7 +291,8 @@ struct CoordinatorBenchmark: ParsableCommand {
         await publisher.disconnect(timeout: .seconds(1))
         return Drain(
             coordinatorRate: coordinatorRate, coordinatorSeconds: coordinatorSeconds, coordinatorCPUPerBatch: coordinatorCPUPerBatch,
-            networkCPUPerBatch: networkCPUPerBatch, subscriberRate: subscriberRate, subscriberSeconds: subscriberSeconds,
+            networkCPUPerBatch: networkCPUPerBatch, brokerCPUPerBatch: brokerCPUPerBatch, subscriberRate: subscriberRate,
+            subscriberSeconds: subscriberSeconds,
             subscriberCPU: subscriberCPU,
             payloadBytes: payloadBytes)
     }
