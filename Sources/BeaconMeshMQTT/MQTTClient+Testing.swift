@@ -36,3 +36,11 @@ extension MQTTClient {
     /// only: reachable with `@testable import`).
     var backlogReadsForTesting: Int { loop.backlogReads.load(ordering: .relaxed) }
 }
+
+extension MQTTClient {
+    /// Whether the loop can see the decrypted bytes TLS holds: the connection has an OpenSSL session and `SSL_pending`
+    /// is found in the loaded libssl (tests only: reachable with `@testable import`).
+    var seesTLSPendingBytesForTesting: Bool {
+        mosquitto_ssl_get(handle.pointer) != nil && dlsym(nil, "SSL_pending") != nil
+    }
+}

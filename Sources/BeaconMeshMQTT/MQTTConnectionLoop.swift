@@ -114,25 +114,39 @@ final class MQTTConnectionLoop: Sendable {
     }
 
     /// Reads on while the socket delivers (up to `backlogBurst` packets, no `select` between them), writing what each
-    /// read queued (its acknowledgement). A read that fails has closed the socket (libmosquitto reports the loss through
-    /// `on_disconnect`), and the next turn reconnects.
+    /// read queued (its acknowledgement). A read or write that fails has closed the socket (libmosquitto reports the
+    /// loss through `on_disconnect`): it ends here, and the next turn reconnects.
     ///
     /// A read that took no message or acknowledgement ends it: nothing more was there, or only part of a packet
     /// (`mosquitto_loop` waits for the rest). `errno` cannot tell: once the wake-up pipe is full, every
-    /// acknowledgement queued leaves `EAGAIN` there.
+    /// acknowledgement queued leaves `EAGAIN` there — which also stops `mosquitto_loop_read` from reading on while
+    /// TLS holds decrypted bytes. So while it does, this reads on whatever the count (a `select` would not see
+    /// those bytes, and a broker that packs several packets into one TLS record would wait for their acknowledgements).
     private func readBacklog() {
-        for _ in 0..<Self.backlogBurst {
+        var reads = 0
+        while reads < Self.backlogBurst || tlsHoldsBytes() {
+            reads += 1
             let handled = context.packetsHandled.load(ordering: .relaxed)
-            let code = mosquitto_loop_read(handle.pointer, 1)
-            if code != MOSQ_ERR_SUCCESS.rawValue || context.packetsHandled.load(ordering: .relaxed) == handled { break }
-            backlogReads.add(1, ordering: .relaxed)
+            guard mosquitto_loop_read(handle.pointer, 1) == MOSQ_ERR_SUCCESS.rawValue, mosquitto_socket(handle.pointer) >= 0
+            else { return }
+            let tookPacket = context.packetsHandled.load(ordering: .relaxed) != handled
+            if tookPacket { backlogReads.add(1, ordering: .relaxed) }
             // Acknowledge at once: a broker sends at most so many unacknowledged messages (`max_inflight_messages`,
             // 20 by default), and the next only as acknowledgements come back.
-            if mosquitto_want_write(handle.pointer) { _ = mosquitto_loop_write(handle.pointer, 1) }
+            guard writeQueued() else { return }
+            if !tookPacket && !tlsHoldsBytes() { break }
         }
-        if mosquitto_socket(handle.pointer) >= 0 && mosquitto_want_write(handle.pointer) {
-            _ = mosquitto_loop_write(handle.pointer, 1)
-        }
+    }
+
+    /// Writes what is queued, if anything; `false` if that lost the connection (or it was closed meanwhile).
+    private func writeQueued() -> Bool {
+        guard mosquitto_want_write(handle.pointer) else { return true }
+        return mosquitto_loop_write(handle.pointer, 1) == MOSQ_ERR_SUCCESS.rawValue && mosquitto_socket(handle.pointer) >= 0
+    }
+
+    /// Whether a TLS connection has decrypted bytes not read yet (none without TLS).
+    private func tlsHoldsBytes() -> Bool {
+        beaconmesh_tls_pending(mosquitto_ssl_get(handle.pointer)) > 0
     }
 
     /// One reconnect attempt; a failure is only logged — the next wait and attempt follow.

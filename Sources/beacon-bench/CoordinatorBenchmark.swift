@@ -73,7 +73,6 @@ struct CoordinatorBenchmark: ParsableCommand {
         let coordinatorPath = chain.coordinatorPath
         let coordinatorArguments = chain.coordinatorArguments
         let drainTopic = "beaconmesh/v1/stores/+/departments/+/nodes/+/sightings"
-        let subscriberArguments = chain.subscriberArguments(topic: drainTopic)
 
         // 1. Both consumers make their persistent sessions, then go away.
         try await chain.makeSessions(drainTopic: drainTopic)

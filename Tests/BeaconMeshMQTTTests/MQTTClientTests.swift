@@ -230,11 +230,31 @@ struct MQTTClientTests {
     }
 
     /// `mosquitto_loop` reads one packet per `select`; the network loop reads a backlog on without one, and still
-    /// acknowledges every message (a later session gets none of them again).
-    @Test("a backlog of 900 QoS 1 messages is mostly read without a select per message, in order, every one acknowledged")
-    func backlogIsReadInBursts() async throws {
-        let broker = try await MosquittoBroker.start()
-        let first = try makeClient(broker.url, clientID: "backlog-test", cleanSession: false)
+    /// acknowledges every message (a later session gets none of them again) — over TLS too, where decrypted bytes
+    /// wait inside OpenSSL where no `select` sees them.
+    @Test(
+        "a backlog of 900 QoS 1 messages is mostly read without a select per message, in order, every one acknowledged",
+        arguments: [false, true])
+    func backlogIsReadInBursts(tls: Bool) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("beaconmesh-backlog-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var url: String
+        var caFile: String?
+        let broker: MosquittoBroker
+        if tls {
+            let certificates = try await TestCertificates.generate(in: directory)
+            let tlsPort = try FreePort.next()
+            broker = try await MosquittoBroker.start(extraConfiguration: certificates.tlsListenerConfiguration(port: tlsPort))
+            url = "mqtts://127.0.0.1:\(tlsPort)"
+            caFile = certificates.caCertificate
+        } else {
+            broker = try await MosquittoBroker.start()
+            url = broker.url
+        }
+        func session() throws -> MQTTClient {
+            try makeClient(url, clientID: "backlog-test", cleanSession: false) { $0.caFile = caFile }
+        }
+        let first = try session()
         try await startAndConnect(first)
         try await subscribeAndWait(first, "backlog/#")
         await first.disconnect()
@@ -249,9 +269,10 @@ struct MQTTClientTests {
         #expect(await publisher.waitForAcknowledgement(of: try #require(last), timeout: .seconds(20)))
         await publisher.disconnect()
 
-        let again = try makeClient(broker.url, clientID: "backlog-test", cleanSession: false)
+        let again = try session()
         let inbox = Inbox(again)
         try await startAndConnect(again)
+        #expect(again.seesTLSPendingBytesForTesting == tls)
         let batches = await inbox.collect(count) { $0.topic == "backlog/batch" }
         #expect(batches.map(\.payloadString) == (1...count).map { "batch \($0)" })
         let backlogReads = again.backlogReadsForTesting
@@ -259,7 +280,7 @@ struct MQTTClientTests {
         await again.disconnect()
 
         // Every message was acknowledged: the session holds none of them any more.
-        let third = try makeClient(broker.url, clientID: "backlog-test", cleanSession: false)
+        let third = try session()
         let thirdInbox = Inbox(third)
         try await startAndConnect(third)
         try await MosquittoClients.publish(port: broker.port, topic: "backlog/sentinel", string: "sentinel", qos: 1)
