@@ -177,7 +177,7 @@ struct CoordinatorBenchmark: ParsableCommand {
         )
         print("  ratio              \(Int((coordinatorRate / drained.subscriberRate * 100).rounded())) % of mosquitto_sub")
         print(
-            "  CPU per batch      coordinator \(micros(drained.coordinatorCPUPerBatch)), mosquitto_sub \(micros(subscriberCPUPerBatch)) (all threads, user + system); the broker \(micros(drained.brokerCPUPerBatch)) while it sent the coordinator the backlog"
+            "  CPU per batch      coordinator \(micros(drained.coordinatorCPUPerBatch)), mosquitto_sub \(micros(subscriberCPUPerBatch)) (all threads, user + system); the broker \(micros(drained.brokerCPUPerBatch)) while it sent the coordinator the backlog (\(micros(drained.brokerCPUPerBatchForSubscriber)) for mosquitto_sub)"
         )
         print(
             "                     json-c decode of the same batches \(micros(decodeCPU)) (one thread, in this process: WireCodec.decodeSightingBatch; \(micros(decodeBefore)) before the drain, \(micros(decodeAfter)) after)"
@@ -226,6 +226,8 @@ struct CoordinatorBenchmark: ParsableCommand {
         var networkCPUPerBatch: Double?
         /// The broker's CPU per batch while it sent the coordinator the backlog.
         var brokerCPUPerBatch: Double?
+        /// … and while it sent `mosquitto_sub` the same backlog.
+        var brokerCPUPerBatchForSubscriber: Double?
         var subscriberRate: Double
         var subscriberSeconds: Double
         var subscriberCPU: Double
@@ -260,7 +262,9 @@ struct CoordinatorBenchmark: ParsableCommand {
         let (health, observations, watcher) = try await Self.watchCoordinator(port: port, logger: logger)
         defer { watcher.cancel() }
         let drainer = try BenchProcess(BenchProcess.which("mosquitto_sub"), subscriberArguments + ["-C", "\(batches)"])
+        let brokerBeforeSubscriber = broker.cpuSeconds
         let subscriberDrain = try await BacklogDrain.watch(subscriber: drainer, from: Measure.seconds())
+        let brokerForSubscriber = brokerBeforeSubscriber.flatMap { before in broker.cpuSeconds.map { ($0 - before) / Double(batches) } }
         let drainStart = Measure.seconds()
         let brokerBefore = broker.cpuSeconds
         let coordinator =
@@ -290,7 +294,8 @@ struct CoordinatorBenchmark: ParsableCommand {
         await publisher.disconnect(timeout: .seconds(1))
         return Drain(
             coordinatorRate: coordinatorRate, coordinatorSeconds: coordinatorSeconds, coordinatorCPUPerBatch: coordinatorCPUPerBatch,
-            networkCPUPerBatch: networkCPUPerBatch, brokerCPUPerBatch: brokerCPUPerBatch, subscriberRate: subscriberRate,
+            networkCPUPerBatch: networkCPUPerBatch, brokerCPUPerBatch: brokerCPUPerBatch,
+            brokerCPUPerBatchForSubscriber: brokerForSubscriber, subscriberRate: subscriberRate,
             subscriberSeconds: subscriberSeconds,
             subscriberCPU: subscriberCPU,
             payloadBytes: payloadBytes)
