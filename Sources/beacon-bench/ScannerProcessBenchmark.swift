@@ -98,7 +98,14 @@ struct ScannerProcessBenchmark: ParsableCommand {
             subscriber.stop()
 
             let cpu = full.cpuSeconds - startUp.cpuSeconds
-            let rate = Double(adverts) / max(cpu, 1e-6)
+            // Start-up varies by a few milliseconds from run to run: a replay that costs less than the start-up says
+            // nothing about the rate (a 20,000-advert capture once came to 2 · 10¹⁰ adverts/s).
+            guard cpu >= startUp.cpuSeconds else {
+                throw BenchError(
+                    "run \(attempt): the replay cost \(String(format: "%.3f", cpu)) s of CPU beyond start-up, too little to tell from its variation; give --adverts 100000 or more"
+                )
+            }
+            let rate = Double(adverts) / cpu
             rates.append(rate)
             peaks.append(full.peakBytes)
             print(
