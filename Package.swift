@@ -165,7 +165,14 @@ let package = Package(
                 "BeaconMeshScanner", "BeaconMeshBLE", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 // `coordinator-in-memory` runs the coordinator service in the benchmark's process.
                 "BeaconMeshCoordinator",
+                // `accuracy` scores presence decisions on labelled real recordings.
+                "BeaconMeshAccuracy",
             ]),
+
+        // Presence accuracy on labelled real recordings: converters of the public recordings into per-node btsnoop
+        // captures and ground truth, a virtual-time replay through the scanner pipeline and the presence engine, the
+        // naive rules to compare with, and the scoreboard.
+        .target(name: "BeaconMeshAccuracy", dependencies: ["BeaconMeshCore", "BeaconMeshBLE"]),
 
         // Test support: a mosquitto broker on a free loopback port, process helpers, and the seams for fast service
         // tests: an in-memory broker and client (`MQTTClientProtocol`) and a manual clock (`ServiceClock`).
@@ -187,6 +194,7 @@ let package = Package(
             ]),
         .testTarget(name: "BeaconMeshPhoneTests", dependencies: ["BeaconMeshPhone", "beacon-phone"]),
         .testTarget(name: "BeaconMeshTestingTests", dependencies: ["BeaconMeshTesting", "BeaconMeshMQTT", "BeaconMeshService"]),
+        .testTarget(name: "BeaconMeshAccuracyTests", dependencies: ["BeaconMeshAccuracy", "BeaconMeshCore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["BeaconMeshTesting"]),
     ]
 )

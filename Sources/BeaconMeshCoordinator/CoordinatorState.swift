@@ -180,7 +180,7 @@ struct CoordinatorState {
     private mutating func apply(_ outputs: [PresenceEngine.Output], at now: Timestamp) {
         for output in outputs {
             switch output {
-            case .arrived(let member, let store, let department, let at):
+            case .arrived(let member, let store, let department, let at, _):
                 guard let (profile, visit) = countVisit(member: member, at: at) else { continue }
                 let greeting = (configuration.store(store)?.greeting ?? .standard).render(for: profile, visit: visit.number)
                 publish(
@@ -189,7 +189,7 @@ struct CoordinatorState {
                         visit: visit, greeting: greeting), store: store, at: at)
             case .resumed:
                 break
-            case .moved(let member, let store, let from, let to, let at):
+            case .moved(let member, let store, let from, let to, let at, _):
                 guard let profile = profiles[member] else { continue }
                 publish(
                     event: .moved(

@@ -13,7 +13,7 @@ struct BeaconBench: ParsableCommand {
             ScannerBenchmark.self, ScannerLiveBenchmark.self, ScannerProcessBenchmark.self, EngineBenchmark.self, CrowdBenchmark.self,
             CrowdArrivalBenchmark.self, WireBenchmark.self, CoordinatorBenchmark.self, CoordinatorInMemoryBenchmark.self,
             RangingBenchmark.self,
-            DashboardBenchmark.self, SoakBenchmark.self,
+            DashboardBenchmark.self, SoakBenchmark.self, AccuracyBenchmark.self,
         ])
 
     static func main() {

@@ -31,9 +31,9 @@ struct PresenceEngineVisitOutputTests {
             let visit = try #require(visit, "no visit after \(change)")
             #expect(visit.member == "ana")
             switch change {
-            case .arrived(_, _, let department, let at):
+            case .arrived(_, _, let department, let at, _):
                 #expect(visit.department == department && visit.arrivedAt == at && visit.leftAt == nil)
-            case .moved(_, _, _, let to, let at):
+            case .moved(_, _, _, let to, let at, _):
                 #expect(visit.department == to && visit.inDepartmentSince == at && visit.leftAt == nil)
             case .left(_, _, let department, _, _):
                 #expect(visit.department == department && visit.leftAt != nil)

@@ -37,7 +37,7 @@ struct RangingTests {
         RangingTests.range(&script, member: "bea", [10: (-80, .far), 20: (-58, .near)], for: .seconds(5), seq: &seq)
         RangingTests.range(&script, member: "bea", [:], for: .seconds(12), seq: &seq)
         #expect(script.story == ["arrived 10", "moved 10→20", "left 20"], "\(script.story)")
-        #expect(script.outputs.contains { if case .arrived("bea", 1, 10, _) = $0 { return true } else { return false } })
+        #expect(script.outputs.contains { if case .arrived("bea", 1, 10, _, _) = $0 { return true } else { return false } })
     }
 
     @Test("a member heard by their fob and their phone is one person with one visit")

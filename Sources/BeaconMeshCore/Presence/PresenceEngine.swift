@@ -21,11 +21,12 @@
 public struct PresenceEngine: Sendable {
     /// What the caller must do after an input.
     public enum Output: Hashable, Sendable {
-        /// A new visit began: greet the member and count the visit.
-        case arrived(member: String, store: UInt16, department: UInt16, at: Timestamp)
+        /// A new visit began: greet the member and count the visit; `evidence` says why this department.
+        case arrived(member: String, store: UInt16, department: UInt16, at: Timestamp, evidence: DecisionEvidence)
         /// The member came back within `visitGap`: the visit goes on, nobody is greeted.
         case resumed(member: String, store: UInt16, department: UInt16, at: Timestamp)
-        case moved(member: String, store: UInt16, from: UInt16, to: UInt16, at: Timestamp)
+        /// The member changed department; `evidence` says why.
+        case moved(member: String, store: UInt16, from: UInt16, to: UInt16, at: Timestamp, evidence: DecisionEvidence)
         /// The member left; `dwell` is the length of the whole visit up to the last reading.
         case left(member: String, store: UInt16, department: UInt16, dwell: Duration, at: Timestamp)
         case node(NodeAddress, LinkState, at: Timestamp)
@@ -67,6 +68,11 @@ public struct PresenceEngine: Sendable {
         /// that found them gone); `nil` while the member is in the store.
         public var leftAt: Timestamp?
         public var proximity: Proximity
+        /// How sure the engine is of `department` now (0–1, as on events).
+        public var confidence: Double = 1
+        /// The evidence no longer says surely which department the member is in ("unknown beats wrong"): the
+        /// snapshot lists the member with `department: null`; `department` keeps the last one decided.
+        public var departmentUnknown = false
 
         public init(
             member: String, store: UInt16, arrivedAt: Timestamp, department: UInt16, inDepartmentSince: Timestamp,
@@ -552,7 +558,7 @@ public struct PresenceEngine: Sendable {
     private static func inMemberOrder(_ outputs: [Output]) -> [Output] {
         func member(_ output: Output) -> String {
             switch output {
-            case .arrived(let member, _, _, _), .resumed(let member, _, _, _), .moved(let member, _, _, _, _),
+            case .arrived(let member, _, _, _, _), .resumed(let member, _, _, _), .moved(let member, _, _, _, _, _),
                 .left(let member, _, _, _, _):
                 return member
             case .visitChanged(let visit):
@@ -643,7 +649,9 @@ public struct PresenceEngine: Sendable {
                 for index in person.readings.indices where person.readings[index].store == visit.store {
                     person.readings[index].rssi = person.readings[index].latest
                 }
-                Self.switchDepartment(&visit, to: decisive, member: id, at: nowTime, into: &outputs)
+                Self.switchDepartment(
+                    &visit, of: person, to: decisive, member: id, since: person.decisiveSince, at: nowTime, nodes: nodes,
+                    into: &outputs)
                 person.challengerDepartment = nil
                 person.decisiveDepartment = nil
                 person.visit = visit
@@ -652,7 +660,8 @@ public struct PresenceEngine: Sendable {
             if best.department == visit.department {
                 person.challengerDepartment = nil
             } else if current == nil {
-                Self.switchDepartment(&visit, to: best, member: id, at: nowTime, into: &outputs)
+                Self.switchDepartment(
+                    &visit, of: person, to: best, member: id, since: now, at: nowTime, nodes: nodes, into: &outputs)
                 person.challengerDepartment = nil
             } else if let current,
                 best.rssi >= current.rssi + self.timing(store: visit.store, department: best.department).switchMargin
@@ -660,11 +669,14 @@ public struct PresenceEngine: Sendable {
                 let dwell = self.timing(store: visit.store, department: best.department).switchDwell
                 if person.challengerDepartment == best.department {
                     if now - person.challengerSince >= dwell {
-                        Self.switchDepartment(&visit, to: best, member: id, at: nowTime, into: &outputs)
+                        Self.switchDepartment(
+                            &visit, of: person, to: best, member: id, since: person.challengerSince, at: nowTime,
+                            nodes: nodes, into: &outputs)
                         person.challengerDepartment = nil
                     }
                 } else if dwell <= 0 {
-                    Self.switchDepartment(&visit, to: best, member: id, at: nowTime, into: &outputs)
+                    Self.switchDepartment(
+                        &visit, of: person, to: best, member: id, since: now, at: nowTime, nodes: nodes, into: &outputs)
                     person.challengerDepartment = nil
                 } else {
                     person.challengerDepartment = best.department
@@ -703,7 +715,10 @@ public struct PresenceEngine: Sendable {
             person.visit = Visit(
                 member: id, store: best.store, arrivedAt: nowTime, department: best.department,
                 inDepartmentSince: nowTime, lastSeen: lastSeen, leftAt: nil, proximity: best.proximity)
-            outputs.append(.arrived(member: id, store: best.store, department: best.department, at: nowTime))
+            let evidence = Self.evidence(
+                of: person, department: best.department, store: best.store, held: now - firstHeard, at: now, nodes: nodes)
+            person.visit?.confidence = evidence.confidence
+            outputs.append(.arrived(member: id, store: best.store, department: best.department, at: nowTime, evidence: evidence))
         }
         person.challengerDepartment = nil
         person.decisiveDepartment = nil
@@ -805,14 +820,18 @@ public struct PresenceEngine: Sendable {
     }
 
     private static func switchDepartment(
-        _ visit: inout Visit, to best: Reading, member: String, at now: Timestamp,
-        into outputs: inout [Output]
+        _ visit: inout Visit, of person: Person, to best: Reading, member: String, since: Int64, at now: Timestamp,
+        nodes: [NodeTrack], into outputs: inout [Output]
     ) {
         let from = visit.department
+        let evidence = evidence(
+            of: person, department: best.department, store: visit.store, held: now.milliseconds - since, at: now.milliseconds,
+            nodes: nodes)
         visit.department = best.department
         visit.inDepartmentSince = now
         visit.proximity = best.proximity
-        outputs.append(.moved(member: member, store: visit.store, from: from, to: best.department, at: now))
+        visit.confidence = evidence.confidence
+        outputs.append(.moved(member: member, store: visit.store, from: from, to: best.department, at: now, evidence: evidence))
         outputs.append(.presenceChanged(store: visit.store))
     }
 

@@ -22,9 +22,16 @@ public struct PresenceRules: Hashable, Sendable {
 public struct DepartmentLayout: Hashable, Sendable {
     public var id: UInt16
     public var rules: PresenceRules
+    /// Readings of this department weaker than this (dBm) do not count: a node that hears through a wall or a floor.
+    public var minRSSI: Double?
+    /// The departments one can walk to from this one directly; `nil`: every department. A move to a department that
+    /// is not a neighbour needs the evidence for twice as long.
+    public var neighbours: Set<UInt16>?
 
-    public init(id: UInt16, rules: PresenceRules) {
+    public init(id: UInt16, rules: PresenceRules, minRSSI: Double? = nil, neighbours: Set<UInt16>? = nil) {
         self.id = id
         self.rules = rules
+        self.minRSSI = minRSSI
+        self.neighbours = neighbours
     }
 }

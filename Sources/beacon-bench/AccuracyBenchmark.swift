@@ -1,0 +1,94 @@
+import ArgumentParser
+import BeaconMeshAccuracy
+import BeaconMeshCore
+import Foundation
+
+/// `beacon-bench accuracy`: how often BeaconMesh places a person in the right department on labelled real recordings.
+struct AccuracyBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "accuracy",
+        abstract: "Score presence decisions on labelled recordings, or convert the public recordings into them.",
+        subcommands: [AccuracyScoreCommand.self, AccuracyConvertCommand.self],
+        defaultSubcommand: AccuracyScoreCommand.self)
+}
+
+/// `beacon-bench accuracy score FOLDER…`: replays each recording in virtual time and prints the scoreboard.
+struct AccuracyScoreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "score",
+        abstract:
+            "Replay labelled recordings (folders with layout.csv, truth.csv and one btsnoop capture per node) through the scanner pipeline and the presence engine in virtual time, and score every second against the truth."
+    )
+
+    @Argument(help: "Recording folders (as `accuracy convert` writes them).")
+    var recordings: [String]
+
+    @Flag(help: "Also score the naive rules on the same packets: the strongest node per second, and with a 3-s confirmation.")
+    var baseline = false
+
+    @Flag(help: "Print the confusion matrix (seconds by true and decided department).")
+    var confusion = false
+
+    @Flag(help: "Print, per second, the truth, the decision and each department's strongest reported RSSI.")
+    var trace = false
+
+    func run() throws {
+        var scoreboard = Scoreboard(baselines: baseline)
+        scoreboard.tracing = trace
+        for folder in recordings {
+            try scoreboard.add(LabelledRecording.load(folder: folder), replay: PresenceReplay())
+        }
+        for trace in scoreboard.traces { print(trace + "\n") }
+        print(scoreboard.table)
+        if confusion {
+            print("")
+            print(scoreboard.confusionTable())
+        }
+    }
+}
+
+/// `beacon-bench accuracy convert philotuxo|sal FILE… --to FOLDER`: the public recordings as labelled recordings.
+struct AccuracyConvertCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "convert",
+        abstract: "Convert public labelled BLE recordings into folders `accuracy score` reads (one per file).",
+        discussion: """
+            philotuxo: a track of the Position-Annotated BLE RSSI Dataset (trk/*_all_sensors.mbd; CC0): 4 receiver groups \
+            are departments 1–4, the truth is the group nearest the annotated position. sal: a measurement of the SAL \
+            Autarkic Localization dataset (Dataset/*.csv; CC BY 4.0, Karoliny et al., Silicon Austria Labs): inside is \
+            department 1, outside department 2.
+            """)
+
+    enum Source: String, ExpressibleByArgument, CaseIterable {
+        case philotuxo, sal
+    }
+
+    @Argument(help: "The kind of recording: philotuxo or sal.")
+    var source: Source
+
+    @Argument(help: "The recording files.")
+    var files: [String]
+
+    @Option(help: "The folder to write the recordings into.")
+    var to: String
+
+    @Option(help: "philotuxo only: all (12 receivers, 3 per department) or pi (one radio per department).")
+    var radios: String = "all"
+
+    func validate() throws {
+        guard PhilotuxoTrack.Radios(rawValue: radios) != nil else {
+            throw ValidationError("--radios must be all or pi, not '\(radios)'")
+        }
+    }
+
+    func run() throws {
+        for file in files {
+            let recording =
+                switch source {
+                case .philotuxo: try PhilotuxoTrack.convert(path: file, radios: PhilotuxoTrack.Radios(rawValue: radios)!)
+                case .sal: try SALMeasurement.convert(path: file)
+                }
+            print(try recording.write(to: to))
+        }
+    }
+}
