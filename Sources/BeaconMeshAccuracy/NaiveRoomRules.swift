@@ -17,7 +17,8 @@ public enum NaiveRoomRules {
 
     /// The decisions of the strongest-node rule over windows of `window` milliseconds from `start`, a new
     /// department taken once it won `confirmations` windows in a row (1: at once). The decision of a window holds
-    /// from that window's start.
+    /// from that window's end, when it can be known (a rule that used a second's adverts for that same second would
+    /// see the future).
     public static func strongestNode(
         _ adverts: [Advert], from start: Int64, window: Int64 = 1000, confirmations: Int = 1
     ) -> DecisionTimeline {
@@ -39,8 +40,8 @@ public enum NaiveRoomRules {
                 if best.department == candidate { wins += 1 } else { (candidate, wins) = (best.department, 1) }
                 if wins >= confirmations { decided = candidate }
             }
-            timeline.decide(decided, at: windowStart)
             windowStart += window
+            timeline.decide(decided, at: windowStart)
         }
         return timeline
     }

@@ -32,11 +32,26 @@ struct AccuracyScoreCommand: ParsableCommand {
     @Flag(help: "Print, per second, the truth, the decision and each department's strongest reported RSSI.")
     var trace = false
 
+    @Option(help: "The presence switchMargin to replay with, in dB (default: the contract's 4).")
+    var switchMargin: Double?
+
+    @Option(help: "The presence switchDwell to replay with (default: the contract's 3s).")
+    var switchDwell: String?
+
+    func validate() throws {
+        if let switchDwell, DurationText.parse(switchDwell) == nil {
+            throw ValidationError("--switch-dwell must be a duration such as 3s or 1500ms, not '\(switchDwell)'")
+        }
+    }
+
     func run() throws {
         var scoreboard = Scoreboard(baselines: baseline)
         scoreboard.tracing = trace
+        var rules = PresenceRules()
+        if let switchMargin { rules.switchMargin = switchMargin }
+        if let switchDwell { rules.switchDwell = DurationText.parse(switchDwell)! }
         for folder in recordings {
-            try scoreboard.add(LabelledRecording.load(folder: folder), replay: PresenceReplay())
+            try scoreboard.add(LabelledRecording.load(folder: folder), replay: PresenceReplay(rules: rules))
         }
         for trace in scoreboard.traces { print(trace + "\n") }
         print(scoreboard.table)

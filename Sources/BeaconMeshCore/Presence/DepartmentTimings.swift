@@ -12,6 +12,8 @@ struct DepartmentTimings: Sendable {
         var switchDwell: Int64
         var visitGap: Int64
         var arrivalSettle: Int64
+        /// Readings weaker than this (dBm) do not count (`minRssi`; minus infinity where none is set).
+        var minRSSI = -Double.infinity
 
         init(_ rules: PresenceRules) {
             staleAfter = rules.staleAfter.wholeMilliseconds
@@ -31,7 +33,9 @@ struct DepartmentTimings: Sendable {
     private let storeKeys: [UInt32]
     private let shift: UInt32
 
-    init(default rules: PresenceRules, stores: [UInt16: [UInt16: PresenceRules]]) {
+    init(
+        default rules: PresenceRules, stores: [UInt16: [UInt16: PresenceRules]], minRSSI: [UInt16: [UInt16: Double]] = [:]
+    ) {
         fallback = Timing(rules)
         let count = stores.values.reduce(0) { $0 + $1.count } + stores.count
         var bits: UInt32 = 4
@@ -50,6 +54,7 @@ struct DepartmentTimings: Sendable {
                 while keys[slot] != Self.empty { slot = (slot + 1) & (keys.count - 1) }
                 keys[slot] = key
                 timings[slot] = Timing(rules)
+                if let floor = minRSSI[store]?[department] { timings[slot].minRSSI = floor }
             }
         }
         self.keys = keys

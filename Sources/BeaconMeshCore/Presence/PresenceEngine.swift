@@ -110,6 +110,11 @@ public struct PresenceEngine: Sendable {
         var visit: Visit?
         var challengerDepartment: UInt16?
         var challengerSince: Int64 = 0
+        /// The challenger's lead over the current department (dB, at most three times `switchMargin`) added up over
+        /// the time it has held, in dB·ms; the lead at the last evaluation, and when that was.
+        var challengerEvidence: Double = 0
+        var challengerLead: Double = 0
+        var challengerCheckedAt: Int64 = 0
         /// A department whose latest readings have led the current one's by three times the margin, without a
         /// break, since `decisiveSince`.
         var decisiveDepartment: UInt16?
@@ -173,6 +178,8 @@ public struct PresenceEngine: Sendable {
     private let departments: [UInt16: [UInt16: PresenceRules]]
     /// The same rules in milliseconds, for the lookups of every sighting.
     private let timings: DepartmentTimings
+    /// The departments one can walk to from each department that names them (`store << 16 | department`).
+    private let neighbours: [UInt32: Set<UInt16>]
     /// Member id → number, and back; numbers of forgotten members are reused.
     private var memberNumbers: [String: Int32] = [:]
     private var memberIDs: [String] = []
@@ -213,7 +220,16 @@ public struct PresenceEngine: Sendable {
         departments = stores.mapValues { layouts in
             Dictionary(layouts.map { ($0.id, $0.rules) }, uniquingKeysWith: { first, _ in first })
         }
-        timings = DepartmentTimings(default: rules, stores: departments)
+        timings = DepartmentTimings(
+            default: rules, stores: departments,
+            minRSSI: stores.mapValues { layouts in
+                Dictionary(layouts.compactMap { layout in layout.minRSSI.map { (layout.id, $0) } }, uniquingKeysWith: { first, _ in first })
+            })
+        var neighbours: [UInt32: Set<UInt16>] = [:]
+        for (store, layouts) in stores {
+            for layout in layouts { if let near = layout.neighbours { neighbours[UInt32(store) << 16 | UInt32(layout.id)] = near } }
+        }
+        self.neighbours = neighbours
     }
 
     // MARK: Directory and restart
@@ -572,24 +588,32 @@ public struct PresenceEngine: Sendable {
 
     // MARK: Decisions
 
-    /// The best fresh reading of a person (the first that no other outranks) and the
-    /// best fresh reading in `department`, counting only readings in `store` when given.
+    /// The best fresh reading of a person (the first that no other outranks), the best fresh reading in
+    /// `department` and the best of any other department (the rival), counting only readings in `store` when given;
+    /// readings weaker than their department's `minRssi` do not count. `lastHeard` is the latest reading of all.
     private static func bestReadings(
-        of person: Person, store: UInt16?, department: UInt16?, at now: Int64, nodes: [NodeTrack]
+        of person: Person, store: UInt16?, department: UInt16?, at now: Int64, nodes: [NodeTrack], timings: DepartmentTimings
     )
-        -> (best: Reading?, current: Reading?, lastHeard: Int64?)
+        -> (best: Reading?, current: Reading?, rival: Reading?, lastHeard: Int64?)
     {
         var best: Reading?
         var current: Reading?
+        var rival: Reading?
         var lastHeard: Int64?
         for reading in person.readings {
             if lastHeard == nil || reading.lastSeen > lastHeard! { lastHeard = reading.lastSeen }
             if let store, reading.store != store { continue }
-            guard now - reading.lastSeen < nodes[Int(reading.node)].staleAfter else { continue }
+            guard now - reading.lastSeen < nodes[Int(reading.node)].staleAfter,
+                reading.rssi >= timings.timing(store: reading.store, department: reading.department).minRSSI
+            else { continue }
             if best.map({ reading.outranks($0) }) ?? true { best = reading }
-            if reading.department == department, current.map({ reading.rssi > $0.rssi }) ?? true { current = reading }
+            if reading.department == department {
+                if current.map({ reading.rssi > $0.rssi }) ?? true { current = reading }
+            } else if rival.map({ reading.rssi > $0.rssi }) ?? true {
+                rival = reading
+            }
         }
-        return (best, current, lastHeard)
+        return (best, current, rival, lastHeard)
     }
 
     private mutating func evaluate(member number: Int32, at now: Int64, into outputs: inout [Output]) {
@@ -602,7 +626,7 @@ public struct PresenceEngine: Sendable {
         swap(&person, &members[Int(number)])
         let outputsBefore = outputs.count
         defer {
-            person.nextCheck = Self.nextCheck(of: person, after: now, nodes: nodes, timings: timings)
+            person.nextCheck = Self.nextCheck(of: person, after: now, nodes: nodes, timings: timings, neighbours: neighbours)
             let nextCheck = person.nextCheck
             let visit = outputs[outputsBefore...].contains(where: \.changesVisit) ? person.visit : nil
             swap(&person, &members[Int(number)])
@@ -617,8 +641,8 @@ public struct PresenceEngine: Sendable {
             !Self.endedWhileUnheard(&person, visit: &visit, member: id, at: now, into: &outputs, timings: timings)
         {
             // In the store: leave, switch, or stay.
-            let (best, current, lastHeard) = Self.bestReadings(
-                of: person, store: visit.store, department: visit.department, at: now, nodes: nodes)
+            let (best, current, rival, lastHeard) = Self.bestReadings(
+                of: person, store: visit.store, department: visit.department, at: now, nodes: nodes, timings: timings)
             if let lastHeard, lastHeard > visit.lastSeen.milliseconds { visit.lastSeen = Timestamp(milliseconds: lastHeard) }
             let rules = self.timing(store: visit.store, department: visit.department)
             if now - visit.lastSeen.milliseconds >= rules.exitAfter && best == nil {
@@ -642,7 +666,7 @@ public struct PresenceEngine: Sendable {
             }
             if let current { visit.proximity = current.proximity }
             if let decisive = Self.decisiveChallenger(
-                of: &person, current: current, store: visit.store, at: now, nodes: nodes, timings: timings)
+                of: &person, current: current, store: visit.store, at: now, nodes: nodes, timings: timings, neighbours: neighbours)
             {
                 // The evidence outran the smoothing: take the latest readings as they are, so that the smoothed ones
                 // do not pull the member straight back.
@@ -666,31 +690,46 @@ public struct PresenceEngine: Sendable {
             } else if let current,
                 best.rssi >= current.rssi + self.timing(store: visit.store, department: best.department).switchMargin
             {
-                let dwell = self.timing(store: visit.store, department: best.department).switchDwell
-                if person.challengerDepartment == best.department {
-                    if now - person.challengerSince >= dwell {
-                        Self.switchDepartment(
-                            &visit, of: person, to: best, member: id, since: person.challengerSince, at: nowTime,
-                            nodes: nodes, into: &outputs)
-                        person.challengerDepartment = nil
-                    }
-                } else if dwell <= 0 {
-                    Self.switchDepartment(
-                        &visit, of: person, to: best, member: id, since: now, at: nowTime, nodes: nodes, into: &outputs)
-                    person.challengerDepartment = nil
-                } else {
+                if person.challengerDepartment != best.department {
                     person.challengerDepartment = best.department
                     person.challengerSince = now
+                    person.challengerEvidence = 0
+                } else {
+                    person.challengerEvidence += person.challengerLead * Double(now - person.challengerCheckedAt)
+                }
+                let timing = self.timing(store: visit.store, department: best.department)
+                person.challengerLead = min(best.rssi - current.rssi, 3 * timing.switchMargin)
+                person.challengerCheckedAt = now
+                if person.challengerEvidence
+                    >= Self.evidenceNeeded(
+                        from: visit.department, to: best.department, store: visit.store, timing: timing, neighbours: neighbours)
+                {
+                    Self.switchDepartment(
+                        &visit, of: person, to: best, member: id, since: person.challengerSince, at: nowTime,
+                        nodes: nodes, into: &outputs)
+                    person.challengerDepartment = nil
                 }
             } else {
                 person.challengerDepartment = nil
+            }
+            // A challenger that has led for a sixth of the dwell: the member may be on the move, and "not sure yet"
+            // beats a wrong department on the shop floor (the snapshot says `department: null`; no event).
+            // The confidence shown is the placement's: set when it is decided, and when it turns unknown or back.
+            let unknown =
+                person.challengerDepartment.map {
+                    now - person.challengerSince >= self.timing(store: visit.store, department: $0).switchDwell / 6
+                } ?? false
+            if unknown != visit.departmentUnknown {
+                visit.departmentUnknown = unknown
+                visit.confidence = unknown ? 0.5 : Self.confidence(current: current, rival: rival)
             }
             person.visit = visit
             return
         }
 
         // Not in any store: arrive (or resume) once the first readings have settled.
-        let (best, _, lastHeard) = Self.bestReadings(of: person, store: nil, department: nil, at: now, nodes: nodes)
+        let (best, _, _, lastHeard) = Self.bestReadings(
+            of: person, store: nil, department: nil, at: now, nodes: nodes, timings: timings)
         guard let best, let firstHeard = person.firstHeard else {
             person.firstHeard = nil
             return
@@ -751,7 +790,9 @@ public struct PresenceEngine: Sendable {
 
     /// The earliest time after `now` at which time alone could change what `evaluate` decides for `person`: a fresh
     /// reading going stale, the exit of a visit, the end of a switch dwell, the settling of an arrival.
-    private static func nextCheck(of person: Person, after now: Int64, nodes: [NodeTrack], timings: DepartmentTimings) -> Int64 {
+    private static func nextCheck(
+        of person: Person, after now: Int64, nodes: [NodeTrack], timings: DepartmentTimings, neighbours: [UInt32: Set<UInt16>]
+    ) -> Int64 {
         var next = Int64.max
         for reading in person.readings {
             let stale = reading.lastSeen + nodes[Int(reading.node)].staleAfter
@@ -767,7 +808,15 @@ public struct PresenceEngine: Sendable {
                 next = min(next, now + 1)
             }
             if let challenger = person.challengerDepartment {
-                next = min(next, person.challengerSince + timings.timing(store: visit.store, department: challenger).switchDwell)
+                // When the evidence will be enough if the lead holds, and when the member turns "unknown".
+                let timing = timings.timing(store: visit.store, department: challenger)
+                let needed = evidenceNeeded(
+                    from: visit.department, to: challenger, store: visit.store, timing: timing, neighbours: neighbours)
+                let gathered = person.challengerEvidence + person.challengerLead * Double(now - person.challengerCheckedAt)
+                let missing = max(0, needed - gathered)
+                next = min(next, now + max(1, Int64((missing / max(person.challengerLead, 0.001)).rounded(.up))))
+                let unsure = person.challengerSince + timing.switchDwell / 6
+                if unsure > now { next = min(next, unsure) }
             }
         } else if let firstHeard = person.firstHeard {
             var settle = person.readings.isEmpty ? 0 : Int64.max
@@ -783,7 +832,8 @@ public struct PresenceEngine: Sendable {
     /// department's by three times `switchMargin` at every evaluation for a third of `switchDwell`. Returns that
     /// department's reading once the third has passed; keeps track of the lead in `person` meanwhile.
     private static func decisiveChallenger(
-        of person: inout Person, current: Reading?, store: UInt16, at now: Int64, nodes: [NodeTrack], timings: DepartmentTimings
+        of person: inout Person, current: Reading?, store: UInt16, at now: Int64, nodes: [NodeTrack], timings: DepartmentTimings,
+        neighbours: [UInt32: Set<UInt16>]
     ) -> Reading? {
         guard let current,
             let challenger = decisiveLead(of: person, over: current.department, store: store, at: now, nodes: nodes, timings: timings)
@@ -795,7 +845,8 @@ public struct PresenceEngine: Sendable {
             person.decisiveDepartment = challenger.department
             person.decisiveSince = now
         }
-        let third = timings.timing(store: store, department: challenger.department).switchDwell / 3
+        var third = timings.timing(store: store, department: challenger.department).switchDwell / 3
+        if !isNeighbour(challenger.department, of: current.department, store: store, neighbours: neighbours) { third *= 2 }
         return now - person.decisiveSince >= third ? challenger : nil
     }
 
@@ -806,7 +857,10 @@ public struct PresenceEngine: Sendable {
     ) -> Reading? {
         var challenger: Reading?
         var currentLatest: Double?
-        for reading in person.readings where reading.store == store && now - reading.lastSeen < nodes[Int(reading.node)].staleAfter {
+        for reading in person.readings
+        where reading.store == store && now - reading.lastSeen < nodes[Int(reading.node)].staleAfter
+            && reading.latest >= timings.timing(store: store, department: reading.department).minRSSI
+        {
             if reading.department == department {
                 currentLatest = max(currentLatest ?? reading.latest, reading.latest)
             } else if challenger.map({ reading.latest > $0.latest }) ?? true {
@@ -817,6 +871,24 @@ public struct PresenceEngine: Sendable {
             challenger.latest >= currentLatest + 3 * timings.timing(store: store, department: challenger.department).switchMargin
         else { return nil }
         return challenger
+    }
+
+    /// Whether one can walk from `from` to `department` directly: `from` names no neighbours, or names it.
+    static func isNeighbour(_ department: UInt16, of from: UInt16, store: UInt16, neighbours: [UInt32: Set<UInt16>]) -> Bool {
+        neighbours[UInt32(store) << 16 | UInt32(from)]?.contains(department) ?? true
+    }
+
+    /// The evidence a challenger needs to take a member from `from` to `to`, in dB·ms: `switchMargin` held for
+    /// `switchDwell` (12 dB·s by default), twice that to a department that is not a neighbour.
+    ///
+    /// The contract's two rules are the ends of one: a lead of `switchMargin` must hold for `switchDwell`, a lead of
+    /// three times it for a third of `switchDwell`. Between them, a lead (counted up to three times the margin, and
+    /// never less than the margin) gathers evidence at its size: 8 dB switches in 1.5 s, as 4 dB in 3 s.
+    static func evidenceNeeded(
+        from: UInt16, to: UInt16, store: UInt16, timing: DepartmentTimings.Timing, neighbours: [UInt32: Set<UInt16>]
+    ) -> Double {
+        let needed = timing.switchMargin * Double(timing.switchDwell)
+        return isNeighbour(to, of: from, store: store, neighbours: neighbours) ? needed : 2 * needed
     }
 
     private static func switchDepartment(
@@ -831,6 +903,7 @@ public struct PresenceEngine: Sendable {
         visit.inDepartmentSince = now
         visit.proximity = best.proximity
         visit.confidence = evidence.confidence
+        visit.departmentUnknown = false
         outputs.append(.moved(member: member, store: visit.store, from: from, to: best.department, at: now, evidence: evidence))
         outputs.append(.presenceChanged(store: visit.store))
     }

@@ -24,6 +24,23 @@ public struct RSSIFilter: Sendable, Equatable {
         if stored < RSSIFilter.capacity { stored += 1 }
     }
 
+    /// Keeps only the latest `count` readings (at least one, when there are any): the filter then smooths over a span
+    /// of time rather than a number of readings, so that a beacon heard twice a second does not lag by four seconds.
+    public mutating func keepLatest(_ count: Int) {
+        let kept = UInt8(clamping: max(1, min(count, Int(stored))))
+        guard kept < stored else { return }
+        var compacted = SIMD8<Int8>(repeating: 0)
+        let capacity = UInt8(RSSIFilter.capacity)
+        for index in 0..<kept {
+            // The latest reading is just before `next`; the kept ones go to lanes 0… in the order they came.
+            let lane = (next &+ capacity &- kept &+ index) & (capacity &- 1)
+            compacted[Int(index)] = samples[Int(lane)]
+        }
+        samples = compacted
+        stored = kept
+        next = kept & (capacity &- 1)
+    }
+
     /// Forgets all readings (a beacon heard again after a long silence starts afresh).
     public mutating func reset() {
         stored = 0

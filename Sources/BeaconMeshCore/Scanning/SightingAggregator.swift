@@ -47,6 +47,8 @@ public struct SightingAggregator: Sendable {
         private var batteryMillivolts: UInt16 = 0
         /// Adverts since the last batch.
         private(set) var count: UInt32 = 0
+        /// Adverts in the window before (at most 255): the RSSI filter smooths over these two windows.
+        private(set) var previousCount: UInt8 = 0
         /// The advertiser's 48-bit address; all ones when none was given.
         private var addressValue = UInt64.max
         var firstSeen: Timestamp
@@ -78,7 +80,17 @@ public struct SightingAggregator: Sendable {
         }
 
         /// Starts the next batch's count.
-        mutating func resetCount() { count = 0 }
+        mutating func resetCount() {
+            previousCount = UInt8(clamping: count)
+            count = 0
+        }
+
+        /// The smoothed RSSI over the adverts of this window and the one before: the filter keeps at most 8 readings,
+        /// and a beacon heard twice a second would otherwise be smoothed over 4 seconds.
+        mutating func windowedRSSI() -> Double? {
+            filter.keepLatest(Int(count) + Int(previousCount))
+            return filter.smoothed
+        }
 
         mutating func update(rssi: Int8, measuredPower: Int8?, address: BluetoothAddress?, at time: Timestamp) {
             if time.milliseconds - lastSeen.milliseconds > 5000 { filter.reset() }
@@ -274,8 +286,8 @@ public struct SightingAggregator: Sendable {
     private mutating func report(
         _ index: Int, model: DistanceModel, details: Bool, into sightings: inout [Sighting]
     ) -> Bool {
+        guard tracks.values[index].count > 0, let rssi = tracks.values[index].windowedRSSI() else { return false }
         let track = tracks.values[index]
-        guard track.count > 0, let rssi = track.filter.smoothed else { return false }
         let power = model.measuredPower(fromFrame: track.measuredPower.map(Int.init))
         let distance = model.distance(rssi: rssi, measuredPower: power).map { ($0 * 100).rounded() / 100 }
         sightings.append(
