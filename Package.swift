@@ -194,7 +194,8 @@ let package = Package(
             ]),
         .testTarget(name: "BeaconMeshPhoneTests", dependencies: ["BeaconMeshPhone", "beacon-phone"]),
         .testTarget(name: "BeaconMeshTestingTests", dependencies: ["BeaconMeshTesting", "BeaconMeshMQTT", "BeaconMeshService"]),
-        .testTarget(name: "BeaconMeshAccuracyTests", dependencies: ["BeaconMeshAccuracy", "BeaconMeshCore"]),
+        .testTarget(
+            name: "BeaconMeshAccuracyTests", dependencies: ["BeaconMeshAccuracy", "BeaconMeshCore", "BeaconMeshBLE", "BeaconMeshTesting"]),
         .testTarget(name: "EndToEndTests", dependencies: ["BeaconMeshTesting"]),
     ]
 )

@@ -12,6 +12,15 @@ public enum SharedTestData {
         return directory
     }
 
+    /// `<repository>/../shared/data/accuracy`: the labelled recordings for presence accuracy.
+    public static func accuracyDirectory() throws -> URL {
+        let directory = BuiltProducts.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/data/accuracy")
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue
+        else { throw MissingSharedData(path: directory.path) }
+        return directory
+    }
+
     /// The entries of `subdirectory` of the shared BLE data, sorted by name.
     public static func entries(of subdirectory: String) throws -> [URL] {
         let directory = try bleDirectory().appendingPathComponent(subdirectory)
@@ -26,6 +35,6 @@ public struct MissingSharedData: Error, CustomStringConvertible, Sendable {
     public var path: String
 
     public var description: String {
-        "shared BLE test data not found at \(path): the repository's parent directory must hold shared/data/ble"
+        "shared test data not found at \(path): the repository's parent directory must hold shared/data"
     }
 }

@@ -17,8 +17,14 @@ struct StoreScript {
     /// How far each department node's clock is from ours (its `sentAt` and `lastSeen` carry it).
     var nodeClock: [UInt16: Duration] = [:]
 
-    init(rules: PresenceRules = StoreScript.fastRules, overrides: [UInt16: PresenceRules] = [:]) {
-        let layouts = [10, 20, 30].map { DepartmentLayout(id: UInt16($0), rules: overrides[UInt16($0)] ?? rules) }
+    init(
+        rules: PresenceRules = StoreScript.fastRules, overrides: [UInt16: PresenceRules] = [:],
+        minRSSI: [UInt16: Double] = [:], neighbours: [UInt16: Set<UInt16>] = [:]
+    ) {
+        let layouts = [10, 20, 30].map {
+            DepartmentLayout(
+                id: UInt16($0), rules: overrides[UInt16($0)] ?? rules, minRSSI: minRSSI[UInt16($0)], neighbours: neighbours[UInt16($0)])
+        }
         engine = PresenceEngine(rules: rules, stores: [1: layouts])
         _ = engine.setDirectory([StoreScript.phone: "ana", StoreScript.fob: "ana"])
     }

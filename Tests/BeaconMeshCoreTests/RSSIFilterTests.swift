@@ -78,3 +78,20 @@ struct RSSIFilterTests {
         }
     }
 }
+
+@Suite("RSSI filter over a span of time")
+struct RSSIFilterWindowTests {
+    @Test("keeping the latest readings drops the older ones in the order they came, and at least one")
+    func keepLatest() {
+        var filter = RSSIFilter()
+        for rssi: Int8 in [-80, -90, -90, -90, -90, -90, -60, -61, -62] { filter.add(rssi) }
+        #expect(filter.smoothed! < -85, "eight readings kept, five of them old")
+        filter.keepLatest(3)
+        #expect(filter.smoothed == -61)
+        filter.add(-64)
+        filter.keepLatest(2)
+        #expect(filter.smoothed == -63, "the mean of -62 and -64")
+        filter.keepLatest(0)
+        #expect(filter.smoothed == -64, "at least the latest reading stays")
+    }
+}
