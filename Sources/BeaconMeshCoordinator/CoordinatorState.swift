@@ -74,7 +74,7 @@ struct CoordinatorState {
         promoStores = Set(configuration.stores.filter { $0.departments.contains { $0.promo != nil } }.map(\.id))
         var stores: [UInt16: [DepartmentLayout]] = [:]
         for store in configuration.stores {
-            stores[store.id] = store.departments.map { DepartmentLayout(id: $0.id, rules: $0.presence) }
+            stores[store.id] = store.departments.map(\.layout)
         }
         engine = PresenceEngine(rules: configuration.presence, stores: stores)
         _ = engine.setDirectory(start.contents.beaconOwners, members: start.contents.profiles.keys)
