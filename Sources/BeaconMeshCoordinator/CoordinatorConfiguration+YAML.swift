@@ -161,12 +161,16 @@ private struct YAMLReader {
             } ?? "Store \(id)")
         if let greeting = fields["greeting"] { store.greeting = GreetingTemplate(try string(greeting, at: "\(place).greeting")) }
         if let departments = fields["departments"] {
-            for (index, item) in try sequence(departments, at: "\(place).departments").enumerated() {
+            let items = try sequence(departments, at: "\(place).departments")
+            for (index, item) in items.enumerated() {
                 let department = try department(item, at: "\(place).departments[\(index)]", presence: presence)
                 if store.departments.contains(where: { $0.id == department.id }) {
                     throw error(item, "department \(department.id) appears twice in store \(id)")
                 }
                 store.departments.append(department)
+            }
+            for (index, (item, department)) in zip(items, store.departments).enumerated() {
+                try checkNeighbours(of: department, in: store, node: item, at: "\(place).departments[\(index)]")
             }
         }
         return store
@@ -175,7 +179,7 @@ private struct YAMLReader {
     func department(_ node: Node, at place: String, presence: PresenceRules) throws(ConfigurationError)
         -> CoordinatorConfiguration.Department
     {
-        let fields = try mapping(node, at: place, allowed: ["id", "name", "promo", "presence", "till"])
+        let fields = try mapping(node, at: place, allowed: ["id", "name", "promo", "presence", "till", "minRssi", "neighbours"])
         guard let idNode = fields["id"] else { throw error(node, "\(place) needs an id") }
         let id = try uint16(idNode, at: "\(place).id")
         let name = try fields["name"].map { node throws(ConfigurationError) in try string(node, at: "\(place).name") } ?? "Department \(id)"
@@ -192,7 +196,39 @@ private struct YAMLReader {
             case let text: throw error(till, "\(place).till must be true or false (found '\(text)')")
             }
         }
+        if let value = fields["minRssi"] {
+            let rssi = try number(value, at: "\(place).minRssi")
+            guard (-127...0).contains(rssi) else {
+                let text = try string(value, at: "\(place).minRssi")
+                throw error(value, "\(place).minRssi must be a signal strength in dBm from -127 to 0, such as -85 (found '\(text)')")
+            }
+            department.minRSSI = rssi
+        }
+        if let value = fields["neighbours"] {
+            var neighbours: Set<UInt16> = []
+            for item in try sequence(value, at: "\(place).neighbours") {
+                neighbours.insert(try uint16(item, at: "\(place).neighbours"))
+            }
+            department.neighbours = neighbours
+        }
         return department
+    }
+
+    /// A department's `neighbours` must be other departments of its own store.
+    func checkNeighbours(
+        of department: CoordinatorConfiguration.Department, in store: CoordinatorConfiguration.Store, node: Node,
+        at place: String
+    ) throws(ConfigurationError) {
+        guard let neighbours = department.neighbours else { return }
+        let value = node["neighbours"] ?? node
+        for neighbour in neighbours.sorted() {
+            if neighbour == department.id {
+                throw error(value, "\(place).neighbours lists department \(neighbour) itself")
+            }
+            if store.department(neighbour) == nil {
+                throw error(value, "\(place).neighbours lists department \(neighbour), which store \(store.id) does not have")
+            }
+        }
     }
 
     func promoRule(_ node: Node, at place: String) throws(ConfigurationError) -> CoordinatorConfiguration.PromoRule {

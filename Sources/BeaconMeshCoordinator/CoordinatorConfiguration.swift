@@ -68,13 +68,29 @@ public struct CoordinatorConfiguration: Sendable, Equatable {
         public var presence: PresenceRules
         /// A till: check-ins are accepted here (`till: true`).
         public var till: Bool
+        /// Readings of this department weaker than this (dBm, `minRssi`) do not count: a node that hears through a
+        /// wall or a floor. `nil`: every reading counts.
+        public var minRSSI: Double?
+        /// The departments of the same store one can walk to from this one directly (`neighbours`); `nil`: every
+        /// department.
+        public var neighbours: Set<UInt16>?
 
-        public init(id: UInt16, name: String, promo: PromoRule? = nil, presence: PresenceRules, till: Bool = false) {
+        public init(
+            id: UInt16, name: String, promo: PromoRule? = nil, presence: PresenceRules, till: Bool = false,
+            minRSSI: Double? = nil, neighbours: Set<UInt16>? = nil
+        ) {
             self.till = till
             self.id = id
             self.name = name
             self.promo = promo
             self.presence = presence
+            self.minRSSI = minRSSI
+            self.neighbours = neighbours
+        }
+
+        /// The department as the presence engine takes it.
+        public var layout: DepartmentLayout {
+            DepartmentLayout(id: id, rules: presence, minRSSI: minRSSI, neighbours: neighbours)
         }
     }
 

@@ -74,7 +74,7 @@ struct CoordinatorState {
         promoStores = Set(configuration.stores.filter { $0.departments.contains { $0.promo != nil } }.map(\.id))
         var stores: [UInt16: [DepartmentLayout]] = [:]
         for store in configuration.stores {
-            stores[store.id] = store.departments.map { DepartmentLayout(id: $0.id, rules: $0.presence) }
+            stores[store.id] = store.departments.map(\.layout)
         }
         engine = PresenceEngine(rules: configuration.presence, stores: stores)
         _ = engine.setDirectory(start.contents.beaconOwners, members: start.contents.profiles.keys)
@@ -180,21 +180,21 @@ struct CoordinatorState {
     private mutating func apply(_ outputs: [PresenceEngine.Output], at now: Timestamp) {
         for output in outputs {
             switch output {
-            case .arrived(let member, let store, let department, let at, _):
+            case .arrived(let member, let store, let department, let at, let evidence):
                 guard let (profile, visit) = countVisit(member: member, at: at) else { continue }
                 let greeting = (configuration.store(store)?.greeting ?? .standard).render(for: profile, visit: visit.number)
                 publish(
                     event: .arrived(
                         member: profile, department: department, departmentName: departmentName(store, department),
-                        visit: visit, greeting: greeting), store: store, at: at)
+                        visit: visit, greeting: greeting, evidence: evidence), store: store, at: at)
             case .resumed:
                 break
-            case .moved(let member, let store, let from, let to, let at, _):
+            case .moved(let member, let store, let from, let to, let at, let evidence):
                 guard let profile = profiles[member] else { continue }
                 publish(
                     event: .moved(
                         member: profile, from: from, to: to, fromName: departmentName(store, from),
-                        toName: departmentName(store, to)), store: store, at: at)
+                        toName: departmentName(store, to), evidence: evidence), store: store, at: at)
             case .left(let member, let store, let department, let dwell, let at):
                 guard let profile = profiles[member] else { continue }
                 publish(
@@ -294,7 +294,8 @@ struct CoordinatorState {
         guard !present.isEmpty else { return }
         let (day, minute) = LocalCalendar.dayAndMinute(of: now)
         for store in configuration.stores where promoStores.contains(store.id) {
-            for visit in present[store.id] ?? [] {
+            // A member whose department is unknown gets no department's promo: no event is published for them.
+            for visit in present[store.id] ?? [] where !visit.departmentUnknown {
                 guard let department = store.department(visit.department), let rule = department.promo,
                     let profile = profiles[visit.member]
                 else { continue }
@@ -446,7 +447,9 @@ struct SnapshotSource: Sendable {
     /// How many bytes of member photos one snapshot carries at most.
     static let photoBudget = 128 * 1024
 
-    /// The snapshot: present members newest arrival first, occupancy of every department (named), node states.
+    /// The snapshot: present members newest arrival first, with how sure the engine is of each (a member whose
+    /// department is unknown is listed with none and counted in no department), occupancy of every department
+    /// (named), node states.
     func snapshot() -> PresenceSnapshot {
         var occupancy: [UInt16: PresenceSnapshot.Occupancy] = [:]
         for department in store.departments { occupancy[department.id] = .init(members: 0, guests: 0, name: department.name) }
@@ -460,13 +463,14 @@ struct SnapshotSource: Sendable {
                 photoBytes += photo.utf8.count
                 if photoBytes > SnapshotSource.photoBudget { profile.photo = nil }
             }
-            let departmentName = store.department(visit.department)?.name ?? "Department \(visit.department)"
+            let department = visit.departmentUnknown ? nil : visit.department
+            let departmentName = department.map { store.department($0)?.name ?? "Department \($0)" }
             members.append(
                 .init(
-                    member: profile, department: visit.department, departmentName: departmentName,
+                    member: profile, department: department, departmentName: departmentName,
                     proximity: visit.proximity, arrivedAt: visit.arrivedAt, inDepartmentSince: visit.inDepartmentSince,
-                    lastSeen: visit.lastSeen))
-            occupancy[visit.department, default: .init(members: 0, guests: 0)].members += 1
+                    lastSeen: visit.lastSeen, confidence: visit.confidence))
+            if let department { occupancy[department, default: .init(members: 0, guests: 0)].members += 1 }
         }
         for (department, guests) in guests {
             occupancy[department, default: .init(members: 0, guests: 0)].guests += guests

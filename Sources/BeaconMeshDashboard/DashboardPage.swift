@@ -42,7 +42,7 @@ public enum DashboardPage {
                     <h2>In the store <span id="member-count" class="count"></span></h2>
                     <table id="members" class="members">
                       <thead><tr><th class="photo"><span class="sr">Photo</span></th><th>Name</th><th>Favourite drink</th>
-                        <th>Department</th><th>Proximity</th><th>In store</th><th>Visit</th></tr></thead>
+                        <th>Department</th><th>Confidence</th><th>Proximity</th><th>In store</th><th>Visit</th></tr></thead>
                       <tbody></tbody>
                     </table>
                     <p id="no-members" class="empty">Nobody here yet.</p>

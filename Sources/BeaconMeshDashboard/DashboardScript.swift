@@ -84,7 +84,7 @@ public enum DashboardScript {
           function memberRow(member) {
             var row = make('tr');
             row.setAttribute('data-member', member.id);
-            ['photo', 'name', 'drink', 'department', 'proximity-cell', 'time', 'visit'].forEach(function (name) { row.appendChild(make('td', name)); });
+            ['photo', 'name', 'drink', 'department', 'confidence', 'proximity-cell', 'time', 'visit'].forEach(function (name) { row.appendChild(make('td', name)); });
             return row;
           }
           function setText(cell, text) { if (cell.textContent !== text) cell.textContent = text; }
@@ -118,14 +118,17 @@ public enum DashboardScript {
               fillPhoto(cells[0], member);
               setText(cells[1], member.name);
               setText(cells[2], member.favoriteDrink || '—');
-              setText(cells[3], member.departmentName);
-              var proximity = cells[4].firstChild;
-              if (!proximity) { proximity = make('span'); cells[4].appendChild(proximity); }
+              // A null department: surely in the store, in no department surely ("unknown beats wrong").
+              cells[3].classList.toggle('unknown', member.department === null);
+              setText(cells[3], member.department === null ? 'unknown' : member.departmentName);
+              setText(cells[4], member.confidence === null ? '—' : Math.round(member.confidence * 100) + '%');
+              var proximity = cells[5].firstChild;
+              if (!proximity) { proximity = make('span'); cells[5].appendChild(proximity); }
               proximity.className = 'proximity ' + member.proximity;
               setText(proximity, member.proximity);
               row.setAttribute('data-arrived-at', member.arrivedAt);
-              setText(cells[5], duration(serverNow() - member.arrivedAt));
-              setText(cells[6], '#' + member.visits);
+              setText(cells[6], duration(serverNow() - member.arrivedAt));
+              setText(cells[7], '#' + member.visits);
               if (member.highlighted && !highlighted[member.id]) {
                 highlighted[member.id] = true;
                 row.classList.add('arrived');
@@ -167,6 +170,7 @@ public enum DashboardScript {
               var li = make('li', e.type);
               li.appendChild(make('time', null, clock(e.at)));
               li.appendChild(document.createTextNode(e.text));
+              if (e.why) li.appendChild(make('span', 'why', e.why));
               return li;
             }) : [make('li', 'empty', 'No event yet.')]);
           }
@@ -237,7 +241,7 @@ public enum DashboardScript {
           function tick() {
             if (data && page === 'store') {
               Array.prototype.forEach.call($('members').querySelector('tbody').rows, function (row) {
-                setText(row.cells[5], duration(serverNow() - Number(row.getAttribute('data-arrived-at'))));
+                setText(row.cells[6], duration(serverNow() - Number(row.getAttribute('data-arrived-at'))));
               });
             }
             renderStatus();

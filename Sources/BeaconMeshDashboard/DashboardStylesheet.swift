@@ -46,6 +46,8 @@ public enum DashboardStylesheet {
         .initials { display: flex; align-items: center; justify-content: center; background: #d4e7e2; color: var(--accent);
           font-weight: 700; font-size: 1rem; }
         td.name { font-weight: 600; }
+        td.department.unknown { color: var(--muted); font-style: italic; }
+        td.confidence { font-variant-numeric: tabular-nums; text-align: right; }
         .proximity { display: inline-block; padding: 0.05rem 0.5rem; border-radius: 1rem; font-size: 0.85rem; background: #eef1f4; }
         .proximity.immediate { background: #d3f0dc; } .proximity.near { background: #e3efff; } .proximity.far { background: #f3ece0; }
         ul, ol { list-style: none; margin: 0; padding: 0; }
@@ -58,6 +60,7 @@ public enum DashboardStylesheet {
         .events li { display: block; font-size: 0.9rem; }
         .events time, .promos time { color: var(--muted); font-variant-numeric: tabular-nums; margin-right: 0.4rem; }
         .events li.arrived { border-left: 3px solid var(--accent); padding-left: 0.4rem; }
+        .events .why { display: block; color: var(--muted); font-size: 0.8rem; }
         .events li.promo, .promos li { color: #6b3fa0; }
 
         /* Phones: the members table as cards */
@@ -65,12 +68,12 @@ public enum DashboardStylesheet {
           table.members thead { display: none; }
           table.members, table.members tbody { display: block; }
           table.members tr { display: grid; grid-template-columns: 3.4rem 1fr auto; grid-template-areas:
-            "photo name visit" "photo drink drink" "photo dept dept" "photo prox time"; column-gap: 0.6rem;
+            "photo name visit" "photo drink drink" "photo dept conf" "photo prox time"; column-gap: 0.6rem;
             padding: 0.5rem 0.6rem; border-bottom: 1px solid var(--line); }
           table.members td { padding: 0.05rem 0; border: 0; }
           td.photo { grid-area: photo; } td.name { grid-area: name; } td.visit { grid-area: visit; color: var(--muted); }
           td.drink { grid-area: drink; color: var(--muted); } td.department { grid-area: dept; }
-          td.proximity-cell { grid-area: prox; } td.time { grid-area: time; color: var(--muted); }
+          td.confidence { grid-area: conf; } td.proximity-cell { grid-area: prox; } td.time { grid-area: time; color: var(--muted); }
         }
 
         /* Chain overview */

@@ -5,9 +5,9 @@ import BeaconMeshCore
 public enum EventText {
     public static func describe(_ event: StoreEvent, departmentName: (UInt16) -> String) -> String {
         switch event.kind {
-        case .arrived(let member, _, let department, let visit, _):
+        case .arrived(let member, _, let department, let visit, _, _):
             return "\(member.name) arrived in \(department) (visit \(visit.number))"
-        case .moved(let member, _, _, let from, let to):
+        case .moved(let member, _, _, let from, let to, _):
             return "\(member.name) moved from \(from) to \(to)"
         case .left(let member, _, let seconds):
             return "\(member.name) left after \(duration(seconds: seconds))"
@@ -21,6 +21,10 @@ public enum EventText {
             return "Check-in of \(member) at \(departmentName(department)) refused: \(reason.rawValue)"
         }
     }
+
+    /// Why the coordinator decided an arrival or a move, with how sure it was: "92%: node a hears -61.0 dBm, …";
+    /// `nil` for other events and for a coordinator that does not say.
+    public static func why(_ event: StoreEvent) -> String? { event.evidence?.summary }
 
     /// `45s`, `3m 20s`, `1h 05m`.
     public static func duration(seconds: Int) -> String { DurationText.spoken(seconds: seconds) }

@@ -21,8 +21,9 @@ public enum StorePageData {
                 ("initials", .string(MemberInitials.of(member.name))),
                 ("favoriteDrink", member.favoriteDrink.map { .string($0) } ?? .null),
                 ("visits", .int(Int64(member.visits))),
-                ("department", .int(Int64(present.department))),
-                ("departmentName", .string(present.departmentName)),
+                ("department", present.department.map { .int(Int64($0)) } ?? .null),
+                ("departmentName", present.department.map { .string(present.departmentName ?? model.departmentName($0)) } ?? .null),
+                ("confidence", present.confidence.map { .double($0) } ?? .null),
                 ("proximity", .string(present.proximity.rawValue)),
                 ("arrivedAt", .int(present.arrivedAt.milliseconds)),
                 ("inDepartmentSince", .int(present.inDepartmentSince.milliseconds)),
@@ -54,6 +55,7 @@ public enum StorePageData {
             .object([
                 ("id", .string(event.id)), ("type", .string(event.type)), ("at", .int(event.at.milliseconds)),
                 ("text", .string(EventText.describe(event, departmentName: model.departmentName))),
+                ("why", EventText.why(event).map { .string($0) } ?? .null),
             ])
         }
         let promos: [JSONValue] = model.recentPromos.map { promo in

@@ -5,18 +5,20 @@ import BeaconMeshCore
 #endif
 
 /// One readable line per store event, as `beacon-monitor --plain` prints it:
-/// `14:03:07  arrived  Ana Souza       Clothing     visit 12 · Welcome back, Ana! The usual Flat white?`
+/// `14:03:07  arrived  Ana Souza       Clothing     visit 12 · Welcome back, Ana! The usual Flat white?`;
+/// an arrival or a move ends with how sure and why: `(92%: node a hears -61.0 dBm, …, for 3.0 s)`.
 public enum EventLine {
     /// The line for `event`; local wall-clock time of the event first.
     public static func format(_ event: StoreEvent) -> String {
         let time = clockTime(event.at)
         let type = TerminalWidth.fit(event.type, columns: 7)
         switch event.kind {
-        case .arrived(let member, _, let departmentName, let visit, let greeting):
+        case .arrived(let member, _, let departmentName, let visit, let greeting, let evidence):
             return
                 "\(time)  \(type)  \(name(member))  \(TerminalWidth.fit(departmentName, columns: 12))  visit \(visit.number) · \(greeting)"
-        case .moved(let member, _, _, let fromName, let toName):
-            return "\(time)  \(type)  \(name(member))  \(fromName) → \(toName)"
+                + why(evidence)
+        case .moved(let member, _, _, let fromName, let toName, let evidence):
+            return "\(time)  \(type)  \(name(member))  \(fromName) → \(toName)" + why(evidence)
         case .left(let member, _, let dwellSeconds):
             return "\(time)  \(type)  \(name(member))  after \(duration(seconds: dwellSeconds))"
         case .promo(let member, _, let departmentName, let promo):
@@ -31,6 +33,9 @@ public enum EventLine {
     }
 
     private static func name(_ member: MemberProfile) -> String { TerminalWidth.fit(member.name, columns: 16) }
+
+    /// ` (92%: reason)`, or nothing for an event from a coordinator that does not say.
+    private static func why(_ evidence: DecisionEvidence?) -> String { evidence.map { " (\($0.summary))" } ?? "" }
 
     /// `HH:MM:SS` in the local time zone.
     public static func clockTime(_ timestamp: Timestamp) -> String {

@@ -5,7 +5,7 @@
 public struct MemberTableLayout: Hashable, Sendable {
     /// A column of the members table.
     public enum Column: String, Hashable, Sendable, CaseIterable {
-        case name, drink, department, proximity, inStore, visit
+        case name, drink, department, confidence, proximity, inStore, visit
 
         /// The header text, given the column's width.
         func title(width: Int) -> String {
@@ -13,6 +13,7 @@ public struct MemberTableLayout: Hashable, Sendable {
             case .name: return "NAME"
             case .drink: return width >= 15 ? "FAVOURITE DRINK" : "DRINK"
             case .department: return "DEPARTMENT"
+            case .confidence: return "SURE"
             case .proximity: return "PROXIMITY"
             case .inStore: return "IN STORE"
             case .visit: return "VISIT"
@@ -24,6 +25,7 @@ public struct MemberTableLayout: Hashable, Sendable {
             case .name: return 12
             case .drink: return 10
             case .department: return 10
+            case .confidence: return 4
             case .proximity: return 9
             case .inStore: return 8
             case .visit: return 5
@@ -35,16 +37,16 @@ public struct MemberTableLayout: Hashable, Sendable {
             case .name: return 26
             case .drink: return 18
             case .department: return 16
-            case .proximity, .inStore, .visit: return minimumWidth
+            case .confidence, .proximity, .inStore, .visit: return minimumWidth
             }
         }
 
         /// Numbers line up on the right.
-        var alignsRight: Bool { self == .inStore || self == .visit }
+        var alignsRight: Bool { self == .confidence || self == .inStore || self == .visit }
     }
 
     /// Columns dropped first when the terminal is narrow; the name is never dropped.
-    static let dropOrder: [Column] = [.proximity, .visit, .drink, .department, .inStore]
+    static let dropOrder: [Column] = [.proximity, .confidence, .visit, .drink, .department, .inStore]
     /// Columns that take spare width, in this order.
     static let growOrder: [Column] = [.name, .drink, .department]
     /// Blank columns before the table.

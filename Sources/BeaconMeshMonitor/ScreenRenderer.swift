@@ -123,7 +123,11 @@ public enum ScreenRenderer {
         switch column {
         case .name: return present.member.name
         case .drink: return present.member.favoriteDrink ?? "—"
-        case .department: return present.departmentName
+        case .department:
+            // Surely in the store, in no department surely: the snapshot says so rather than guess.
+            guard let department = present.department else { return "unknown" }
+            return present.departmentName ?? "Dept \(department)"
+        case .confidence: return present.confidence.map(DecisionEvidence.percent) ?? "—"
         case .proximity: return present.proximity.rawValue
         case .inStore:
             let seconds = max(0, Int((now - present.arrivedAt).wholeMilliseconds / 1000))

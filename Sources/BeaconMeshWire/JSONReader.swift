@@ -98,6 +98,12 @@ struct JSONReader {
         return small
     }
 
+    func optionalUInt16(_ key: JSONKey) throws(WireError) -> UInt16? {
+        guard let number = try optionalInt(key) else { return nil }
+        guard let small = UInt16(exactly: number) else { throw .absurdValue(field: name(key), value: String(number)) }
+        return small
+    }
+
     func double(_ key: JSONKey) throws(WireError) -> Double {
         guard let value = member(key), type(value) == json_type_int || type(value) == json_type_double else {
             throw .wrongType(field: name(key), expected: "a number")
@@ -111,6 +117,20 @@ struct JSONReader {
             throw .wrongType(field: name(key), expected: "a number or null")
         }
         return json_object_get_double(value)
+    }
+
+    /// A number from 0 to 1 (a confidence).
+    func fraction(_ key: JSONKey) throws(WireError) -> Double {
+        let value = try double(key)
+        guard (0...1).contains(value) else { throw .absurdValue(field: name(key), value: String(value)) }
+        return value
+    }
+
+    /// A number from 0 to 1, or `nil` when it is missing or null.
+    func optionalFraction(_ key: JSONKey) throws(WireError) -> Double? {
+        guard let value = try optionalDouble(key) else { return nil }
+        guard (0...1).contains(value) else { throw .absurdValue(field: name(key), value: String(value)) }
+        return value
     }
 
     func string(_ key: JSONKey) throws(WireError) -> String {

@@ -10,7 +10,7 @@ extension WireCodec {
             body.member("store", event.store)
             body.member("at", event.at)
             switch event.kind {
-            case .arrived(let member, let department, let departmentName, let visit, let greeting):
+            case .arrived(let member, let department, let departmentName, let visit, let greeting, let evidence):
                 body.member("member") { writeMember(member, into: &$0) }
                 body.member("department", department)
                 body.member("departmentName", departmentName)
@@ -19,12 +19,14 @@ extension WireCodec {
                     writer.member("previousAt", orNull: visit.previousAt)
                 }
                 body.member("greeting", greeting)
-            case .moved(let member, let from, let to, let fromName, let toName):
+                if let evidence { writeEvidence(evidence, into: &body) }
+            case .moved(let member, let from, let to, let fromName, let toName, let evidence):
                 body.member("member") { writeMember(member, into: &$0) }
                 body.member("from", from)
                 body.member("to", to)
                 body.member("fromName", fromName)
                 body.member("toName", toName)
+                if let evidence { writeEvidence(evidence, into: &body) }
             case .left(let member, let department, let dwellSeconds):
                 body.member("member") { writeMember(member, into: &$0) }
                 body.member("department", department)
@@ -72,6 +74,18 @@ extension WireCodec {
 
     static let reservedMemberFields: Set<String> = ["id", "name", "favoriteDrink", "visits", "lastVisitAt", "photo", "checkins"]
 
+    /// Writes the contract's `confidence` and `reason` of an `arrived` or `moved` event.
+    static func writeEvidence(_ evidence: DecisionEvidence, into writer: inout JSONStreamWriter) {
+        writer.member("confidence", evidence.confidence)
+        writer.member("reason", evidence.reason)
+    }
+
+    /// Reads `confidence` and `reason`; `nil` when both are missing (an event from a coordinator older than them).
+    static func decodeEvidence(_ body: JSONReader) throws(WireError) -> DecisionEvidence? {
+        guard body.contains("confidence") || body.contains("reason") else { return nil }
+        return DecisionEvidence(confidence: try body.fraction("confidence"), reason: try body.string("reason"))
+    }
+
     /// Writes the members of the contract's `promo` object.
     static func writePromo(_ promo: Promo, into writer: inout JSONStreamWriter) {
         writer.member("id", promo.id)
@@ -94,11 +108,11 @@ extension WireCodec {
                 member: try decodeMember(try body.object("member")), department: try body.uint16("department"),
                 departmentName: try body.string("departmentName"),
                 visit: VisitNumber(number: Int(try visit.int("number")), previousAt: try visit.optionalTimestamp("previousAt")),
-                greeting: try body.string("greeting"))
+                greeting: try body.string("greeting"), evidence: try decodeEvidence(body))
         case "moved":
             kind = .moved(
                 member: try decodeMember(try body.object("member")), from: try body.uint16("from"), to: try body.uint16("to"),
-                fromName: try body.string("fromName"), toName: try body.string("toName"))
+                fromName: try body.string("fromName"), toName: try body.string("toName"), evidence: try decodeEvidence(body))
         case "left":
             kind = .left(
                 member: try decodeMember(try body.object("member")), department: try body.uint16("department"),

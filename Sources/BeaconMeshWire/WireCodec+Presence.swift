@@ -15,12 +15,13 @@ extension WireCodec {
             body.array(snapshot.members) { present, writer in
                 writer.object { item in
                     item.member("member") { writeMember(present.member, into: &$0) }
-                    item.member("department", present.department)
-                    item.member("departmentName", present.departmentName)
+                    item.member("department", orNull: present.department.map(Int.init))
+                    item.member("departmentName", orNull: present.departmentName)
                     item.member("proximity", present.proximity.rawValue)
                     item.member("arrivedAt", present.arrivedAt)
                     item.member("inDepartmentSince", present.inDepartmentSince)
                     item.member("lastSeen", present.lastSeen)
+                    if let confidence = present.confidence { item.member("confidence", confidence) }
                 }
             }
             body.member("occupancy") { occupancy in
@@ -44,17 +45,18 @@ extension WireCodec {
         }
     }
 
-    /// Reads a presence snapshot.
+    /// Reads a presence snapshot; a member's `department` and `departmentName` may be null (department unknown), and
+    /// `confidence` may be missing (a coordinator older than it).
     public static func decodePresenceSnapshot(_ bytes: [UInt8]) throws(WireError) -> PresenceSnapshot {
         try JSONReader.withVersion1Document(bytes) { body throws(WireError) in
             var members: [PresenceSnapshot.PresentMember] = []
             try body.forEachObject("members") { item throws(WireError) in
                 members.append(
                     PresenceSnapshot.PresentMember(
-                        member: try decodeMember(try item.object("member")), department: try item.uint16("department"),
-                        departmentName: try item.string("departmentName"), proximity: try item.proximity("proximity"),
+                        member: try decodeMember(try item.object("member")), department: try item.optionalUInt16("department"),
+                        departmentName: try item.optionalString("departmentName"), proximity: try item.proximity("proximity"),
                         arrivedAt: try item.timestamp("arrivedAt"), inDepartmentSince: try item.timestamp("inDepartmentSince"),
-                        lastSeen: try item.timestamp("lastSeen")))
+                        lastSeen: try item.timestamp("lastSeen"), confidence: try item.optionalFraction("confidence")))
             }
             var occupancy: [UInt16: PresenceSnapshot.Occupancy] = [:]
             try body.forEachObjectMember("occupancy") { key, counts throws(WireError) in

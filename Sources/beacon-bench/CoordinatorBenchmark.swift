@@ -369,7 +369,7 @@ final class Observations: Sendable {
             let count = counting(report)
             state.withLock { $0.batchesSeen.append((now, count)) }
         } else if message.topic.hasSuffix("/events"), let event = try? WireCodec.decodeEvent(message.payload),
-            case .arrived(let member, _, _, _, _) = event.kind, member.id.hasPrefix("n")
+            case .arrived(let member, _, _, _, _, _) = event.kind, member.id.hasPrefix("n")
         {
             // The network thread's receive time: the benchmark's own task scheduling is not part of the latency.
             let received = message.receivedAt ?? .now

@@ -110,7 +110,7 @@ struct DashboardBenchmark: ParsableCommand {
                 let now = Self.wallMilliseconds()
                 if message.topic.hasSuffix("/status") {
                     if String(decoding: message.payload, as: UTF8.self).contains("\"online\"") { coordinatorOnline.withLock { $0 = true } }
-                } else if let event = try? WireCodec.decodeEvent(message.payload), case .arrived(let member, _, _, _, _) = event.kind {
+                } else if let event = try? WireCodec.decodeEvent(message.payload), case .arrived(let member, _, _, _, _, _) = event.kind {
                     arrivedAt.withLock { $0[member.id] = now }
                 }
             }

@@ -282,7 +282,7 @@ final class SoakCounters: Sendable {
         let received = message.receivedAt ?? .now
         let isProbe =
             (try? WireCodec.decodeEvent(message.payload)).map { event -> Bool in
-                if case .arrived(let member, _, _, _, _) = event.kind { return member.id.hasPrefix("probe") }
+                if case .arrived(let member, _, _, _, _, _) = event.kind { return member.id.hasPrefix("probe") }
                 return false
             } ?? false
         state.withLock { state in

@@ -97,7 +97,7 @@ struct WireBenchmark: ParsableCommand {
                     id: "member-\(index)", name: "Member Nº \(index)", favoriteDrink: index % 2 == 0 ? "Flat white" : nil,
                     visits: index, lastVisitAt: Self.now, customFields: ["tier": "gold"]),
                 department: UInt16(10 + index % 5), departmentName: "Department \(index % 5)", proximity: .near,
-                arrivedAt: Self.now, inDepartmentSince: Self.now, lastSeen: Self.now)
+                arrivedAt: Self.now, inDepartmentSince: Self.now, lastSeen: Self.now, confidence: 0.87)
         }
         let snapshot = PresenceSnapshot(
             store: 12, name: "Bench store", updatedAt: Self.now, members: present,

@@ -56,6 +56,17 @@ private struct CoordinatorFixture {
             .map { try WireCodec.decodeEvent($0.payload) }
     }
 
+    /// Hears Ana in Clothing until her arrival has settled; returns the store's events then (node, arrived).
+    func hearAnaUntilGreeted() async throws -> [MQTTMessage] {
+        try hearAna(seq: 1)
+        _ = try await broker.waitForPublications(matching: Self.topics.events(store: 1), count: 1)
+        for seq in 2...4 {
+            await advance(by: .milliseconds(400))
+            try hearAna(seq: UInt64(seq))
+        }
+        return try await broker.waitForPublications(matching: Self.topics.events(store: 1), count: 2)
+    }
+
     /// Moves the clock on by `duration` one tick at a time, letting the tick task wake up and sleep again each time.
     func advance(by duration: Duration) async {
         var passed = Duration.zero
@@ -95,7 +106,7 @@ struct CoordinatorServiceTests {
         let arrived = try #require(events.last)
         #expect(arrived.member?.name == "Ana")
         #expect(arrived.at >= started + .seconds(1) && arrived.at <= fixture.clock.now(), "\(arrived.at) on a clock started at \(started)")
-        guard case .arrived(_, _, _, let visit, let greeting) = arrived.kind else { return }
+        guard case .arrived(_, _, _, let visit, let greeting, _) = arrived.kind else { return }
         #expect(visit.number == 1)
         #expect(greeting.contains("Ana"))
 
@@ -106,6 +117,35 @@ struct CoordinatorServiceTests {
         #expect(try WireCodec.decodeCoordinatorStatus(status.payload).state == .offline)
         #expect(try fixture.registry.member(id: "ana")?.profile.visits == 1)
         #expect(try fixture.registry.loadVisits().contains { $0.member == "ana" && $0.leftAt == nil })
+    }
+
+    @Test("the arrival published says how sure the coordinator is (a confidence from 0 to 1) and why (a reason)")
+    func arrivalSaysWhy() async throws {
+        let fixture = try CoordinatorFixture()
+        defer { fixture.removeFolder() }
+        let running = Task { try await fixture.service.run() }
+        defer { running.cancel() }
+        _ = try await fixture.broker.waitForPublications(matching: CoordinatorFixture.topics.coordinatorStatus(id: "hq"), count: 1)
+        let published = try #require(try await fixture.hearAnaUntilGreeted().last)
+        let json = try WireCodec.parse(published.payload)
+        #expect(json["type"] == .string("arrived"))
+        let number: Double? =
+            switch json["confidence"] {
+            case .double(let value)?: value
+            case .int(let value)?: Double(value)
+            default: nil
+            }
+        guard let confidence = number else {
+            Issue.record("no number confidence in \(String(decoding: published.payload, as: UTF8.self))")
+            return
+        }
+        #expect((0...1).contains(confidence))
+        guard case .string(let reason)? = json["reason"] else {
+            Issue.record("no reason in \(String(decoding: published.payload, as: UTF8.self))")
+            return
+        }
+        #expect(!reason.isEmpty)
+        #expect(try WireCodec.decodeEvent(published.payload).evidence == DecisionEvidence(confidence: confidence, reason: reason))
     }
 
     @Test("a broken payload is counted by reason in the next health report and changes nothing else")

@@ -51,7 +51,7 @@ struct ChainBoardTests {
             "e-1",
             .arrived(
                 member: ana, department: 10, departmentName: "Clothing",
-                visit: VisitNumber(number: 2, previousAt: nil), greeting: "Hi"), at: 1)
+                visit: VisitNumber(number: 2, previousAt: nil), greeting: "Hi", evidence: nil), at: 1)
         let left = F.event("e-2", .left(member: ana, department: 10, dwellSeconds: 125), at: 9)
         _ = board.receive(topic: F.topics.events(store: 1), payload: arrived, at: F.at(seconds: 1))
         _ = board.receive(topic: F.topics.events(store: 1), payload: arrived, at: F.at(seconds: 2))

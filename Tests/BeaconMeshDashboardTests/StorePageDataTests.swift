@@ -8,7 +8,7 @@ import Testing
 struct StorePageDataTests {
     typealias F = BoardFixtures
 
-    private func board(_ members: [(MemberProfile, UInt16, Int64)], at seconds: Int64, previous: StoreBoard? = nil) -> StoreBoard {
+    private func board(_ members: [(MemberProfile, UInt16?, Int64)], at seconds: Int64, previous: StoreBoard? = nil) -> StoreBoard {
         var board = previous ?? StoreBoard(store: 1, broker: "b")
         let payload = F.snapshot(members: members, at: seconds)
         board.apply(snapshot: try! WireCodec.decodePresenceSnapshot(payload), payload: payload, at: F.at(seconds: seconds))
@@ -44,6 +44,53 @@ struct StorePageDataTests {
         #expect(third.first { $0["id"] == .string("ana") }?["photo"] == .string(F.photo))
     }
 
+    @Test("each member carries the coordinator's confidence; a member whose department is unknown has department and name null")
+    func confidenceAndUnknownDepartment() {
+        var store = StoreBoard(store: 1, broker: "b")
+        let payload = F.snapshot(
+            members: [(F.member("ana", "Ana Souza"), 10, 0), (F.member("zoe", "Zoë Martin"), nil, 1)], confidence: 0.25, at: 2)
+        store.apply(snapshot: try! WireCodec.decodePresenceSnapshot(payload), payload: payload, at: F.at(seconds: 2))
+        var sent: [String: Int] = [:]
+        let json = members(StorePageData.json(store, coordinator: nil, at: F.at(seconds: 2), photosSent: &sent))
+        let ana = json.first { $0["id"] == .string("ana") }
+        #expect(ana?["department"] == .int(10) && ana?["departmentName"] == .string("Clothing"))
+        #expect(ana?["confidence"] == .double(0.25))
+        let zoe = json.first { $0["id"] == .string("zoe") }
+        #expect(zoe?["department"] == .null && zoe?["departmentName"] == .null)
+        #expect(zoe?["confidence"] == .double(0.25))
+    }
+
+    @Test("an arrival or a move in the event feed says why, with the confidence; other events and older ones do not")
+    func eventsSayWhy() throws {
+        var store = StoreBoard(store: 1, broker: "b")
+        let zoe = F.member("zoe", "Zoë Martin")
+        let reason = "node a hears -61.0 dBm, 8.5 dB above department 20 (node b), for 3.0 s"
+        let events: [StoreEvent.Kind] = [
+            .arrived(
+                member: zoe, department: 10, departmentName: "Clothing", visit: VisitNumber(number: 1, previousAt: nil),
+                greeting: "", evidence: DecisionEvidence(confidence: 0.92, reason: reason)),
+            .moved(member: zoe, from: 10, to: 20, fromName: "Clothing", toName: "Housewares", evidence: nil),
+            .left(member: zoe, department: 20, dwellSeconds: 3),
+        ]
+        for (index, kind) in events.enumerated() {
+            store.apply(
+                event: try WireCodec.decodeEvent(F.event("e-\(index)", kind, at: Int64(index + 1))), at: F.at(seconds: Int64(index + 1)))
+        }
+        var sent: [String: Int] = [:]
+        guard case .array(let feed)? = StorePageData.json(store, coordinator: nil, at: F.at(seconds: 4), photosSent: &sent)["events"] else {
+            Issue.record("no events")
+            return
+        }
+        let why = Dictionary(
+            uniqueKeysWithValues: feed.compactMap { event -> (String, JSONValue)? in
+                guard case .string(let type)? = event["type"], let why = event["why"] else { return nil }
+                return (type, why)
+            })
+        #expect(why["arrived"] == .string("92%: \(reason)"))
+        #expect(why["moved"] == .null, "a coordinator that did not say")
+        #expect(why["left"] == .null)
+    }
+
     @Test("a member who appears in a new snapshot is highlighted for 1.5 s, newest arrival first")
     func arrivalHighlighted() {
         var store = board([(F.member("ana", "Ana Souza"), 10, 0)], at: 10)
@@ -74,7 +121,7 @@ struct StoreBoardEventTests {
                     "e-1",
                     .arrived(
                         member: zoe, department: 20, departmentName: "Housewares",
-                        visit: VisitNumber(number: 4, previousAt: nil), greeting: ""), at: 2)),
+                        visit: VisitNumber(number: 4, previousAt: nil), greeting: "", evidence: nil), at: 2)),
             at: F.at(seconds: 2))
         #expect(store.model.membersByArrival.map(\.member.id) == ["zoe", "ana"])
         #expect(store.model.membersByArrival.first?.member.visits == 4)
@@ -83,7 +130,8 @@ struct StoreBoardEventTests {
 
         store.apply(
             event: try WireCodec.decodeEvent(
-                F.event("e-2", .moved(member: zoe, from: 20, to: 10, fromName: "Housewares", toName: "Clothing"), at: 3)),
+                F.event(
+                    "e-2", .moved(member: zoe, from: 20, to: 10, fromName: "Housewares", toName: "Clothing", evidence: nil), at: 3)),
             at: F.at(seconds: 3))
         #expect(store.model.snapshot?.members.first { $0.member.id == "zoe" }?.departmentName == "Clothing")
         #expect(store.model.snapshot?.occupancy[10]?.members == 2)

@@ -56,6 +56,45 @@ struct MonitorModelTests {
         #expect(model.showsPresenceChange(at: F.at(seconds: 170.1)))
     }
 
+    @Test("a member whose department becomes unknown is a presence change and counts in no department; a move takes them to one")
+    func unknownDepartment() throws {
+        var model = F.threeMembers()
+        var unsure = model.snapshot!
+        let ana = try #require(unsure.members.firstIndex { $0.member.id == "ana" })
+        unsure.members[ana].department = nil
+        unsure.members[ana].departmentName = nil
+        unsure.members[ana].confidence = 0.4
+        unsure.occupancy[10]?.members = 0
+        model.apply(snapshot: unsure, at: F.at(seconds: 160))
+        #expect(model.showsPresenceChange(at: F.at(seconds: 160.1)))
+        #expect(model.departmentName(10) == "Clothing", "a member without a department names none")
+
+        model.apply(
+            event: F.event(
+                "m1", at: F.at(seconds: 170),
+                .moved(
+                    member: F.ana, from: 10, to: 20, fromName: "Clothing", toName: "Housewares",
+                    evidence: DecisionEvidence(confidence: 0.8, reason: "node a of Housewares"))),
+            at: F.at(seconds: 170))
+        let moved = try #require(model.snapshot?.members.first { $0.member.id == "ana" })
+        #expect(moved.department == 20 && moved.departmentName == "Housewares" && moved.confidence == 0.8)
+        #expect(model.snapshot?.occupancy[10]?.members == 0, "she was counted in no department: none loses her")
+        #expect(model.snapshot?.occupancy[20]?.members == 2)
+    }
+
+    @Test("an arrived event lists its member at once with the event's confidence")
+    func arrivalConfidence() {
+        var model = F.threeMembers()
+        model.apply(
+            event: F.event(
+                "a1", at: F.at(seconds: 140),
+                .arrived(
+                    member: F.zoe, department: 10, departmentName: "Clothing", visit: VisitNumber(number: 2, previousAt: nil),
+                    greeting: "Hi", evidence: DecisionEvidence(confidence: 0.75, reason: "node a"))),
+            at: F.at(seconds: 140))
+        #expect(model.snapshot?.members.first { $0.member.id == "zoe" }?.confidence == 0.75)
+    }
+
     @Test("the promos panel keeps the last five promos, newest first")
     func recentPromos() {
         var model = F.threeMembers()

@@ -63,6 +63,26 @@ struct ScreenRendererTests {
         }
     }
 
+    @Test("each member's row shows how sure the coordinator is; a member whose department is unknown reads unknown")
+    func confidenceAndUnknownDepartment() {
+        var model = MonitorModel(store: 1, broker: "b")
+        model.apply(
+            snapshot: F.snapshot(
+                [
+                    F.present(F.ana, in: 10, arrivedAt: F.at(seconds: 0), confidence: 0.92),
+                    F.present(F.zoe, in: nil, arrivedAt: F.at(seconds: 5), confidence: 0.4),
+                    F.present(F.jose, in: 20, arrivedAt: F.at(seconds: 6)),
+                ], at: F.at(seconds: 10)), at: F.at(seconds: 10))
+        let screen = render(model)
+        #expect(screen.lines[1].contains("SURE"))
+        let ana = row(containing: "Ana Souza", in: screen)
+        #expect(ana?.text.contains("Clothing") == true && ana?.text.contains("92%") == true, "\(ana?.text ?? "")")
+        let zoe = row(containing: "Zoë Martin", in: screen)
+        #expect(zoe?.text.contains("unknown") == true && zoe?.text.contains("40%") == true, "\(zoe?.text ?? "")")
+        let jose = row(containing: "José Álvarez", in: screen)
+        #expect(jose?.text.contains("%") == false, "a coordinator that does not say shows no percentage")
+    }
+
     @Test("a member without a favourite drink shows a dash")
     func noDrink() {
         var model = MonitorModel(store: 1, broker: "b")

@@ -17,12 +17,15 @@ enum StoreFixtures {
 
     static let departments: [UInt16: String] = [10: "Clothing", 20: "Housewares", 30: "Automotive"]
 
+    /// `member` present in `department` (`nil`: in the store, department unknown), held with `confidence`.
     static func present(
-        _ member: MemberProfile, in department: UInt16 = 10, proximity: Proximity = .near, arrivedAt: Timestamp
+        _ member: MemberProfile, in department: UInt16? = 10, proximity: Proximity = .near, arrivedAt: Timestamp,
+        confidence: Double? = nil
     ) -> PresenceSnapshot.PresentMember {
         .init(
-            member: member, department: department, departmentName: departments[department] ?? "Dept \(department)",
-            proximity: proximity, arrivedAt: arrivedAt, inDepartmentSince: arrivedAt, lastSeen: arrivedAt)
+            member: member, department: department, departmentName: department.map { departments[$0] ?? "Dept \($0)" },
+            proximity: proximity, arrivedAt: arrivedAt, inDepartmentSince: arrivedAt, lastSeen: arrivedAt,
+            confidence: confidence)
     }
 
     static func snapshot(
@@ -30,7 +33,9 @@ enum StoreFixtures {
         guests: Int = 0, nodes: [PresenceSnapshot.NodeState] = []
     ) -> PresenceSnapshot {
         var occupancy: [UInt16: PresenceSnapshot.Occupancy] = [:]
-        for present in members { occupancy[present.department, default: .init(members: 0, guests: 0)].members += 1 }
+        for present in members {
+            if let department = present.department { occupancy[department, default: .init(members: 0, guests: 0)].members += 1 }
+        }
         if guests > 0 { occupancy[10, default: .init(members: 0, guests: 0)].guests += guests }
         return PresenceSnapshot(
             store: store, name: "San Francisco", updatedAt: time, members: members,
@@ -46,7 +51,7 @@ enum StoreFixtures {
             id, at: time,
             .arrived(
                 member: member, department: 10, departmentName: "Clothing",
-                visit: VisitNumber(number: member.visits, previousAt: nil), greeting: "Hello"))
+                visit: VisitNumber(number: member.visits, previousAt: nil), greeting: "Hello", evidence: nil))
     }
 
     static func promo(_ member: MemberProfile, title: String, id: String, at time: Timestamp) -> StoreEvent {

@@ -87,8 +87,12 @@ struct WireCodecTests {
         let kinds: [StoreEvent.Kind] = [
             .arrived(
                 member: member, department: 10, departmentName: "Clothing",
-                visit: VisitNumber(number: 12, previousAt: nil), greeting: "Welcome back, Zoë 李!"),
-            .moved(member: member, from: 10, to: 20, fromName: "Clothing", toName: "Housewares"),
+                visit: VisitNumber(number: 12, previousAt: nil), greeting: "Welcome back, Zoë 李!",
+                evidence: DecisionEvidence(
+                    confidence: 0.92, reason: "node a hears -61.0 dBm, 8.5 dB above department 20 (node b), for 3.0 s")),
+            .moved(
+                member: member, from: 10, to: 20, fromName: "Clothing", toName: "Housewares",
+                evidence: DecisionEvidence(confidence: 1, reason: "Zoë's phone ranges Housewares 12.0 dB above Clothing for 1.0 s")),
             .left(member: member, department: 20, dwellSeconds: 95),
             .promo(member: member, department: 20, departmentName: "Housewares", promo: promo),
             .node(department: 10, node: "a", state: .offline),

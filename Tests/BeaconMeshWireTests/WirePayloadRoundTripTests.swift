@@ -70,8 +70,14 @@ struct WirePayloadRoundTripTests {
             .arrived(
                 member: member, department: 65535, departmentName: awkward,
                 visit: VisitNumber(number: 1, previousAt: Timestamp(milliseconds: -5)),
-                greeting: awkward),
-            .moved(member: member, from: 0, to: 65535, fromName: "", toName: awkward),
+                greeting: awkward, evidence: DecisionEvidence(confidence: 0, reason: awkward)),
+            .arrived(
+                member: member, department: 1, departmentName: "D", visit: VisitNumber(number: 2, previousAt: nil), greeting: "",
+                evidence: nil),
+            .moved(
+                member: member, from: 0, to: 65535, fromName: "", toName: awkward,
+                evidence: DecisionEvidence(confidence: 0.123456789, reason: "")),
+            .moved(member: member, from: 0, to: 1, fromName: "", toName: "", evidence: nil),
             .left(member: member, department: 2, dwellSeconds: Int(Int64.max)),
             .promo(member: member, department: 2, departmentName: "Housewares", promo: promo),
             .node(department: 3, node: "z9", state: .online),

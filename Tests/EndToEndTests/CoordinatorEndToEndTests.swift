@@ -80,10 +80,15 @@ struct CoordinatorEndToEndTests {
         #expect(visit["number"] as? Int == 12)
         #expect(visit["previousAt"] as? Int == 1_763_683_200_000)
         for field in ["id", "store", "at"] { #expect(arrived[field] != nil, "missing \(field)") }
+        // Why she was placed in Clothing, and how surely.
+        let confidence = try #require(arrived["confidence"] as? Double, "no confidence: \(arrived)")
+        #expect((0...1).contains(confidence))
+        #expect((arrived["reason"] as? String).map { !$0.isEmpty } == true, "no reason: \(arrived)")
 
         let presence = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/stores/1/presence")
         let snapshot = await presence.waitForLine(timeout: .seconds(5)) { $0.contains("\"ana\"") }
         #expect(snapshot != nil, "the retained snapshot shows Ana")
+        #expect(snapshot?.contains("\"confidence\":") == true, "the snapshot says how sure: \(snapshot ?? "")")
         await presence.stop()
 
         let left = try #require(await run.waitForEvent("left", timeout: .seconds(10)))

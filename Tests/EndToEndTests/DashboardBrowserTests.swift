@@ -13,7 +13,8 @@ struct DashboardBrowserTests {
         var img = row.querySelector('td.photo img');
         var initials = row.querySelector('td.photo .initials');
         return {name: row.cells[1].textContent, drink: row.cells[2].textContent, department: row.cells[3].textContent,
-                proximity: row.cells[4].textContent, time: row.cells[5].textContent, visit: row.cells[6].textContent,
+                confidence: row.cells[4].textContent, proximity: row.cells[5].textContent, time: row.cells[6].textContent,
+                visit: row.cells[7].textContent,
                 photo: img ? img.getAttribute('src').slice(0, 23) : null,
                 photoLoaded: img ? (img.complete && img.naturalWidth > 0) : false,
                 initials: initials ? initials.textContent : null, arrived: row.classList.contains('arrived'),
@@ -48,6 +49,7 @@ struct DashboardBrowserTests {
             #expect(ana["name"] as? String == "Ana Souza")
             #expect(ana["drink"] as? String == "Flat white")
             #expect(ana["department"] as? String == "Clothing")
+            #expect((ana["confidence"] as? String)?.wholeMatch(of: /[0-9]{1,3}%/) != nil, "\(ana["confidence"] ?? "none")")
             #expect(ana["visit"] as? String == "#12")
             #expect((ana["photo"] as? String)?.hasPrefix("data:image/jpeg;base64") == true)
             let photoLoaded = try await browser.waitFor(

@@ -5,7 +5,7 @@ public struct PresenceSnapshot: Hashable, Sendable {
     public var updatedAt: Timestamp
     /// Members in the store, newest arrival first.
     public var members: [PresentMember]
-    /// Per department: members and guests in it.
+    /// Per department: members and guests in it (a member whose department is unknown counts in none).
     public var occupancy: [UInt16: Occupancy]
     public var nodes: [NodeState]
 
@@ -24,16 +24,22 @@ public struct PresenceSnapshot: Hashable, Sendable {
     /// One member in the store.
     public struct PresentMember: Hashable, Sendable {
         public var member: MemberProfile
-        public var department: UInt16
-        public var departmentName: String
+        /// The department the member is in; `nil` when they are surely in the store but in no department surely
+        /// ("unknown beats wrong": the contract's `department: null`).
+        public var department: UInt16?
+        /// The department's name; `nil` exactly when `department` is.
+        public var departmentName: String?
         public var proximity: Proximity
         public var arrivedAt: Timestamp
         public var inDepartmentSince: Timestamp
         public var lastSeen: Timestamp
+        /// How sure the coordinator is of `department` (0–1, as on events); `nil` from a coordinator older than the
+        /// field.
+        public var confidence: Double?
 
         public init(
-            member: MemberProfile, department: UInt16, departmentName: String, proximity: Proximity,
-            arrivedAt: Timestamp, inDepartmentSince: Timestamp, lastSeen: Timestamp
+            member: MemberProfile, department: UInt16?, departmentName: String?, proximity: Proximity,
+            arrivedAt: Timestamp, inDepartmentSince: Timestamp, lastSeen: Timestamp, confidence: Double? = nil
         ) {
             self.member = member
             self.department = department
@@ -42,6 +48,7 @@ public struct PresenceSnapshot: Hashable, Sendable {
             self.arrivedAt = arrivedAt
             self.inDepartmentSince = inDepartmentSince
             self.lastSeen = lastSeen
+            self.confidence = confidence
         }
     }
 

@@ -101,7 +101,9 @@ public struct MonitorModel: Sendable {
             }
         }
         for (department, occupancy) in new.occupancy { if let name = occupancy.name { departmentNames[department] = name } }
-        for present in new.members { departmentNames[present.department] = present.departmentName }
+        for present in new.members {
+            if let department = present.department, let name = present.departmentName { departmentNames[department] = name }
+        }
         snapshot = new
         till?.apply(new, at: now)
         lastUpdate = now
@@ -121,7 +123,7 @@ public struct MonitorModel: Sendable {
         expire(at: now)
         lastUpdate = now
         switch event.kind {
-        case .arrived(let member, let department, let departmentName, let visit, _):
+        case .arrived(let member, let department, let departmentName, let visit, _, let evidence):
             departmentNames[department] = departmentName
             highlightDeadlines[member.id] = now + Self.arrivalHighlight
             presenceChangeDeadline = now + Self.presenceChangeFlash
@@ -131,29 +133,31 @@ public struct MonitorModel: Sendable {
                 current.members.insert(
                     .init(
                         member: profile, department: department, departmentName: departmentName,
-                        proximity: .unknown, arrivedAt: event.at, inDepartmentSince: event.at, lastSeen: event.at),
+                        proximity: .unknown, arrivedAt: event.at, inDepartmentSince: event.at, lastSeen: event.at,
+                        confidence: evidence?.confidence),
                     at: 0)
                 current.occupancy[department, default: .init(members: 0, guests: 0, name: departmentName)].members += 1
                 snapshot = current
             }
-        case .moved(let member, let from, let to, let fromName, let toName):
+        case .moved(let member, let from, let to, let fromName, let toName, let evidence):
             departmentNames[from] = fromName
             departmentNames[to] = toName
             presenceChangeDeadline = now + Self.presenceChangeFlash
             if var current = snapshot, let index = current.members.firstIndex(where: { $0.member.id == member.id }),
                 current.members[index].department != to
             {
-                current.occupancy[current.members[index].department]?.members -= 1
+                if let old = current.members[index].department { current.occupancy[old]?.members -= 1 }
                 current.occupancy[to, default: .init(members: 0, guests: 0, name: toName)].members += 1
                 current.members[index].department = to
                 current.members[index].departmentName = toName
                 current.members[index].inDepartmentSince = event.at
+                current.members[index].confidence = evidence?.confidence
                 snapshot = current
             }
         case .left(let member, _, _):
             presenceChangeDeadline = now + Self.presenceChangeFlash
             if var current = snapshot, let index = current.members.firstIndex(where: { $0.member.id == member.id }) {
-                current.occupancy[current.members[index].department]?.members -= 1
+                if let old = current.members[index].department { current.occupancy[old]?.members -= 1 }
                 current.members.remove(at: index)
                 snapshot = current
             }
@@ -229,8 +233,8 @@ public struct MonitorModel: Sendable {
 
     // MARK: Private
 
-    /// Who is in which department: what a "Presence change" is about (a proximity that wavers is not).
-    private static func whereabouts(_ snapshot: PresenceSnapshot) -> [String: UInt16] {
+    /// Who is in which department (`nil`: unknown): what a "Presence change" is about (a proximity that wavers is not).
+    private static func whereabouts(_ snapshot: PresenceSnapshot) -> [String: UInt16?] {
         Dictionary(snapshot.members.map { ($0.member.id, $0.department) }, uniquingKeysWith: { first, _ in first })
     }
 

@@ -8,8 +8,12 @@ public struct StoreEvent: Hashable, Sendable {
 
     /// The contract's event types with their fields.
     public enum Kind: Hashable, Sendable {
-        case arrived(member: MemberProfile, department: UInt16, departmentName: String, visit: VisitNumber, greeting: String)
-        case moved(member: MemberProfile, from: UInt16, to: UInt16, fromName: String, toName: String)
+        /// A visit began; `evidence` says why this department (`nil` from a coordinator older than the field).
+        case arrived(
+            member: MemberProfile, department: UInt16, departmentName: String, visit: VisitNumber, greeting: String,
+            evidence: DecisionEvidence?)
+        /// The member changed department; `evidence` says why (`nil` from a coordinator older than the field).
+        case moved(member: MemberProfile, from: UInt16, to: UInt16, fromName: String, toName: String, evidence: DecisionEvidence?)
         case left(member: MemberProfile, department: UInt16, dwellSeconds: Int)
         case promo(member: MemberProfile, department: UInt16, departmentName: String, promo: Promo)
         case node(department: UInt16, node: String, state: LinkState)
@@ -43,11 +47,19 @@ public struct StoreEvent: Hashable, Sendable {
     /// The member the event is about, if any.
     public var member: MemberProfile? {
         switch kind {
-        case .arrived(let member, _, _, _, _), .moved(let member, _, _, _, _), .left(let member, _, _),
+        case .arrived(let member, _, _, _, _, _), .moved(let member, _, _, _, _, _), .left(let member, _, _),
             .promo(let member, _, _, _), .checkin(let member, _, _, _, _, _):
             return member
         case .node, .checkinRefused:
             return nil
+        }
+    }
+
+    /// Why the presence engine took the decision the event reports (`arrived`, `moved`), if the event says.
+    public var evidence: DecisionEvidence? {
+        switch kind {
+        case .arrived(_, _, _, _, _, let evidence), .moved(_, _, _, _, _, let evidence): return evidence
+        case .left, .promo, .node, .checkin, .checkinRefused: return nil
         }
     }
 }
