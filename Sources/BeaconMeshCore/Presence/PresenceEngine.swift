@@ -279,8 +279,10 @@ public struct PresenceEngine: Sendable {
 
     /// Restores visits saved before a restart (open ones and recently left ones, for `visitGap`).
     public mutating func restore(_ visits: [Visit]) {
-        for visit in visits where departments[visit.store] != nil {
+        for var visit in visits where departments[visit.store] != nil {
             let number = memberNumber(for: visit.member)
+            // The readings behind the placement are gone with the restart: as sure as a restored decision can be.
+            visit.confidence = DecisionEvidence.restored.confidence
             changeMember(number) {
                 $0.visit = visit
                 $0.nextCheck = 0
