@@ -1,0 +1,111 @@
+import BeaconMeshTesting
+import Foundation
+import Testing
+
+/// The scoreboard tells the truth: a labelled recording replayed at recorded pace through real scanner processes,
+/// mosquitto and the coordinator gives the figures `beacon-bench accuracy score` computes in virtual time.
+@Suite("Presence accuracy in real time", .serialized)
+struct AccuracyRealTimeTests {
+    static let beacon = "ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:100:1"
+
+    @Test("an 84-s walk past 4 department radios, at recorded pace: seconds right within 5 points and changes within 2 of the scoreboard's")
+    func realTimeMatchesScoreboard() async throws {
+        let directory = try Mesh.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let track = try SharedTestData.accuracyDirectory()
+            .appendingPathComponent("philotuxo__Position-Annotated-BLE-RSSI-Dataset/trk/rectangular_without_rotation_all_sensors.mbd").path
+        let convert = try Mesh.program("beacon-bench", ["accuracy", "convert", "philotuxo", "--radios", "pi", track, "--to", directory])
+        #expect(await convert.waitForExit(timeout: .seconds(60)) == .exited(0), "\(convert.transcript)")
+        let recording = directory + "/philotuxo-rectangular_without_rotation-pi"
+
+        // The scoreboard's figures, in virtual time.
+        let score = try Mesh.program("beacon-bench", ["accuracy", "score", recording])
+        #expect(await score.waitForExit(timeout: .seconds(60)) == .exited(0), "\(score.transcript)")
+        let row = try #require(score.stdoutLines.first { $0.contains("| BeaconMesh |") }, "\(score.transcript)")
+        let fields = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+        let virtualRight = try #require(Double(fields[3].replacingOccurrences(of: " %", with: ""))) / 100
+        let virtualChanges = try #require(Int(fields[6].prefix { $0 != " " }))
+
+        // The same recording through the real programs, at recorded pace.
+        let layout = try String(contentsOfFile: recording + "/layout.csv", encoding: .utf8).split(separator: "\n").dropFirst()
+            .map { $0.split(separator: ",").map(String.init) }
+        let truth = try String(contentsOfFile: recording + "/truth.csv", encoding: .utf8).split(separator: "\n").dropFirst()
+            .map { $0.split(separator: ",").map(String.init) }
+            .map { (from: Int64($0[1])!, to: Int64($0[2])!, department: Int($0[3])!) }
+        let broker = try await MosquittoBroker.start()
+        defer { Task { await broker.stop() } }
+        try "id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt\nperson-1,Walker,,\(Self.beacon),,0,,\n"
+            .write(toFile: directory + "/members.csv", atomically: true, encoding: .utf8)
+        let departments = Set(layout.map { $0[1] }).sorted().map { "      - {id: \($0), name: Zone \($0)}" }.joined(separator: "\n")
+        try """
+        id: accuracy
+        broker: {url: "\(broker.url)"}
+        database: \(directory)/mesh.sqlite
+        members: \(directory)/members.csv
+        stores:
+          - id: 1
+            name: Office
+            departments:
+        \(departments)
+        """.write(toFile: directory + "/coordinator.yaml", atomically: true, encoding: .utf8)
+        let snapshots = try await MosquittoClients.subscribe(port: broker.port, filter: "beaconmesh/v1/stores/1/presence", qos: 1)
+        let events = try await MosquittoClients.subscribe(port: broker.port, filter: "beaconmesh/v1/stores/1/events", qos: 1)
+        let statuses = try await MosquittoClients.subscribe(
+            port: broker.port, filter: "beaconmesh/v1/stores/1/departments/+/nodes/+/status", qos: 1)
+        let coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", directory + "/coordinator.yaml"])
+        let running = await coordinator.waitForLine(in: .stderr, timeout: .seconds(15)) { $0.contains("coordinator running") }
+        try #require(running != nil, "\(coordinator.transcript)")
+        var scanners: [TestProcess] = []
+        for node in layout {
+            scanners.append(
+                try Mesh.program(
+                    "beacon-scanner",
+                    [
+                        "--store", "1", "--department", node[1], "--node", node[0], "--broker", broker.url, "--source",
+                        "btsnoop:\(recording)/\(node[2])",
+                    ]))
+        }
+        for scanner in scanners {
+            #expect(await scanner.waitForExit(timeout: .seconds(150)) == .exited(0), "\(scanner.transcript)")
+        }
+        _ = await coordinator.stop(with: SIGTERM, timeout: .seconds(10))
+        await snapshots.stop()
+        await events.stop()
+        await statuses.stop()
+
+        // Recording time → our time: each scanner replays from its start (its status's startedAt), and every capture
+        // begins at the recording's first moment.
+        let starts = statuses.lines.compactMap(Mesh.payload(of:)).filter { $0["state"] as? String == "online" }
+            .compactMap { ($0["startedAt"] as? NSNumber)?.int64Value }
+        try #require(Set(starts).count >= layout.count - 1, "\(statuses.lines)")
+        let replayStart = starts.reduce(0, +) / Int64(starts.count)
+        let recordingStart = truth.map(\.from).min()!
+        var placements: [(at: Int64, department: Int?)] = []
+        for snapshot in snapshots.lines.compactMap(Mesh.payload(of:)) {
+            guard let at = (snapshot["updatedAt"] as? NSNumber)?.int64Value else { continue }
+            let entry = (snapshot["members"] as? [[String: Any]] ?? []).first {
+                ($0["member"] as? [String: Any])?["id"] as? String == "person-1"
+            }
+            placements.append((at, entry?["department"] as? Int))
+        }
+        placements.sort { $0.at < $1.at }
+        var right = 0
+        var scored = 0
+        var second = recordingStart
+        while second + 500 <= truth.map(\.to).max()! {
+            let middle = second + 500
+            if let actual = truth.first(where: { $0.from <= middle && middle < $0.to })?.department {
+                let wall = replayStart + (middle - recordingStart)
+                let decided = placements.last { $0.at <= wall }?.department ?? nil
+                scored += 1
+                if decided == actual { right += 1 }
+            }
+            second += 1000
+        }
+        let realRight = Double(right) / Double(max(scored, 1))
+        let moves = events.lines.compactMap(Mesh.payload(of:)).filter { $0["type"] as? String == "moved" }.count
+        #expect(scored >= 80)
+        #expect(abs(realRight - virtualRight) <= 0.05, "real time \(realRight), scoreboard \(virtualRight)\n\(score.transcript)")
+        #expect(abs(moves - virtualChanges) <= 2, "real time \(moves) moves, scoreboard \(virtualChanges)")
+    }
+}
