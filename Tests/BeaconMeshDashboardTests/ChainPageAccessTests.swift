@@ -40,7 +40,8 @@ struct ChainPageAccessTests {
         let coordinators = try #require(data["coordinators"] as? [[String: Any]])
         #expect(coordinators.map { $0["id"] as? String } == ["hq"])
         #expect(coordinators.first?["stores"] as? [Int] == [1])
-        let text = String(decoding: WireCodec.serialize(ChainPageData.json(Self.board(), at: F.at(seconds: 6), stores: .stores([1]))), as: UTF8.self)
+        let text = String(
+            decoding: WireCodec.serialize(ChainPageData.json(Self.board(), at: F.at(seconds: 6), stores: .stores([1]))), as: UTF8.self)
         #expect(!text.contains("Zoë") && !text.contains("store2-office"), "\(text)")
     }
 

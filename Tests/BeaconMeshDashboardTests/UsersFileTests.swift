@@ -34,7 +34,10 @@ struct UsersFileTests {
             ("- {name: anna, passwordHash: HASH, stores: some}", "stores must be a list such as [1, 2], or all"),
             ("- {name: anna, passwordHash: HASH}", "user 'anna' has no stores"),
             ("- {name: 'a:b', passwordHash: HASH, stores: all}", "must not contain ':'"),
-            ("- {name: anna, passwordHash: HASH, stores: all}\n- {name: anna, passwordHash: HASH, stores: [1]}", "2: user 'anna' is already listed on line 1"),
+            (
+                "- {name: anna, passwordHash: HASH, stores: all}\n- {name: anna, passwordHash: HASH, stores: [1]}",
+                "2: user 'anna' is already listed on line 1"
+            ),
             ("name: anna", "must be a list"),
         ])
     func refused(yaml: String, message: String) {

@@ -206,16 +206,22 @@ struct DashboardBrowserTests {
     )
     func signInThroughTheForm() async throws {
         let mesh = try await DashboardMesh.start(
-            extraMembers: [#"mallory,"\#(Self.markupName.replacingOccurrences(of: "\"", with: "\"\""))",Tea,ibeacon:\#(Mesh.uuid):1:9,,0,,"#],
+            extraMembers: [
+                #"mallory,"\#(Self.markupName.replacingOccurrences(of: "\"", with: "\"\""))",Tea,ibeacon:\#(Mesh.uuid):1:9,,0,,"#
+            ],
             prepare: { try await DashboardUsers.make(in: $0) })
         let browser = try await Browser.start(width: 1280, height: 900)
         do {
             mesh.shoppers.place(1, in: 10)
             mesh.shoppers.place(9, in: 20)
             try await browser.open(mesh.dashboardURL + "/stores/1")
-            let login = try await browser.evaluate("return {path: location.pathname, search: location.search, form: !!document.getElementById('login')};")
+            let login =
+                try await browser.evaluate(
+                    "return {path: location.pathname, search: location.search, form: !!document.getElementById('login')};")
                 as? [String: Any]
-            #expect(login?["path"] as? String == "/login" && login?["form"] as? Bool == true, "not sent to /login: \(String(describing: login))")
+            #expect(
+                login?["path"] as? String == "/login" && login?["form"] as? Bool == true, "not sent to /login: \(String(describing: login))"
+            )
             #expect(login?["search"] as? String == "?next=%2Fstores%2F1")
 
             // A wrong password: the form again, saying so.
@@ -225,8 +231,9 @@ struct DashboardBrowserTests {
                 document.getElementById('password').value = 'not-her-password';
                 document.getElementById('sign-in').click(); return true;
                 """, [DashboardUsers.anna.name])
-            let refused = try await browser.waitFor(
-                "var m = document.getElementById('login-message'); return m ? m.textContent : null;", timeout: .seconds(10)) as? String
+            let refused =
+                try await browser.waitFor(
+                    "var m = document.getElementById('login-message'); return m ? m.textContent : null;", timeout: .seconds(10)) as? String
             #expect(refused == "Wrong name or password.")
             _ = try await browser.consoleMessages()  // the form's own 401, logged by the browser: not an error of the page
 

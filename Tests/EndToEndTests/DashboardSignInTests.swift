@@ -36,15 +36,19 @@ struct DashboardSignInTests {
         mesh.shoppers.place(1, in: 10)
         try await publishStoreTwo(brokerPort: mesh.broker.port)
         let seen = await eventuallyAsync(timeout: .seconds(20), interval: .milliseconds(300)) { () -> Bool? in
-            let one = try? await Curl.request(mesh.dashboardURL + "/api/stores/1/presence", Curl.basic(Users.office.name, Users.office.password))
-            let two = try? await Curl.request(mesh.dashboardURL + "/api/stores/2/presence", Curl.basic(Users.office.name, Users.office.password))
+            let one = try? await Curl.request(
+                mesh.dashboardURL + "/api/stores/1/presence", Curl.basic(Users.office.name, Users.office.password))
+            let two = try? await Curl.request(
+                mesh.dashboardURL + "/api/stores/2/presence", Curl.basic(Users.office.name, Users.office.password))
             guard one?.body.contains("Ana Souza") == true, two?.body.contains("Secret Shopper") == true else { return nil }
             return true
         }
         #expect(seen == true, "head office never saw both stores: \(mesh.dashboard.transcript)")
     }
 
-    @Test("with --users, every route but /login and /healthz: 401 (Basic challenge) for scripts, 303 to /login for a browser; nothing of a store leaks")
+    @Test(
+        "with --users, every route but /login and /healthz: 401 (Basic challenge) for scripts, 303 to /login for a browser; nothing of a store leaks"
+    )
     func everyRouteNeedsSignIn() async throws {
         try await DashboardMesh.run(prepare: { try await Users.make(in: $0) }) { mesh in
             try await Self.waitForBothStores(mesh)
@@ -53,7 +57,9 @@ struct DashboardSignInTests {
                 let script = try await Curl.request(base + route, maxTime: 5)
                 #expect(script.status == 401, "\(route): \(script.status)")
                 #expect(script.header("www-authenticate").first?.hasPrefix("Basic realm=") == true, "\(route): \(script.headers)")
-                #expect(!script.body.contains("Ana") && !script.body.contains("Secret") && !script.body.contains("beaconmesh_"), "\(route): \(script.body)")
+                #expect(
+                    !script.body.contains("Ana") && !script.body.contains("Secret") && !script.body.contains("beaconmesh_"),
+                    "\(route): \(script.body)")
                 let browser = try await Curl.request(base + route, ["-H", "Accept: text/html,application/xhtml+xml"], maxTime: 5)
                 #expect(browser.status == 303, "\(route) from a browser: \(browser.status)")
                 let next = route.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
@@ -166,18 +172,22 @@ struct DashboardSignInTests {
             let lines = mesh.dashboard.stderrLines
             let blockLines = lines.filter { $0.contains("failed sign-ins within a minute") }
             #expect(blockLines.count == 1, "\(blockLines)")
-            #expect(blockLines.first?.contains("user=anna") == true && blockLines.first?.contains("address=127.0.0.1") == true, "\(blockLines)")
+            #expect(
+                blockLines.first?.contains("user=anna") == true && blockLines.first?.contains("address=127.0.0.1") == true, "\(blockLines)")
             for secret in guesses + [Users.anna.password] {
                 #expect(!lines.contains { $0.contains(secret) }, "a password is in the log: \(secret)")
             }
         }
     }
 
-    @Test("HTTPS with a certificate from make-certificates.sh --dashboard: verified against its CA, the cookie is Secure, plain HTTP gets nothing")
+    @Test(
+        "HTTPS with a certificate from make-certificates.sh --dashboard: verified against its CA, the cookie is Secure, plain HTTP gets nothing"
+    )
     func https() async throws {
         let directory = try Mesh.temporaryDirectory()
         let tls = directory + "/tls"
-        try await RepositoryScript.run("deploy/make-certificates.sh", ["--out", tls, "--dashboard", "127.0.0.1", "--dashboard", "localhost"])
+        try await RepositoryScript.run(
+            "deploy/make-certificates.sh", ["--out", tls, "--dashboard", "127.0.0.1", "--dashboard", "localhost"])
         let broker = try await MosquittoBroker.start()
         let port = try FreePort.next()
         let users = try await Users.make(in: directory, [Users.anna])
@@ -191,11 +201,13 @@ struct DashboardSignInTests {
         #expect(untrusted.exit == 60, "a certificate not from a trusted CA must fail verification: \(untrusted)")
         let plain = try await Curl.request("http://127.0.0.1:\(port)/healthz", maxTime: 5)
         #expect(plain.status == 0, "plain HTTP must get no answer: \(plain)")
-        let signedIn = try await Curl.request(base + "/login", ["--cacert", tls + "/ca.pem"] + Curl.loginForm(Users.anna.name, Users.anna.password))
+        let signedIn = try await Curl.request(
+            base + "/login", ["--cacert", tls + "/ca.pem"] + Curl.loginForm(Users.anna.name, Users.anna.password))
         #expect(signedIn.status == 303)
         let setCookie = signedIn.header("set-cookie").first ?? ""
         #expect(setCookie.contains("; Secure") && setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict"), "\(setCookie)")
-        let page = try await Curl.request(base + "/api/stores", ["--cacert", tls + "/ca.pem", "--cookie", try #require(signedIn.sessionCookie)])
+        let page = try await Curl.request(
+            base + "/api/stores", ["--cacert", tls + "/ca.pem", "--cookie", try #require(signedIn.sessionCookie)])
         #expect(page.status == 200, "\(page)")
         #expect(await dashboard.stop(with: SIGTERM, timeout: .seconds(10)) == .exited(0))
         await broker.stop()

@@ -29,7 +29,8 @@ public enum SignInRoutes {
                 if let old = context.sessionToken { access.sessions.remove(old) }
                 let token = access.sessions.create(for: user.name, at: .now)
                 var response = redirect(to: next)
-                response.headers[values: .setCookie].append(cookie(token, maxAge: Int(SessionStore.lifetime.components.seconds), access: access))
+                response.headers[values: .setCookie].append(
+                    cookie(token, maxAge: Int(SessionStore.lifetime.components.seconds), access: access))
                 return response
             case .wrongPassword:
                 return page(.unauthorized, LoginPage.html(next: next, name: form.name, message: "Wrong name or password."))

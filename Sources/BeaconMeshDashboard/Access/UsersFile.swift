@@ -50,7 +50,9 @@ public enum UsersFile {
                     fields["passwordHash"] ?? entry,
                     "user '\(name)': passwordHash must be a bcrypt hash ($2b$…); make one with beacon-dashboard users add")
             }
-            guard let storesNode = fields["stores"] else { throw fail(entry, "user '\(name)' has no stores (a list such as [1, 2], or all)") }
+            guard let storesNode = fields["stores"] else {
+                throw fail(entry, "user '\(name)' has no stores (a list such as [1, 2], or all)")
+            }
             let stores: StoreAccess
             if let scalar = storesNode.scalar?.string {
                 guard scalar == "all" else {
