@@ -49,6 +49,7 @@ public enum DashboardStylesheet {
         table.members th { text-align: left; font-size: 0.8rem; color: var(--muted); font-weight: 600; padding: 0.5rem 0.6rem;
           border-bottom: 1px solid var(--line); }
         table.members td { padding: 0.45rem 0.6rem; border-bottom: 1px solid var(--line); vertical-align: middle; }
+        table.members td.name, .events li { overflow-wrap: anywhere; }  /* a long name without spaces stays in its column */
         table.members tr:last-child td { border-bottom: 0; }
         table.members tr { transition: background-color 0.4s; }
         table.members tr.arrived { background: var(--arrive); }

@@ -235,6 +235,7 @@ struct DashboardBrowserTests {
                 try await browser.waitFor(
                     "var m = document.getElementById('login-message'); return m ? m.textContent : null;", timeout: .seconds(10)) as? String
             #expect(refused == "Wrong name or password.")
+            try await browser.screenshot().write(to: URL(fileURLWithPath: try Self.screenshotPath("dashboard-login.png")))
             _ = try await browser.consoleMessages()  // the form's own 401, logged by the browser: not an error of the page
 
             _ = try await browser.evaluate(
@@ -261,6 +262,7 @@ struct DashboardBrowserTests {
             #expect(ran["signedIn"] as? String == "Signed in as anna")
             let errors = try await browser.consoleMessages().filter { $0.hasPrefix("SEVERE") }
             #expect(errors.isEmpty, "console errors on the signed-in store page: \(errors)")
+            try await browser.screenshot().write(to: URL(fileURLWithPath: try Self.screenshotPath("dashboard-signed-in.png")))
 
             // Sign out: back to /login, and the store page sends the browser there again.
             _ = try await browser.evaluate("document.getElementById('sign-out').click(); return true;")

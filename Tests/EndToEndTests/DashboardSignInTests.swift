@@ -247,4 +247,34 @@ struct DashboardSignInTests {
         #expect(short.stderrLines.filter { !$0.isEmpty } == ["beacon-dashboard: the password is shorter than 8 characters"])
         #expect(!(try String(contentsOfFile: file, encoding: .utf8)).contains("bert"))
     }
+    @Test("users add on a terminal: asks twice with echo off, the password never shows; two different answers change nothing")
+    func usersAddAtATerminal() async throws {
+        let directory = try Mesh.temporaryDirectory()
+        let file = directory + "/users.yaml"
+        let program = ScreenText.shellQuoted(try BuiltProducts.path(of: "beacon-dashboard"))
+        for (answers, status) in [(["typed-secret-1", "typed-secret-1"], 0), (["typed-secret-2", "typed-secret-3"], 2)] {
+            let name = status == 0 ? "anna" : "bert"
+            let tmux = try await TmuxSession(
+                socket: "beaconmesh-users-add-\(name)", columns: 100, rows: 12,
+                command: "\(program) users add \(name) --stores 1 --file \(ScreenText.shellQuoted(file)); echo \"exit=$?\"; sleep 60")
+            do {
+                try await tmux.waitForScreen("the first question") { $0.contains("Password for \(name):") }
+                try await tmux.sendKeys("-l", answers[0])
+                try await tmux.sendKeys("Enter")
+                try await tmux.waitForScreen("the second question") { $0.contains("Once more:") }
+                try await tmux.sendKeys("-l", answers[1])
+                try await tmux.sendKeys("Enter")
+                let screen = try await tmux.waitForScreen("the exit status", timeout: .seconds(20)) { $0.contains("exit=") }
+                #expect(screen.contains("exit=\(status)"), "\(screen)")
+                #expect(!answers.contains { screen.contains($0) }, "the password showed on the terminal:\n\(screen)")
+                if status != 0 { #expect(screen.contains("the two passwords differ; nothing was changed"), "\(screen)") }
+            } catch {
+                await tmux.kill()
+                throw error
+            }
+            await tmux.kill()
+        }
+        let users = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(users.contains("- name: \"anna\"") && !users.contains("bert") && !users.contains("typed-secret"), "\(users)")
+    }
 }
