@@ -26,8 +26,8 @@ public enum DashboardServer {
             logger: logger)
     }
 
-    /// The HTTPS configuration of a PEM certificate chain and key (as `deploy/make-certificates.sh --dashboard`
-    /// makes them); an error names the file and what is wrong with it.
+    /// The HTTPS configuration (TLS 1.2 or later) of a PEM certificate chain and key (as
+    /// `deploy/make-certificates.sh --dashboard` makes them); an error names the file and what is wrong with it.
     public static func tlsConfiguration(certificate: String, key: String) throws(UsageError) -> TLSConfiguration {
         let chain: [NIOSSLCertificate]
         do {
@@ -42,7 +42,9 @@ public enum DashboardServer {
         } catch {
             throw UsageError("cannot read the TLS key \(key): \(error)")
         }
-        return TLSConfiguration.makeServerConfiguration(
+        var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(privateKey))
+        configuration.minimumTLSVersion = .tlsv12  // as the broker's profile
+        return configuration
     }
 }

@@ -68,6 +68,9 @@ struct DashboardSignInTests {
                 let fetch = try await Curl.request(base + route, ["-H", "Sec-Fetch-Mode: cors"], maxTime: 5)
                 #expect(fetch.status == 401 && fetch.header("www-authenticate").isEmpty, "\(route): \(fetch.headers)")
             }
+            // Signing out without a session (it expired, the dashboard restarted) still lands on the form.
+            let logout = try await Curl.request(base + "/logout", ["-X", "POST"])
+            #expect(logout.status == 303 && logout.header("location") == ["/login"], "\(logout)")
             let health = try await Curl.request(base + "/healthz")
             #expect(health.status == 200 && health.body.contains("\"status\":\"ok\""), "\(health)")
             let login = try await Curl.request(base + "/login?next=%2Fstores%2F1")

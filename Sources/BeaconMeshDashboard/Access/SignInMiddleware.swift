@@ -4,7 +4,8 @@ import Hummingbird
 /// Lets a request through only when it is signed in, by session cookie or HTTP Basic, when the dashboard has
 /// `--users`; without them every request goes through (the dashboard then listens on loopback only).
 ///
-/// Open to all: `/login`, `/healthz` and the stylesheet the sign-in form uses. Otherwise, unsigned in, a browser
+/// Open to all: `/login`, `/logout` (so a browser whose session already ended still lands on `/login`), `/healthz`
+/// and the stylesheet the sign-in form uses (static, no data). Otherwise, unsigned in, a browser
 /// navigating to any page (`Accept: text/html`) is sent to `/login?next=…` (303); everything else — the JSON API,
 /// the live streams, `/metrics` — answers 401, with a Basic challenge for clients that are not browsers (a browser's
 /// script gets none, so no password box pops up over the page). A wrong Basic password is 401, too many 429.
@@ -12,7 +13,7 @@ public struct SignInMiddleware: RouterMiddleware {
     public typealias Context = DashboardRequestContext
 
     /// The paths that need no sign-in.
-    public static let openPaths: Set<String> = ["/login", "/healthz", "/assets/dashboard.css"]
+    public static let openPaths: Set<String> = ["/login", "/logout", "/healthz", "/assets/dashboard.css"]
     /// The session cookie's name.
     public static let cookieName = "beaconmesh_session"
 
