@@ -65,6 +65,10 @@ struct UsersFileTests {
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["users.yaml"], "no temporary file left")
+        // Made readable to the dashboard's group: adding again keeps that.
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: path)
+        try UsersFile.add(DashboardUser(name: "bert", passwordHash: Self.hash, stores: .stores([2])), to: path)
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o640)
     }
 
     @Test("passwords: a salted bcrypt hash verifies the password and nothing else")

@@ -32,6 +32,7 @@ public final class DashboardAccess: Sendable {
         self.users = Dictionary(users.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.secureCookies = secureCookies
         self.logger = logger
+        _ = PasswordHash.decoy  // made now, so that the first unknown name takes no longer than the next
     }
 
     /// The user called `name`, if any.

@@ -120,6 +120,12 @@ public enum UsersFile {
         let created = FileManager.default.createFile(
             atPath: temporary, contents: Data(render(users).utf8), attributes: [.posixPermissions: 0o600])
         guard created else { throw UsersFileError(file: path, message: "cannot write \(temporary) (is the folder there and writable?)") }
+        // A file that exists keeps its owner, group and mode (root:beaconmesh 0640, so the dashboard can read it).
+        var existing = stat()
+        if stat(path, &existing) == 0 {
+            _ = chown(temporary, existing.st_uid, existing.st_gid)
+            _ = chmod(temporary, existing.st_mode & 0o777)
+        }
         guard rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
