@@ -205,7 +205,7 @@ struct DashboardBrowserTests {
         "sign-in in the browser: sent to /login, sign in through the form, see the store (a markup name shows as text and runs nothing), sign out, back to /login"
     )
     func signInThroughTheForm() async throws {
-        let mesh = try await DashboardMesh.start(
+        var mesh = try await DashboardMesh.start(
             extraMembers: [
                 #"mallory,"\#(Self.markupName.replacingOccurrences(of: "\"", with: "\"\""))",Tea,ibeacon:\#(Mesh.uuid):1:9,,0,,"#
             ],
@@ -263,6 +263,21 @@ struct DashboardBrowserTests {
             let errors = try await browser.consoleMessages().filter { $0.hasPrefix("SEVERE") }
             #expect(errors.isEmpty, "console errors on the signed-in store page: \(errors)")
             try await browser.screenshot().write(to: URL(fileURLWithPath: try Self.screenshotPath("dashboard-signed-in.png")))
+
+            // The dashboard restarts (sessions live in memory): the open page notices its session is gone and goes
+            // to /login by itself, from where signing in again leads back to the store.
+            _ = await mesh.dashboard.stop(with: SIGTERM, timeout: .seconds(10))
+            try await mesh.restartDashboard()
+            let backToLogin = try await browser.waitFor(
+                "return location.pathname === '/login' && location.search === '?next=%2Fstores%2F1';", timeout: .seconds(15))
+            #expect(backToLogin != nil, "the page did not go to /login when its session ended")
+            _ = try await browser.evaluate(
+                """
+                document.getElementById('name').value = arguments[0];
+                document.getElementById('password').value = arguments[1];
+                document.getElementById('sign-in').click(); return true;
+                """, [DashboardUsers.anna.name, DashboardUsers.anna.password])
+            #expect(try await browser.waitFor(Self.rowScript, ["ana"], timeout: .seconds(15)) != nil, "not back on the store page")
 
             // Sign out: back to /login, and the store page sends the browser there again.
             _ = try await browser.evaluate("document.getElementById('sign-out').click(); return true;")
