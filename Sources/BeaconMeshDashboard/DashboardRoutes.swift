@@ -14,10 +14,10 @@ import Hummingbird
 /// `SecurityHeadersMiddleware`'s headers.
 public enum DashboardRoutes {
     public static func router(
-        hub: DashboardHub, metricsText: @escaping @Sendable () -> String, access: DashboardAccess? = nil
+        hub: DashboardHub, metricsText: @escaping @Sendable () -> String, access: DashboardAccess? = nil, https: Bool = false
     ) -> Router<DashboardRequestContext> {
         let router = Router(context: DashboardRequestContext.self)
-        router.add(middleware: SecurityHeadersMiddleware())
+        router.add(middleware: SecurityHeadersMiddleware(https: https))
         router.add(middleware: SignInMiddleware(access: access))
         if let access { SignInRoutes.add(to: router, access: access) }
         router.get("/") { _, context in

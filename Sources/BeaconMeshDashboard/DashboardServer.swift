@@ -15,7 +15,7 @@ public enum DashboardServer {
         access: DashboardAccess? = nil, tls: TLSConfiguration? = nil,
         logger: Logger, onListening: @escaping @Sendable (ListenAddress) -> Void = { _ in }
     ) throws -> any Service {
-        let router = DashboardRoutes.router(hub: hub, metricsText: metricsText, access: access)
+        let router = DashboardRoutes.router(hub: hub, metricsText: metricsText, access: access, https: tls != nil)
         return Application(
             router: router,
             server: try tls.map { try .tls(.http1(), tlsConfiguration: $0) } ?? .http1(),

@@ -92,6 +92,10 @@ struct DashboardSignInTests {
                 let reply = try await Curl.request(base + "/api/stores/1/presence", wrong)
                 #expect(reply.status == 401 && !reply.body.contains("Ana"), "\(reply)")
             }
+            // Another site's page posting the form (the browser says so): refused, even with the right password.
+            let crossSite = try await Curl.request(
+                base + "/login", ["-H", "Sec-Fetch-Site: cross-site"] + Curl.loginForm(Users.anna.name, Users.anna.password))
+            #expect(crossSite.status == 403 && crossSite.sessionCookie == nil, "\(crossSite)")
             let wrongForm = try await Curl.request(base + "/login", Curl.loginForm(Users.anna.name, "guess-1234"))
             #expect(wrongForm.status == 401 && wrongForm.body.contains("Wrong name or password."), "\(wrongForm)")
             #expect(wrongForm.sessionCookie == nil)
@@ -119,6 +123,7 @@ struct DashboardSignInTests {
                 #expect(setCookie.contains(attribute), "\(setCookie)")
             }
             #expect(!setCookie.contains("Secure"), "plain HTTP: no Secure (the browser would drop the cookie)")
+            #expect(signedIn.header("strict-transport-security").isEmpty)
             let cookie = ["--cookie", try #require(signedIn.sessionCookie)]
             let page = try await Curl.request(base + "/stores/1", cookie + ["-H", "Accept: text/html"])
             #expect(page.status == 200 && page.body.contains("Signed in as anna"), "\(page)")
@@ -209,6 +214,7 @@ struct DashboardSignInTests {
         #expect(signedIn.status == 303)
         let setCookie = signedIn.header("set-cookie").first ?? ""
         #expect(setCookie.contains("; Secure") && setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict"), "\(setCookie)")
+        #expect(signedIn.header("strict-transport-security") == ["max-age=31536000"])
         let page = try await Curl.request(
             base + "/api/stores", ["--cacert", tls + "/ca.pem", "--cookie", try #require(signedIn.sessionCookie)])
         #expect(page.status == 200, "\(page)")

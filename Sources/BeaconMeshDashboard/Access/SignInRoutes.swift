@@ -1,11 +1,13 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// `/login` (the form, and its post) and `/logout`, for a dashboard with `--users`.
 ///
 /// A right name and password open a session (`SessionStore`) and set its cookie — `HttpOnly`, `SameSite=Strict`,
 /// `Path=/`, `Max-Age` of the session's lifetime, and `Secure` when the dashboard serves HTTPS — then send the
-/// browser on to the page it came for (303). A wrong one shows the form again with 401; too many failures 429.
+/// browser on to the page it came for (303). A wrong one shows the form again with 401; too many failures 429; a
+/// post that a browser says came from another site (`Sec-Fetch-Site`) 403.
 /// `/logout` (GET or POST) ends the session, clears the cookie and sends the browser back to `/login`.
 public enum SignInRoutes {
     /// The largest sign-in form taken.
@@ -18,6 +20,11 @@ public enum SignInRoutes {
             return page(.ok, LoginPage.html(next: next))
         }
         router.post("/login") { request, context in
+            // Another site's page must not sign a visitor in (to an account of the other site's choosing): browsers
+            // say where a form post comes from.
+            if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!], site != "same-origin", site != "none" {
+                return page(.forbidden, LoginPage.html(next: "/", message: "Sign in through this dashboard's own form."))
+            }
             let body = try await request.body.collect(upTo: formLimit)
             let form = try? URLEncodedFormDecoder().decode(LoginForm.self, from: String(buffer: body))
             let next = safeNext(form?.next)
