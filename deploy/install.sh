@@ -20,7 +20,7 @@ bin=""
 broker=false
 dry=false
 destdir="${DESTDIR:-}"
-programs=(beacon-scanner beacon-coordinator beacon-monitor)
+programs=(beacon-scanner beacon-coordinator beacon-monitor beacon-dashboard)
 usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -58,6 +58,7 @@ if [ -z "$bin" ]; then
   run swift build --package-path "$repo" -c release --product beacon-scanner
   run swift build --package-path "$repo" -c release --product beacon-coordinator
   run swift build --package-path "$repo" -c release --product beacon-monitor
+  run swift build --package-path "$repo" -c release --product beacon-dashboard
   if $dry; then bin="$repo/.build/release"; else bin="$(swift build --package-path "$repo" -c release --show-bin-path)"; fi
 fi
 if ! $dry; then
@@ -75,7 +76,7 @@ if ! getent passwd beaconmesh >/dev/null 2>&1; then
 fi
 
 # 3. systemd units (ExecStart follows --prefix).
-for unit in beacon-scanner@.service beacon-coordinator.service; do
+for unit in beacon-scanner@.service beacon-coordinator.service beacon-dashboard.service; do
   if $dry; then
     echo "would install $destdir/etc/systemd/system/$unit (ExecStart in $prefix/bin)"
   else
@@ -119,6 +120,7 @@ if $broker; then cat <<NEXT
     beacon-coordinator provision node --store 1 --department 10        # one per scanner node
     beacon-coordinator provision coordinator --id backoffice-1 --store 1
     beacon-coordinator provision monitor --store 1
+    beacon-coordinator provision dashboard                             # read-only, every store (head office)
     systemctl restart mosquitto
 NEXT
 fi
@@ -130,5 +132,9 @@ cat <<NEXT
   In the back office:
     edit /etc/beaconmesh/coordinator.yaml (broker, stores, departments, promos)
     systemctl enable --now beacon-coordinator
-  Logs: journalctl -u beacon-coordinator -u 'beacon-scanner@*'
+  The web dashboard (sign-in and HTTPS; deploy/README.md, "The dashboard"):
+    beacon-dashboard users add NAME --stores 1 --file /etc/beaconmesh/dashboard-users.yaml   # one per person
+    deploy/make-certificates.sh --dashboard <dashboard host name>
+    systemctl enable --now beacon-dashboard
+  Logs: journalctl -u beacon-coordinator -u beacon-dashboard -u 'beacon-scanner@*'
 NEXT

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Makes a private certificate authority (CA) for a store or a chain, and the certificates its brokers need, with openssl.
 #
-#   deploy/make-certificates.sh [--out DIR] [--days N] [--client NAME]... [HOST...]
+#   deploy/make-certificates.sh [--out DIR] [--days N] [--client NAME]... [--dashboard HOST]... [HOST...]
 #
 #   HOST...        the names and IP addresses clients use to reach this broker (e.g. broker.store1.example 192.168.1.10):
 #                  makes broker.pem + broker.key, a server certificate for exactly those names
 #   --client NAME  makes NAME.pem + NAME.key, a client certificate with CN=NAME (e.g. bridge-store-1, for a
 #                  store broker's bridge to head office); repeatable
+#   --dashboard HOST  makes dashboard.pem + dashboard.key, the web dashboard's HTTPS certificate for the names and
+#                  addresses browsers use (beacon-dashboard --tls-cert/--tls-key); repeatable, one certificate for all
 #   --out DIR      where everything goes (default /etc/beaconmesh/tls)
 #   --days N       how long the broker and client certificates are valid (default 825; the CA: 10 years)
 #
@@ -19,18 +21,21 @@ out=/etc/beaconmesh/tls
 days=825
 clients=()
 hosts=()
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+dashboard_hosts=()
+usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) [ $# -ge 2 ] || usage; out="$2"; shift 2 ;;
     --days) [ $# -ge 2 ] || usage; days="$2"; shift 2 ;;
     --client) [ $# -ge 2 ] || usage; clients+=("$2"); shift 2 ;;
+    --dashboard) [ $# -ge 2 ] || usage; dashboard_hosts+=("$2"); shift 2 ;;
     -h|--help) usage ;;
     -*) echo "make-certificates: unknown option $1" >&2; usage ;;
     *) hosts+=("$1"); shift ;;
   esac
 done
-[ ${#hosts[@]} -gt 0 ] || [ ${#clients[@]} -gt 0 ] || { echo "make-certificates: name at least one HOST or --client" >&2; usage; }
+[ ${#hosts[@]} -gt 0 ] || [ ${#clients[@]} -gt 0 ] || [ ${#dashboard_hosts[@]} -gt 0 ] ||
+  { echo "make-certificates: name at least one HOST, --client or --dashboard" >&2; usage; }
 [[ "$days" =~ ^[0-9]+$ ]] || { echo "make-certificates: --days must be a number of days" >&2; exit 2; }
 command -v openssl >/dev/null || { echo "make-certificates: openssl is missing (apt-get install openssl)" >&2; exit 1; }
 
@@ -61,12 +66,18 @@ sign() {
   chmod 600 "$name.key"
 }
 
-if [ ${#hosts[@]} -gt 0 ]; then
-  san=""
-  for host in "${hosts[@]}"; do
+# alt_names HOST...: the subjectAltName value for these names and addresses.
+alt_names() {
+  local san="" entry host
+  for host in "$@"; do
     if [[ "$host" =~ ^[0-9.]+$ || "$host" == *:* ]]; then entry="IP:$host"; else entry="DNS:$host"; fi
     san="${san:+$san,}$entry"
   done
+  printf '%s' "$san"
+}
+
+if [ ${#hosts[@]} -gt 0 ]; then
+  san="$(alt_names "${hosts[@]}")"
   sign broker "${hosts[0]}" "subjectAltName=$san
 basicConstraints=CA:FALSE
 keyUsage=digitalSignature,keyEncipherment
@@ -76,6 +87,18 @@ extendedKeyUsage=serverAuth"
     chgrp mosquitto broker.key && chmod 640 broker.key
   fi
   echo "made the broker certificate for ${hosts[*]}: $out/broker.pem, $out/broker.key"
+fi
+
+if [ ${#dashboard_hosts[@]} -gt 0 ]; then
+  sign dashboard "${dashboard_hosts[0]}" "subjectAltName=$(alt_names "${dashboard_hosts[@]}")
+basicConstraints=CA:FALSE
+keyUsage=digitalSignature,keyEncipherment
+extendedKeyUsage=serverAuth"
+  # The dashboard runs as the beaconmesh user and must read its key.
+  if [ "$(id -u)" -eq 0 ] && getent group beaconmesh >/dev/null; then
+    chgrp beaconmesh dashboard.key && chmod 640 dashboard.key
+  fi
+  echo "made the dashboard certificate for ${dashboard_hosts[*]}: $out/dashboard.pem, $out/dashboard.key"
 fi
 
 for client in "${clients[@]}"; do

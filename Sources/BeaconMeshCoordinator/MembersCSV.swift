@@ -4,6 +4,10 @@ import Foundation
 
 /// The contract's members CSV: `id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt`, the optional
 /// `checkins`, plus custom columns.
+///
+/// A spreadsheet runs a cell that begins with `=`, `+`, `-` or `@` as a formula (a member named
+/// `=HYPERLINK("http://…")`): `write` puts a `'` before such a cell (header included), which spreadsheets show as
+/// text, and `parse` takes that one `'` away again, so an export imports unchanged (`FormulaCell`).
 public enum MembersCSV {
     /// The contract's columns, in order.
     public static let columns = ["id", "name", "favoriteDrink", "beacons", "photo", "visits", "lastVisitAt", "createdAt"]
@@ -37,7 +41,9 @@ public enum MembersCSV {
         } catch {
             throw Failure(file: file, line: 1, message: "cannot read the header (\(error))")
         }
-        guard let header = reader.headerRow else { throw Failure(file: file, line: 1, message: "the file has no header") }
+        guard let header = reader.headerRow?.map(FormulaCell.read) else {
+            throw Failure(file: file, line: 1, message: "the file has no header")
+        }
         for column in columns where !header.contains(column) {
             throw Failure(
                 file: file, line: 1, message: "the header lacks the column '\(column)' (expected \(columns.joined(separator: ",")))")
@@ -54,7 +60,7 @@ public enum MembersCSV {
                 throw Failure(file: file, line: line, message: "the row has \(row.count) fields, the header \(header.count)")
             }
             var fields: [String: String] = [:]
-            for (name, value) in zip(header, row) { fields[name] = value }
+            for (name, value) in zip(header, row) { fields[name] = FormulaCell.read(value) }
             let record = try member(fields, header: header, file: file, line: line, photoFolder: photoFolder)
             if let first = seenIDs[record.id] {
                 throw Failure(file: file, line: line, message: "member id '\(record.id)' already appears on line \(first)")
@@ -135,7 +141,7 @@ public enum MembersCSV {
             throw Failure(file: path, message: "cannot write the file")
         }
         let writer = try CSVWriter(stream: stream)
-        try writer.write(row: columns + [checkinsColumn] + custom)
+        try writer.write(row: (columns + [checkinsColumn] + custom).map(FormulaCell.written))
         for record in records {
             let profile = record.profile
             try writer.write(
@@ -143,7 +149,7 @@ public enum MembersCSV {
                     profile.id, profile.name, profile.favoriteDrink ?? "", record.beacons.map(\.description).joined(separator: ";"),
                     profile.photo ?? "", String(profile.visits), profile.lastVisitAt.map { String($0.milliseconds) } ?? "",
                     record.createdAt.map { String($0.milliseconds) } ?? "", String(profile.checkins),
-                ] + custom.map { profile.customFields[$0] ?? "" })
+                ].map(FormulaCell.written) + custom.map { FormulaCell.written(profile.customFields[$0] ?? "") })
         }
         writer.stream.close()
     }

@@ -298,11 +298,11 @@ public struct ProvisioningFiles: Sendable {
 }
 
 extension ProvisioningRole {
-    /// Whether the credential belongs to a BeaconMesh service running on this machine (a node or coordinator),
+    /// Whether the credential belongs to a BeaconMesh service running on this machine (a node, coordinator or dashboard),
     /// whose file should be owned by the service user rather than handed to a person.
     var isService: Bool {
         switch self {
-        case .node, .coordinator: true
+        case .node, .coordinator, .dashboard: true
         case .monitor, .till, .member, .bridge: false
         }
     }

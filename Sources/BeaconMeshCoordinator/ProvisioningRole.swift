@@ -8,10 +8,11 @@ import BeaconMeshCore
 /// - a till (a monitor that checks members in): `till-<store>`, e.g. `till-9`;
 /// - a coordinator: `coordinator-<id>`, e.g. `coordinator-backoffice-1`;
 /// - a store broker's bridge to head office: `bridge-store-<store>`, e.g. `bridge-store-1`;
+/// - a web dashboard: `dashboard-<id>`, e.g. `dashboard-hq` (head office's, reading every store);
 /// - a member's app: the member id itself, e.g. `ana` — mosquitto's `%u` ACL patterns put the user name into the
 ///   member's topics (`…/members/%u/offers`, `…/members/%u/checkins`, `…/stores/+/members/%u/ranging`), so the
 ///   user name must *be* the member id. Member ids that start with a service prefix (`node-`, `monitor-`, `till-`,
-///   `coordinator-`, `bridge-`) are refused so that the two kinds never collide: the patterns apply to every user,
+///   `coordinator-`, `bridge-`, `dashboard-`) are refused so that the two kinds never collide: the patterns apply to every user,
 ///   but a service's own name is never a member's, so they give a service nothing a member has.
 public enum ProvisioningRole: Sendable, Equatable {
     /// A scanner: writes only its own node's `sightings`, `status` and `health`.
@@ -30,9 +31,13 @@ public enum ProvisioningRole: Sendable, Equatable {
     /// A store broker's bridge, on the head-office broker: forwards one store's topics there and takes members'
     /// offers and check-ins back (deploy/bridge/).
     case bridge(store: UInt16)
+    /// A web dashboard (`beacon-dashboard`): reads its stores' presence snapshots, events and node status and every
+    /// coordinator's status — what the dashboard subscribes to, nothing more (no sightings, no ranging) — and writes
+    /// nothing. No stores means every store: head office's read-only credential.
+    case dashboard(id: String, stores: [UInt16])
 
     /// The prefixes of service user names; a member id may not start with one.
-    public static let reservedPrefixes = ["node-", "monitor-", "till-", "coordinator-", "bridge-"]
+    public static let reservedPrefixes = ["node-", "monitor-", "till-", "coordinator-", "bridge-", "dashboard-"]
 
     /// The broker user name of this credential (see the type's documentation for the scheme).
     public var username: String {
@@ -43,10 +48,12 @@ public enum ProvisioningRole: Sendable, Equatable {
         case .coordinator(let id, _): "coordinator-\(id)"
         case .member(let id): id
         case .bridge(let store): "bridge-store-\(store)"
+        case .dashboard(let id, _): "dashboard-\(id)"
         }
     }
 
-    /// What kind of credential this is, in a word (`node`, `monitor`, `till`, `coordinator`, `member`, `bridge`).
+    /// What kind of credential this is, in a word (`node`, `monitor`, `till`, `coordinator`, `member`, `bridge`,
+    /// `dashboard`).
     public var kind: String {
         switch self {
         case .node: "node"
@@ -55,6 +62,7 @@ public enum ProvisioningRole: Sendable, Equatable {
         case .coordinator: "coordinator"
         case .member: "member"
         case .bridge: "bridge"
+        case .dashboard: "dashboard"
         }
     }
 
@@ -94,6 +102,14 @@ public enum ProvisioningRole: Sendable, Equatable {
                 "topic write \(topics.everything(store: store))", "topic read \(topics.prefix)/members/+/offers",
                 "topic read \(topics.prefix)/members/+/checkins",
             ]
+        case .dashboard(_, let stores):
+            let storeLevels = stores.isEmpty ? ["+"] : Set(stores).sorted().map { "\($0)" }
+            return storeLevels.flatMap { store in
+                [
+                    "topic read \(topics.prefix)/stores/\(store)/presence", "topic read \(topics.prefix)/stores/\(store)/events",
+                    "topic read \(topics.prefix)/stores/\(store)/departments/+/nodes/+/status",
+                ]
+            } + ["topic read \(topics.prefix)/coordinators/+/status"]
         }
     }
 
@@ -104,6 +120,8 @@ public enum ProvisioningRole: Sendable, Equatable {
             return nil
         case .coordinator(let id, _):
             return Self.isTopicSafe(id) ? nil : "the coordinator id '\(id)' must be 1-64 of a-z, A-Z, 0-9, '.', '_' and '-'"
+        case .dashboard(let id, _):
+            return Self.isTopicSafe(id) ? nil : "the dashboard id '\(id)' must be 1-64 of a-z, A-Z, 0-9, '.', '_' and '-'"
         case .member(let id):
             guard Self.isTopicSafe(id) else {
                 return "the member id '\(id)' must be 1-64 of a-z, A-Z, 0-9, '.', '_' and '-' to be a broker user name"

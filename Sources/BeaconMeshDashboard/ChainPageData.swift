@@ -3,14 +3,17 @@ import BeaconMeshWire
 
 /// What the chain overview receives in each server-sent event: every store heard with its headcount, departments,
 /// nodes and coordinator, and whether it needs attention (quiet, nodes offline, coordinator offline or unknown).
+///
+/// Only the stores in `stores` are in it: totals count only them, and a coordinator is listed only with those of its
+/// stores, and only when it serves one of them, so a signed-in user learns nothing of another store.
 public enum ChainPageData {
-    public static func json(_ board: ChainBoard, at now: Timestamp) -> JSONValue {
+    public static func json(_ board: ChainBoard, at now: Timestamp, stores visible: StoreAccess = .all) -> JSONValue {
         var stores: [JSONValue] = []
         var totalMembers = 0
         var totalGuests = 0
         var totalOffline = 0
         var needAttention = 0
-        for store in board.storesInOrder {
+        for store in board.storesInOrder where visible.allows(store.store) {
             let headcount = store.headcount
             let offline = store.offlineNodeCount
             let coordinator = board.coordinator(of: store.store)
@@ -49,10 +52,12 @@ public enum ChainPageData {
                     ("attention", .bool(attention)),
                 ]))
         }
-        let coordinators: [JSONValue] = board.coordinators.sorted { $0.key < $1.key }.map { id, status in
-            .object([
+        let coordinators: [JSONValue] = board.coordinators.sorted { $0.key < $1.key }.compactMap { id, status in
+            let served = status.stores.filter { visible.allows($0) }
+            if served.isEmpty && visible != .all { return nil }
+            return .object([
                 ("id", .string(id)), ("state", .string(status.state.rawValue)),
-                ("stores", .array(status.stores.map { .int(Int64($0)) })), ("startedAt", .int(status.startedAt.milliseconds)),
+                ("stores", .array(served.map { .int(Int64($0)) })), ("startedAt", .int(status.startedAt.milliseconds)),
             ])
         }
         let stale = board.isLinkLost

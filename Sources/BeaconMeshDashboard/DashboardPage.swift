@@ -1,14 +1,15 @@
 /// The two pages' HTML: a skeleton the page's script (`DashboardScript`) fills from the live stream. Plain HTML,
 /// served by the program; no CDN, no build step, nothing fetched from elsewhere (the favicon is an empty data URL,
-/// so the browser asks for nothing that is not there).
+/// so the browser asks for nothing that is not there). With sign-in on, the header names the user (escaped) and has
+/// a sign-out button.
 public enum DashboardPage {
-    /// The chain overview at `/`.
-    public static func overview() -> String {
+    /// The chain overview at `/`; `signedInAs` is the signed-in user's name.
+    public static func overview(signedInAs user: String? = nil) -> String {
         document(
             title: "BeaconMesh · chain overview", attributes: #"data-page="chain""#,
             body: #"""
                 <header class="top">
-                  <div class="brand"><a href="/">BeaconMesh</a></div>
+                  <div class="brand"><a href="/">BeaconMesh</a></div>\#(account(user))
                   <h1 id="title">Chain overview</h1>
                   <p id="status" class="status" role="status" aria-live="polite">Connecting…</p>
                 </header>
@@ -27,13 +28,13 @@ public enum DashboardPage {
                 """#)
     }
 
-    /// A store's live page at `/stores/{store}`.
-    public static func store(_ store: UInt16) -> String {
+    /// A store's live page at `/stores/{store}`; `signedInAs` is the signed-in user's name.
+    public static func store(_ store: UInt16, signedInAs user: String? = nil) -> String {
         document(
             title: "Store \(store) · BeaconMesh", attributes: #"data-page="store" data-store="\#(store)""#,
             body: #"""
                 <header class="top">
-                  <div class="brand"><a href="/">BeaconMesh</a> <span class="crumb">/ store \#(store)</span></div>
+                  <div class="brand"><a href="/">BeaconMesh</a> <span class="crumb">/ store \#(store)</span></div>\#(account(user))
                   <h1 id="title">Store \#(store)</h1>
                   <p id="status" class="status" role="status" aria-live="polite">Connecting…</p>
                 </header>
@@ -55,6 +56,15 @@ public enum DashboardPage {
                   </aside>
                 </main>
                 """#)
+    }
+
+    /// Who is signed in and the sign-out button, or nothing when sign-in is off.
+    private static func account(_ user: String?) -> String {
+        guard let user else { return "" }
+        return #"""
+
+              <form class="account" method="post" action="/logout"><span id="signed-in-as">Signed in as \#(HTMLText.escape(user))</span> <button id="sign-out" type="submit">Sign out</button></form>
+            """#
     }
 
     private static func document(title: String, attributes: String, body: String) -> String {

@@ -6,25 +6,34 @@ import Hummingbird
 /// The dashboard's HTTP routes: `/` the chain overview, `/stores/{store}` a store's live page, their event streams
 /// (`/live`, `/stores/{store}/live`), `/api/stores` and `/api/stores/{store}` (the pages' data as JSON),
 /// `/api/stores/{store}/presence` (the retained snapshot as received), `/healthz`, `/metrics` and the page's
-/// stylesheet and script. A store number that is not 0–65535 is a 400 with one line saying so; a store this
-/// dashboard does not show (`--store`) or has no snapshot of yet is a 404.
+/// stylesheet and script. A store number that is not 0–65535 is a 400 with one line saying so; a store the signed-in
+/// user may not see is a 403; a store this dashboard does not show (`--store`) or has no snapshot of yet is a 404.
+///
+/// With `access` (`--users`), `SignInMiddleware` lets only signed-in requests through and `SignInRoutes` adds `/login`
+/// and `/logout`; the overview and its stream then carry only the user's stores. Every response carries
+/// `SecurityHeadersMiddleware`'s headers.
 public enum DashboardRoutes {
-    public static func router(hub: DashboardHub, metricsText: @escaping @Sendable () -> String) -> Router<BasicRequestContext> {
-        let router = Router(context: BasicRequestContext.self)
-        router.get("/") { _, _ in
-            page(DashboardPage.overview())
+    public static func router(
+        hub: DashboardHub, metricsText: @escaping @Sendable () -> String, access: DashboardAccess? = nil, https: Bool = false
+    ) -> Router<DashboardRequestContext> {
+        let router = Router(context: DashboardRequestContext.self)
+        router.add(middleware: SecurityHeadersMiddleware(https: https))
+        router.add(middleware: SignInMiddleware(access: access))
+        if let access { SignInRoutes.add(to: router, access: access) }
+        router.get("/") { _, context in
+            page(DashboardPage.overview(signedInAs: context.user?.name))
         }
-        router.get("/live") { _, _ in
-            ServerSentEvents.response(hub: hub, subject: .chain)
+        router.get("/live") { _, context in
+            ServerSentEvents.response(hub: hub, subject: .chain, stores: context.stores)
         }
         router.get("/stores/:store") { _, context in
-            storeNumber(context, hub: hub).response { page(DashboardPage.store($0)) }
+            storeNumber(context, hub: hub).response { page(DashboardPage.store($0, signedInAs: context.user?.name)) }
         }
         router.get("/stores/:store/live") { _, context in
-            storeNumber(context, hub: hub).response { ServerSentEvents.response(hub: hub, subject: .store($0)) }
+            storeNumber(context, hub: hub).response { ServerSentEvents.response(hub: hub, subject: .store($0), stores: context.stores) }
         }
-        router.get("/api/stores") { _, _ in
-            json(WireCodec.serialize(hub.read { ChainPageData.json($0, at: WallClock.now()) }))
+        router.get("/api/stores") { _, context in
+            json(WireCodec.serialize(hub.read { ChainPageData.json($0, at: WallClock.now(), stores: context.stores) }))
         }
         router.get("/api/stores/:store") { _, context in
             storeNumber(context, hub: hub).response { store in
@@ -71,11 +80,14 @@ public enum DashboardRoutes {
         return router
     }
 
-    /// The `:store` parameter as a store this dashboard shows, or the response that says why not.
-    private static func storeNumber(_ context: BasicRequestContext, hub: DashboardHub) -> Result<UInt16, ResponseFailure> {
+    /// The `:store` parameter as a store this dashboard shows and the request may see, or the response that says why not.
+    private static func storeNumber(_ context: DashboardRequestContext, hub: DashboardHub) -> Result<UInt16, ResponseFailure> {
         let raw = context.parameters.get("store") ?? ""
         guard !raw.isEmpty, raw.count <= 5, raw.allSatisfy({ $0.isASCII && $0.isNumber }), let store = UInt16(raw) else {
             return .failure(ResponseFailure(text(.badRequest, "bad store number '\(raw)': a store is a number from 0 to 65535")))
+        }
+        guard context.stores.allows(store) else {
+            return .failure(ResponseFailure(text(.forbidden, "\(context.user?.name ?? "you") may not see store \(store)")))
         }
         guard hub.read({ $0.shows(store) }) else {
             return .failure(ResponseFailure(text(.notFound, "store \(store) is not shown by this dashboard")))

@@ -4,7 +4,8 @@
 /// new arrival for 1.5 s, ticks "time in store" every second with the server's clock, and calls its data stale —
 /// greyed, said on the status line — when the stream is down, nothing came for 12 s (the server wakes every 5 s),
 /// the dashboard lost the broker, or the store went quiet. `EventSource` reconnects by itself; should the browser
-/// give up (an HTTP error), the script opens a new one after 2 s. Data is only ever set as text, never as HTML.
+/// give up (an HTTP error), the script opens a new one after 2 s, or sends the browser to `/login` when the dashboard
+/// says the session ended (401). Data is only ever set as text, never as HTML.
 public enum DashboardScript {
     public static let text = #"""
         (function () {
@@ -261,6 +262,10 @@ public enum DashboardScript {
               renderStatus();
               if (source.readyState === EventSource.CLOSED) {
                 source.close();
+                // Refused with 401: the session ended (signed out elsewhere, expired, dashboard restarted): sign in again.
+                fetch('/api/stores', {credentials: 'same-origin'}).then(function (reply) {
+                  if (reply.status === 401) location.href = '/login?next=' + encodeURIComponent(location.pathname);
+                }, function () {});
                 setTimeout(connect, 2000);
               }
             };

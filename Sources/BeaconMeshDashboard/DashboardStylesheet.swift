@@ -19,6 +19,17 @@ public enum DashboardStylesheet {
         header.top { padding: 0.8rem 1.2rem 0.6rem; background: var(--card); border-bottom: 1px solid var(--line); }
         .brand { font-weight: 700; letter-spacing: 0.02em; color: var(--muted); }
         .brand a { text-decoration: none; }
+        header.top { position: relative; }
+        form.account { position: absolute; top: 0.8rem; right: 1.2rem; margin: 0; font-size: 0.9rem; color: var(--muted); }
+        form.account button, form#login button { font: inherit; padding: 0.3rem 0.9rem; border: 1px solid var(--line);
+          border-radius: 0.4rem; background: var(--card); color: var(--accent); cursor: pointer; }
+
+        /* Sign-in form */
+        main.login { max-width: 24rem; }
+        form#login { display: grid; gap: 0.4rem; padding: 1rem; background: var(--card); border-radius: 0.6rem; }
+        form#login input { font: inherit; padding: 0.4rem 0.5rem; border: 1px solid var(--line); border-radius: 0.4rem; }
+        form#login button { margin-top: 0.6rem; background: var(--accent); color: #fff; }
+        #login-message { color: var(--warn); font-weight: 600; }
         h1 { margin: 0.2rem 0; font-size: 1.6rem; }
         h2 { font-size: 1rem; margin: 0 0 0.5rem; color: var(--muted); text-transform: uppercase; letter-spacing: 0.06em; }
         .status { margin: 0.2rem 0 0; font-size: 0.95rem; color: var(--muted); }
@@ -38,6 +49,7 @@ public enum DashboardStylesheet {
         table.members th { text-align: left; font-size: 0.8rem; color: var(--muted); font-weight: 600; padding: 0.5rem 0.6rem;
           border-bottom: 1px solid var(--line); }
         table.members td { padding: 0.45rem 0.6rem; border-bottom: 1px solid var(--line); vertical-align: middle; }
+        table.members td.name, .events li { overflow-wrap: anywhere; }  /* a long name without spaces stays in its column */
         table.members tr:last-child td { border-bottom: 0; }
         table.members tr { transition: background-color 0.4s; }
         table.members tr.arrived { background: var(--arrive); }

@@ -14,7 +14,8 @@ enum ServerSentEvents {
     /// The shortest gap between two overview messages (a chain of 100 stores changes many times a second).
     static let chainInterval: Duration = .milliseconds(250)
 
-    static func response(hub: DashboardHub, subject: DashboardHub.Subject) -> Response {
+    /// The stream of `subject`; the overview's carries only the stores in `stores`.
+    static func response(hub: DashboardHub, subject: DashboardHub.Subject, stores: StoreAccess) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream; charset=utf-8"
         headers[.cacheControl] = "no-cache"
@@ -28,7 +29,7 @@ enum ServerSentEvents {
                     let json: JSONValue = hub.read { board in
                         switch subject {
                         case .chain:
-                            return ChainPageData.json(board, at: now)
+                            return ChainPageData.json(board, at: now, stores: stores)
                         case .store(let store):
                             return StorePageData.json(
                                 board.board(of: store), coordinator: board.coordinator(of: store), at: now,

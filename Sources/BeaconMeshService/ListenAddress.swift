@@ -31,6 +31,14 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
     /// `HOST:PORT` (IPv6 hosts in brackets).
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
-    /// The URL of `path` on this address, e.g. `http://127.0.0.1:8080/`.
-    public func url(path: String = "/") -> String { "http://\(description)\(path)" }
+    /// The URL of `path` on this address, e.g. `http://127.0.0.1:8080/` (`scheme` `https` under TLS).
+    public func url(path: String = "/", scheme: String = "http") -> String { "\(scheme)://\(description)\(path)" }
+
+    /// Whether only this machine can reach the address: `localhost`, 127.0.0.0/8 or `::1`.
+    public var isLoopback: Bool {
+        let host = host.lowercased()
+        if host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { part in UInt8(part) != nil }
+    }
 }

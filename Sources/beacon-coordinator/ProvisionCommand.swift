@@ -17,7 +17,7 @@ struct ProvisionCommand: ParsableCommand {
         discussion: """
             User names: node-<store>-<department>-<node> (node-1-10-a), monitor-<store> (monitor-1), till-<store> \
             (till-9, from monitor --till), coordinator-<id> (coordinator-backoffice-1), bridge-store-<store> (on the \
-            head-office broker), and for a member's app the member id itself (ana), because the ACL patterns \
+            head-office broker), dashboard-<id> (dashboard-hq, read-only), and for a member's app the member id itself (ana), because the ACL patterns \
             (beaconmesh/v1/members/%u/offers, …/members/%u/checkins, …/stores/+/members/%u/ranging) put the user name \
             into the topic.
             Each credential gets a random password in <credentials>/<user>.pass (mode 0600); hand that file to the \
@@ -25,7 +25,7 @@ struct ProvisionCommand: ParsableCommand {
             --rotate draws a new password. The broker reads the files only when reloaded: add --reload, or run \
             `systemctl reload mosquitto` afterwards.
             """,
-        subcommands: [Node.self, Monitor.self, Coordinator.self, Member.self, Bridge.self, Revoke.self])
+        subcommands: [Node.self, Monitor.self, Coordinator.self, Member.self, Bridge.self, Dashboard.self, Revoke.self])
 
     /// Where the credentials go, and how the broker is told.
     struct Files: ParsableArguments {
@@ -217,6 +217,26 @@ struct ProvisionCommand: ParsableCommand {
                 .bridge(store: store), rotate: rotate,
                 use: {
                     "store broker's bridge (deploy/bridge/store-bridge.conf): remote_username \($0), remote_password from \($1)"
+                })
+        }
+    }
+
+    struct Dashboard: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "A web dashboard's credential: it may read its stores' presence, events and node status and the coordinators' status, and write nothing; no --store: every store (head office)."
+        )
+        @OptionGroup var files: Files
+        @Option(help: "The dashboard's id: user name dashboard-<id>.") var id = "hq"
+        @Option(name: .customLong("store"), help: "A store it shows (repeatable; none: every store, for head office).")
+        var stores: [UInt16] = []
+        @Flag(help: "Draw a new password even if the credential exists.") var rotate = false
+
+        func run() throws {
+            try files.provision(
+                .dashboard(id: id, stores: stores), rotate: rotate,
+                use: {
+                    "dashboard: beacon-dashboard --username \($0) --password-file \($1) --users FILE (deploy/systemd/beacon-dashboard.service)"
                 })
         }
     }

@@ -16,11 +16,19 @@ struct BeaconDashboard: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "beacon-dashboard",
         abstract: "Serve the chain overview and live store pages on the web, read from the broker.",
+        usage: """
+            beacon-dashboard [--broker <URL>] [--username <U>] [--password-file <F>] [--cafile <F>] [--listen <HOST:PORT>] \
+            [--store <N> ...] [--users <FILE>] [--tls-cert <F> --tls-key <F>] [--log-level <log-level>]
+            beacon-dashboard users add <name> --stores <1,2|all> --file <FILE>
+            """,
         discussion: """
             Pages: / (the chain overview), /stores/N (a store's live page), /api/stores/N/presence (the latest \
             presence snapshot as JSON), /healthz, /metrics (Prometheus). The broker password comes from \
             --password-file or the BEACONMESH_PASSWORD environment variable.
-            """)
+            Sign-in: --users FILE (make it with `beacon-dashboard users add`) lets in only the people it lists, each \
+            to their own stores, through /login or HTTP Basic. Without --users the dashboard listens on loopback only.
+            """,
+        subcommands: [UsersCommand.self])
 
     @OptionGroup var brokerOptions: BrokerOptions
 
@@ -32,8 +40,28 @@ struct BeaconDashboard: AsyncParsableCommand {
         help: ArgumentHelp("Show only this store (0-65535); repeat for several. Default: every store heard.", valueName: "N"))
     var stores: [UInt16] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "Users file (YAML; beacon-dashboard users add): sign-in required, each user sees only their stores.", valueName: "FILE"))
+    var users: String?
+
+    @Option(help: ArgumentHelp("Serve HTTPS with this PEM certificate (chain); needs --tls-key.", valueName: "F"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "F"))
+    var tlsKey: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .notice
+
+    func validate() throws {
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together: give both or neither") }
+        if users == nil && !listen.isLoopback {
+            throw ValidationError(
+                "--listen \(listen) is reachable from other machines, and without --users anyone there would see every "
+                    + "store's shoppers: add --users FILE (beacon-dashboard users add) or listen on 127.0.0.1")
+        }
+    }
 
     /// How many received messages may wait for the dashboard (the MQTT client's default is 10 000).
     static let incomingBufferLimit = 200
@@ -46,6 +74,19 @@ struct BeaconDashboard: AsyncParsableCommand {
         CommandLineProgram.bootstrapLogging(level: logLevel)
         PrometheusMetrics.bootstrap()
         let logger = Logger(label: "beacon-dashboard")
+        // The users file and the certificate first: a mistake in either exits 2 before anything starts.
+        let access = try users.map { path throws(UsageError) in
+            do throws(UsersFileError) {
+                return DashboardAccess(users: try UsersFile.load(path: path), secureCookies: tlsCert != nil, logger: logger)
+            } catch {
+                throw UsageError(error.description)
+            }
+        }
+        let tls = try tlsCert.map { certificate throws(UsageError) in
+            try DashboardServer.tlsConfiguration(certificate: certificate, key: tlsKey ?? "")
+        }
+        let scheme = tls == nil ? "http" : "https"
+        let signIn = access == nil ? "" : ", sign-in required"
         var mqtt: MQTTConfiguration
         do {
             mqtt = try brokerOptions.connection.mqttConfiguration(clientID: nil, cleanSession: true, lastWill: nil)
@@ -60,8 +101,10 @@ struct BeaconDashboard: AsyncParsableCommand {
         let hub = DashboardHub(board: ChainBoard(broker: brokerOptions.connection.url, stores: Set(stores)))
         let feed = DashboardFeed(client: client, hub: hub, stores: stores, logger: logger)
         let broker = mqtt.broker
-        let server = DashboardServer.service(hub: hub, listen: listen, metricsText: PrometheusMetrics.exposition, logger: logger) { bound in
-            CommandLineProgram.printLine("beacon-dashboard: serving \(bound.url()) (broker \(broker))")
+        let server = try DashboardServer.service(
+            hub: hub, listen: listen, metricsText: PrometheusMetrics.exposition, access: access, tls: tls, logger: logger
+        ) { bound in
+            CommandLineProgram.printLine("beacon-dashboard: serving \(bound.url(scheme: scheme)) (broker \(broker)\(signIn))")
         }
         // Services shut down in reverse order: the feed first (it ends the live pages' streams), then the server.
         let group = ServiceGroup(

@@ -26,6 +26,23 @@ struct ProvisioningRoleTests {
         #expect(role.topicLines(topicRoot: "acme").allSatisfy { $0.hasPrefix("topic write acme/v1/stores/1/") })
     }
 
+    @Test(
+        "a dashboard reads what it shows — presence, events, node status, coordinators' status — of its stores or all, and writes nothing")
+    func dashboardLines() {
+        #expect(ProvisioningRole.dashboard(id: "hq", stores: []).username == "dashboard-hq")
+        #expect(
+            ProvisioningRole.dashboard(id: "hq", stores: []).topicLines() == [
+                "topic read beaconmesh/v1/stores/+/presence", "topic read beaconmesh/v1/stores/+/events",
+                "topic read beaconmesh/v1/stores/+/departments/+/nodes/+/status", "topic read beaconmesh/v1/coordinators/+/status",
+            ])
+        let two = ProvisioningRole.dashboard(id: "region-west", stores: [2, 1, 2]).topicLines()
+        #expect(
+            two.count == 7 && two.filter { $0.contains("/stores/1/") }.count == 3 && two.filter { $0.contains("/stores/2/") }.count == 3)
+        #expect(two.allSatisfy { $0.hasPrefix("topic read ") })
+        #expect(ProvisioningRole.dashboard(id: "bad/id", stores: []).problem != nil)
+        #expect(ProvisioningRole.member(id: "dashboard-hq").problem?.contains("kept for service user names") == true)
+    }
+
     @Test("a monitor reads its store and writes nothing")
     func monitorLines() {
         #expect(ProvisioningRole.monitor(store: 7).topicLines() == ["topic read beaconmesh/v1/stores/7/#"])

@@ -118,6 +118,61 @@ struct BrokerSecurityTests {
         #expect(anaSpyingOnBen.lines.isEmpty, "\(anaSpyingOnBen.lines)")
     }
 
+    @Test(
+        "head office's dashboard credential (provision dashboard): the real dashboard reads every store through it; it reads no sightings and publishes nothing"
+    )
+    func dashboardCredentialReadsEveryStoreAndWritesNothing() async throws {
+        let broker = try await secureBroker()
+        try await broker.provision(["coordinator", "--id", "e2e2", "--store", "2"])
+        let lines = try await broker.provision(["dashboard"])
+        #expect(lines.first?.hasPrefix("dashboard-hq: created; password in ") == true, "\(lines)")
+        try await broker.restart()  // the broker reads the new credentials at start (or on a reload)
+        let port = try FreePort.next()
+        let dashboard = try await DashboardMesh.startDashboard(
+            brokerURL: broker.url, port: port,
+            extra: ["--cafile", broker.caFile, "--username", "dashboard-hq", "--password-file", broker.credentialFile(of: "dashboard-hq")])
+        for (store, user) in [(1, "coordinator-e2e"), (2, "coordinator-e2e2")] {
+            let now = Mesh.nowMilliseconds
+            try await MosquittoClients.publish(
+                port: broker.port, topic: "\(Self.tree)/stores/\(store)/presence",
+                string: #"{"v":1,"store":\#(store),"name":"Store \#(store)","updatedAt":\#(now),"members":[],"occupancy":{},"nodes":[]}"#,
+                qos: 1, retain: true, extraArguments: try broker.login(user))
+        }
+        for store in [1, 2] {
+            let seen = await eventuallyAsync(timeout: .seconds(10), interval: .milliseconds(200)) { () -> Bool? in
+                let reply = try? await HTTP.get("http://127.0.0.1:\(port)/api/stores/\(store)/presence")
+                return reply?.status == 200 && reply?.body.contains("\"Store \(store)\"") == true ? true : nil
+            }
+            #expect(seen == true, "the dashboard never read store \(store) through its credential: \(dashboard.transcript)\n\(broker.log)")
+        }
+        _ = await dashboard.stop(with: SIGTERM, timeout: .seconds(10))
+
+        // What it may not do: read a store's sightings, or write anything.
+        let asDashboard = try await MosquittoClients.subscribe(
+            port: broker.port, filter: "\(Self.tree)/stores/1/#", qos: 1, extraArguments: try broker.login("dashboard-hq"))
+        let monitor = try await MosquittoClients.subscribe(
+            port: broker.port, filter: "\(Self.tree)/stores/1/#", qos: 1, extraArguments: try broker.login("monitor-1"))
+        try await MosquittoClients.publish(
+            port: broker.port, topic: "\(Self.tree)/stores/1/departments/10/nodes/a/sightings", string: "hidden: sightings",
+            qos: 1, extraArguments: try broker.login("node-1-10-a"))
+        for topic in ["stores/1/events", "stores/1/presence", "stores/1/checkins"] {
+            try await MosquittoClients.publish(
+                port: broker.port, topic: "\(Self.tree)/\(topic)", string: "denied: dashboard wrote \(topic)", qos: 1,
+                extraArguments: try broker.login("dashboard-hq"))
+        }
+        try await MosquittoClients.publish(
+            port: broker.port, topic: "\(Self.tree)/stores/1/events", string: "allowed: coordinator event", qos: 1,
+            extraArguments: try broker.login("coordinator-e2e"))
+        #expect(await asDashboard.waitForLine { $0.hasSuffix("allowed: coordinator event") } != nil, "\(broker.log)")
+        #expect(await monitor.waitForLine { $0.hasSuffix("allowed: coordinator event") } != nil)
+        try await Task.sleep(for: .milliseconds(300))
+        await asDashboard.stop()
+        await monitor.stop()
+        #expect(!asDashboard.lines.contains { $0.contains("hidden: sightings") }, "the dashboard read sightings: \(asDashboard.lines)")
+        #expect(monitor.lines.contains { $0.hasSuffix("hidden: sightings") }, "control: the monitor does read sightings")
+        #expect(!(asDashboard.lines + monitor.lines).contains { $0.contains("denied") }, "\(monitor.lines)")
+    }
+
     @Test("anonymous clients, wrong passwords and unknown users are refused")
     func refusedLogins() async throws {
         let broker = try await secureBroker()

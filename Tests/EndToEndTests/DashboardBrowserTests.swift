@@ -200,4 +200,100 @@ struct DashboardBrowserTests {
         await browser.quit()
         await mesh.stop()
     }
+    /// A member whose name is markup that would run script if it were ever put into the page as HTML.
+    static let markupName = #"<img src=x onerror="window.pwned=1;document.title='pwned'">"#
+
+    @Test(
+        "sign-in in the browser: sent to /login, sign in through the form, see the store (a markup name shows as text and runs nothing), sign out, back to /login"
+    )
+    func signInThroughTheForm() async throws {
+        var mesh = try await DashboardMesh.start(
+            extraMembers: [
+                #"mallory,"\#(Self.markupName.replacingOccurrences(of: "\"", with: "\"\""))",Tea,ibeacon:\#(Mesh.uuid):1:9,,0,,"#
+            ],
+            prepare: { try await DashboardUsers.make(in: $0) })
+        let browser = try await Browser.start(width: 1280, height: 900)
+        do {
+            mesh.shoppers.place(1, in: 10)
+            mesh.shoppers.place(9, in: 20)
+            try await browser.open(mesh.dashboardURL + "/stores/1")
+            let login =
+                try await browser.evaluate(
+                    "return {path: location.pathname, search: location.search, form: !!document.getElementById('login')};")
+                as? [String: Any]
+            #expect(
+                login?["path"] as? String == "/login" && login?["form"] as? Bool == true, "not sent to /login: \(String(describing: login))"
+            )
+            #expect(login?["search"] as? String == "?next=%2Fstores%2F1")
+
+            // A wrong password: the form again, saying so.
+            _ = try await browser.evaluate(
+                """
+                document.getElementById('name').value = arguments[0];
+                document.getElementById('password').value = 'not-her-password';
+                document.getElementById('sign-in').click(); return true;
+                """, [DashboardUsers.anna.name])
+            let refused =
+                try await browser.waitFor(
+                    "var m = document.getElementById('login-message'); return m ? m.textContent : null;", timeout: .seconds(10)) as? String
+            #expect(refused == "Wrong name or password.")
+            try await browser.screenshot().write(to: URL(fileURLWithPath: try Self.screenshotPath("dashboard-login.png")))
+            _ = try await browser.consoleMessages()  // the form's own 401, logged by the browser: not an error of the page
+
+            _ = try await browser.evaluate(
+                """
+                document.getElementById('name').value = arguments[0];
+                document.getElementById('password').value = arguments[1];
+                document.getElementById('sign-in').click(); return true;
+                """, [DashboardUsers.anna.name, DashboardUsers.anna.password])
+            let mallory = try #require(
+                try await browser.waitFor(Self.rowScript, ["mallory"], timeout: .seconds(20)) as? [String: Any],
+                "the store page with the member never showed: \(mesh.dashboard.transcript)")
+            #expect(try await browser.evaluate("return location.pathname;") as? String == "/stores/1")
+            #expect(try await browser.waitFor(Self.rowScript, ["ana"], timeout: .seconds(10)) != nil, "Ana's row never showed")
+            #expect(mallory["name"] as? String == Self.markupName, "the name is not shown as text: \(mallory)")
+            let ran = try #require(
+                try await browser.evaluate(
+                    """
+                    return {pwned: window.pwned === 1, title: document.title,
+                            images: document.querySelectorAll('#members img:not(.avatar)').length,
+                            signedIn: document.getElementById('signed-in-as').textContent};
+                    """) as? [String: Any])
+            #expect(ran["pwned"] as? Bool == false && ran["title"] as? String != "pwned", "the markup ran: \(ran)")
+            #expect(ran["images"] as? Int == 0, "the markup became an element: \(ran)")
+            #expect(ran["signedIn"] as? String == "Signed in as anna")
+            let errors = try await browser.consoleMessages().filter { $0.hasPrefix("SEVERE") }
+            #expect(errors.isEmpty, "console errors on the signed-in store page: \(errors)")
+            try await browser.screenshot().write(to: URL(fileURLWithPath: try Self.screenshotPath("dashboard-signed-in.png")))
+
+            // The dashboard restarts (sessions live in memory): the open page notices its session is gone and goes
+            // to /login by itself, from where signing in again leads back to the store.
+            _ = await mesh.dashboard.stop(with: SIGTERM, timeout: .seconds(10))
+            try await mesh.restartDashboard()
+            let backToLogin = try await browser.waitFor(
+                "return location.pathname === '/login' && location.search === '?next=%2Fstores%2F1';", timeout: .seconds(15))
+            #expect(backToLogin != nil, "the page did not go to /login when its session ended")
+            _ = try await browser.evaluate(
+                """
+                document.getElementById('name').value = arguments[0];
+                document.getElementById('password').value = arguments[1];
+                document.getElementById('sign-in').click(); return true;
+                """, [DashboardUsers.anna.name, DashboardUsers.anna.password])
+            #expect(try await browser.waitFor(Self.rowScript, ["ana"], timeout: .seconds(15)) != nil, "not back on the store page")
+
+            // Sign out: back to /login, and the store page sends the browser there again.
+            _ = try await browser.evaluate("document.getElementById('sign-out').click(); return true;")
+            let out = try await browser.waitFor(
+                "return location.pathname === '/login' && !!document.getElementById('login');", timeout: .seconds(10))
+            #expect(out != nil, "sign-out did not lead to /login")
+            try await browser.open(mesh.dashboardURL + "/stores/1")
+            #expect(try await browser.evaluate("return location.pathname;") as? String == "/login", "the session outlived sign-out")
+        } catch {
+            await browser.quit()
+            await mesh.stop()
+            throw error
+        }
+        await browser.quit()
+        await mesh.stop()
+    }
 }

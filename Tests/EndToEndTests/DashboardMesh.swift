@@ -4,8 +4,8 @@ import Synchronization
 
 /// A real mesh for the dashboard's tests: mosquitto on a free port, the real coordinator (store 1: Clothing 10,
 /// Housewares 20, Automotive 30; short presence timings) with three members — Ana Souza with a photo (`…:1:1`),
-/// Zoë Martin (`…:1:4`) and 李小龍 (`…:1:8`) without — and the real `beacon-dashboard` on a free port.
-/// `Shoppers` plays the department nodes.
+/// Zoë Martin (`…:1:4`) and 李小龍 (`…:1:8`) without, and any `extraMembers` rows — and the real `beacon-dashboard`
+/// on a free port, with `dashboardArguments` added to its command line. `Shoppers` plays the department nodes.
 struct DashboardMesh {
     let broker: MosquittoBroker
     let directory: String
@@ -14,10 +14,16 @@ struct DashboardMesh {
     let dashboardPort: Int
     let metricsPort: Int
     let shoppers: Shoppers
+    /// What the dashboard was started with beyond the broker and `--listen`.
+    let dashboardArguments: [String]
 
     var dashboardURL: String { "http://127.0.0.1:\(dashboardPort)" }
 
-    static func start() async throws -> DashboardMesh {
+    /// Starts the mesh; `prepare` runs in its folder before the dashboard starts and returns the dashboard's extra
+    /// arguments (a users file it made, say).
+    static func start(
+        extraMembers: [String] = [], prepare: (_ directory: String) async throws -> [String] = { _ in [] }
+    ) async throws -> DashboardMesh {
         let broker = try await MosquittoBroker.start()
         let directory = try Mesh.temporaryDirectory()
         try drawPhoto(to: directory + "/ana.png")
@@ -27,7 +33,7 @@ struct DashboardMesh {
             ana,Ana Souza,Flat white,ibeacon:\(uuid):1:1,ana.png,11,1763683200000,1735689600000
             zoe,Zoë Martin,,ibeacon:\(uuid):1:4,,0,,
             li,李小龍,Jasmine tea,ibeacon:\(uuid):1:8,,2,1763683200000,
-            """
+            """ + extraMembers.map { "\n" + $0 }.joined()
         // The CSV's photo paths are read relative to the working directory of the import: give an absolute one.
         try members.replacingOccurrences(of: ",ana.png,", with: ",\(directory)/ana.png,")
             .write(toFile: directory + "/members.csv", atomically: true, encoding: .utf8)
@@ -54,16 +60,17 @@ struct DashboardMesh {
             throw TestSupportError("the coordinator did not start: \(coordinator.transcript)")
         }
         let port = try FreePort.next()
-        let dashboard = try await startDashboard(brokerURL: broker.url, port: port)
+        let arguments = try await prepare(directory)
+        let dashboard = try await startDashboard(brokerURL: broker.url, port: port, extra: arguments)
         return DashboardMesh(
             broker: broker, directory: directory, coordinator: coordinator, dashboard: dashboard,
-            dashboardPort: port, metricsPort: metricsPort, shoppers: Shoppers(port: broker.port))
+            dashboardPort: port, metricsPort: metricsPort, shoppers: Shoppers(port: broker.port), dashboardArguments: arguments)
     }
 
-    /// Starts `beacon-dashboard` on `port` and waits for its "serving" line.
+    /// Starts `beacon-dashboard` on `port` and waits for its "serving" line (http:// or https://).
     static func startDashboard(brokerURL: String, port: Int, extra: [String] = []) async throws -> TestProcess {
         let dashboard = try Mesh.program("beacon-dashboard", ["--broker", brokerURL, "--listen", "127.0.0.1:\(port)"] + extra)
-        guard await dashboard.waitForLine(in: .stdout, timeout: .seconds(20), where: { $0.contains("serving http://") }) != nil else {
+        guard await dashboard.waitForLine(in: .stdout, timeout: .seconds(20), where: { $0.contains("serving http") }) != nil else {
             throw TestSupportError("the dashboard did not start: \(dashboard.transcript)")
         }
         return dashboard
@@ -71,7 +78,7 @@ struct DashboardMesh {
 
     /// Restarts the dashboard on the same port (after `stopDashboard`).
     mutating func restartDashboard() async throws {
-        dashboard = try await Self.startDashboard(brokerURL: broker.url, port: dashboardPort)
+        dashboard = try await Self.startDashboard(brokerURL: broker.url, port: dashboardPort, extra: dashboardArguments)
     }
 
     func stop() async {
@@ -165,8 +172,11 @@ final class Shoppers: Sendable {
 
 extension DashboardMesh {
     /// Starts a mesh, runs `body` with it and stops it, also when `body` throws.
-    static func run(_ body: (inout DashboardMesh) async throws -> Void) async throws {
-        var mesh = try await start()
+    static func run(
+        extraMembers: [String] = [], prepare: (_ directory: String) async throws -> [String] = { _ in [] },
+        _ body: (inout DashboardMesh) async throws -> Void
+    ) async throws {
+        var mesh = try await start(extraMembers: extraMembers, prepare: prepare)
         do {
             try await body(&mesh)
         } catch {

@@ -22,11 +22,12 @@ struct InstallScriptTests {
         let root = try Mesh.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
         let output = try await install(["--bin", BuiltProducts.directory, "--broker"], destdir: root)
-        for program in ["beacon-scanner", "beacon-coordinator", "beacon-monitor"] {
+        for program in ["beacon-scanner", "beacon-coordinator", "beacon-monitor", "beacon-dashboard"] {
             #expect(mode(root + "/usr/local/bin/" + program) == 0o755, "\(program)")
         }
         for file in [
             "/etc/systemd/system/beacon-scanner@.service", "/etc/systemd/system/beacon-coordinator.service",
+            "/etc/systemd/system/beacon-dashboard.service",
             "/etc/beaconmesh/examples/scanner.yaml", "/etc/beaconmesh/examples/coordinator.yaml",
             "/etc/beaconmesh/examples/store-bridge.conf", "/etc/mosquitto/mosquitto.conf",
             "/usr/local/share/doc/beaconmesh/README.md", "/usr/local/share/doc/beaconmesh/deployment.md",

@@ -5,7 +5,7 @@ import Testing
 /// The shipped systemd units: `systemd-analyze verify` accepts them, and they keep their security promises.
 @Suite("systemd units")
 struct SystemdUnitTests {
-    static let units = ["beacon-scanner@.service", "beacon-coordinator.service"]
+    static let units = ["beacon-scanner@.service", "beacon-coordinator.service", "beacon-dashboard.service"]
 
     static func text(of unit: String) throws -> String {
         try String(contentsOf: BuiltProducts.packageRoot.appendingPathComponent("deploy/systemd/\(unit)"), encoding: .utf8)
@@ -23,7 +23,7 @@ struct SystemdUnitTests {
         try settings(of: unit).last { $0.key == key }?.value
     }
 
-    @Test("systemd-analyze verify passes on both units (ExecStart pointed at the built programs)")
+    @Test("systemd-analyze verify passes on every unit (ExecStart pointed at the built programs)")
     func verify() async throws {
         let analyze = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first { FileManager.default.isExecutableFile(atPath: $0) }
         let tool = try #require(analyze, "systemd-analyze was not found; install systemd (apt-get install systemd)")
@@ -32,6 +32,7 @@ struct SystemdUnitTests {
         // verify checks that ExecStart's program exists; the units name /usr/local/bin, where install.sh puts them.
         _ = try BuiltProducts.path(of: "beacon-scanner")
         _ = try BuiltProducts.path(of: "beacon-coordinator")
+        _ = try BuiltProducts.path(of: "beacon-dashboard")
         for unit in Self.units {
             let text = try Self.text(of: unit).replacingOccurrences(of: "/usr/local/bin/", with: BuiltProducts.directory + "/")
             try text.write(toFile: directory + "/" + unit, atomically: true, encoding: .utf8)
@@ -63,7 +64,27 @@ struct SystemdUnitTests {
         #expect(try Self.value("WorkingDirectory", in: unit) == "/var/lib/beaconmesh")
     }
 
-    @Test("both units restart on failure (not on a bad config), run as a dedicated user and are hardened")
+    @Test(
+        "the dashboard unit signs people in (--users), serves HTTPS, reads the broker with its read-only credential, has no capabilities and writes nothing"
+    )
+    func dashboardUnit() throws {
+        let unit = "beacon-dashboard.service"
+        let exec = try #require(try Self.value("ExecStart", in: unit))
+        #expect(exec.hasPrefix("/usr/local/bin/beacon-dashboard "))
+        for flag in [
+            "--users /etc/beaconmesh/dashboard-users.yaml", "--tls-cert /etc/beaconmesh/tls/dashboard.pem",
+            "--tls-key /etc/beaconmesh/tls/dashboard.key", "--username dashboard-hq",
+            "--password-file /etc/beaconmesh/credentials/dashboard-hq.pass", "--cafile /etc/beaconmesh/tls/ca.pem",
+        ] {
+            #expect(exec.contains(flag), "ExecStart lacks \(flag)")
+        }
+        #expect(try Self.value("AmbientCapabilities", in: unit) == "")
+        #expect(try Self.value("CapabilityBoundingSet", in: unit) == "")
+        #expect(try Self.value("StateDirectory", in: unit) == nil, "the dashboard keeps no state")
+        #expect(try Self.value("ConditionPathExists", in: unit) == "/etc/beaconmesh/dashboard-users.yaml", "never starts without users")
+    }
+
+    @Test("every unit restarts on failure (not on a bad config), runs as a dedicated user and is hardened")
     func hardening() throws {
         for unit in Self.units {
             let expected = [
