@@ -82,10 +82,15 @@ public struct Scoreboard: Sendable {
         return lines.joined(separator: "\n")
     }
 
-    /// The confusion matrix of `decider` over every row: seconds by true department (rows) and decided one (columns,
-    /// `?` for unknown).
-    public func confusionTable(_ decider: Decider = .beaconMesh) -> String {
-        guard let score = total[decider] else { return "" }
+    /// The confusion matrices of `decider`: one per recording, then the total when there are several. Seconds by true
+    /// department (rows) and decided one (columns, `?` for unknown).
+    public func confusionTables(_ decider: Decider = .beaconMesh) -> String {
+        var tables = rows.compactMap { row in row.scores[decider].map { "\(row.recording)\n" + Self.confusionTable($0) } }
+        if rows.count > 1, let total = total[decider] { tables.append("total\n" + Self.confusionTable(total)) }
+        return tables.joined(separator: "\n\n")
+    }
+
+    static func confusionTable(_ score: AccuracyScore) -> String {
         let departments = Set(score.confusion.keys).union(score.confusion.values.flatMap { $0.keys.compactMap { $0 } }).sorted()
         var lines = ["true \\ decided | " + (departments.map(String.init) + ["?"]).joined(separator: " | ")]
         for actual in departments {

@@ -26,7 +26,7 @@ struct AccuracyScoreCommand: ParsableCommand {
     @Flag(help: "Also score the naive rules on the same packets: the strongest node per second, and with a 3-s confirmation.")
     var baseline = false
 
-    @Flag(help: "Print the confusion matrix (seconds by true and decided department).")
+    @Flag(help: "Print the confusion matrix of each recording and of the total (seconds by true and decided department).")
     var confusion = false
 
     @Flag(help: "Print, per second, the truth, the decision and each department's strongest reported RSSI.")
@@ -57,7 +57,7 @@ struct AccuracyScoreCommand: ParsableCommand {
         print(scoreboard.table)
         if confusion {
             print("")
-            print(scoreboard.confusionTable())
+            print(scoreboard.confusionTables())
         }
     }
 }
