@@ -32,6 +32,8 @@ struct DepartmentTimings: Sendable {
     private let timings: [Timing]
     private let storeKeys: [UInt32]
     private let shift: UInt32
+    /// Whether any department sets `minRssi`: most stores set none, and then no reading needs the look-up.
+    let hasMinRSSI: Bool
 
     init(
         default rules: PresenceRules, stores: [UInt16: [UInt16: PresenceRules]], minRSSI: [UInt16: [UInt16: Double]] = [:]
@@ -57,6 +59,7 @@ struct DepartmentTimings: Sendable {
                 if let floor = minRSSI[store]?[department] { timings[slot].minRSSI = floor }
             }
         }
+        hasMinRSSI = minRSSI.values.contains { !$0.isEmpty }
         self.keys = keys
         self.timings = timings
         self.storeKeys = storeKeys

@@ -606,7 +606,7 @@ public struct PresenceEngine: Sendable {
             if lastHeard == nil || reading.lastSeen > lastHeard! { lastHeard = reading.lastSeen }
             if let store, reading.store != store { continue }
             guard now - reading.lastSeen < nodes[Int(reading.node)].staleAfter,
-                reading.rssi >= timings.timing(store: reading.store, department: reading.department).minRSSI
+                !timings.hasMinRSSI || reading.rssi >= timings.timing(store: reading.store, department: reading.department).minRSSI
             else { continue }
             if best.map({ reading.outranks($0) }) ?? true { best = reading }
             if reading.department == department {
@@ -861,7 +861,7 @@ public struct PresenceEngine: Sendable {
         var currentLatest: Double?
         for reading in person.readings
         where reading.store == store && now - reading.lastSeen < nodes[Int(reading.node)].staleAfter
-            && reading.latest >= timings.timing(store: store, department: reading.department).minRSSI
+            && (!timings.hasMinRSSI || reading.latest >= timings.timing(store: store, department: reading.department).minRSSI)
         {
             if reading.department == department {
                 currentLatest = max(currentLatest ?? reading.latest, reading.latest)
