@@ -79,10 +79,13 @@ public final class RegistryWriter: Sendable {
         wakeUp.unlock()
     }
 
-    /// What waits, and what is wrong.
+    /// What waits, and what is wrong (naming the database's file or host).
     public var status: Status {
+        // Health names the file or host as well as the cause.
         state.withLock {
-            Status(queued: $0.waiting.count + ($0.failed?.changes.count ?? 0), failure: $0.failure, failingSince: $0.failingSince)
+            Status(
+                queued: $0.waiting.count + ($0.failed?.changes.count ?? 0),
+                failure: $0.failure.map { "\(registry.location): \($0)" }, failingSince: $0.failingSince)
         }
     }
 

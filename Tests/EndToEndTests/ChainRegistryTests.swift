@@ -55,7 +55,7 @@ private struct Chain {
             """
         let path = directory + "/store-\(store).yaml"
         try config.write(toFile: path, atomically: true, encoding: .utf8)
-        let coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", path])
+        let coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", path, "--health-interval", "1s"])
         let running = await coordinator.waitForLine(in: .stderr, timeout: .seconds(20)) { $0.contains("coordinator running") }
         try #require(running != nil, "\(coordinator.transcript)")
         return coordinator
@@ -164,6 +164,8 @@ struct ChainRegistryTests {
     @Test("a coordinator cut off from the database greets from memory; visits in both stores meanwhile all count after")
     func cutOffFromTheDatabase() async throws {
         let chain = try await Chain.start()
+        let health = try await MosquittoClients.subscribe(
+            port: chain.broker.port, filter: "beaconmesh/v1/coordinators/store-2/health", qos: 0)
         try await Task.sleep(for: .seconds(1))
         chain.relay.cut()
         // While Porto is cut off: Zoë visits Porto and Lisboa, Ana visits Porto, and head office forgets Zoë.
@@ -176,7 +178,9 @@ struct ChainRegistryTests {
         #expect(await chain.waitFor("arrived", store: 2, count: 2))
         #expect(await chain.waitFor("left", store: 2, count: 2))
         _ = try await chain.members(["forget", "zoe"])
-        try await Task.sleep(for: .seconds(2))
+        // Porto's health says what is wrong, naming the host (its writes time out behind the cut).
+        let failing = await health.waitForLine(timeout: .seconds(20)) { $0.contains("\"state\":\"failing\"") }
+        #expect(failing?.contains("127.0.0.1:\(chain.relay.port)") == true, "\(String(describing: failing))")
         chain.relay.restore()
         // Ana's visit in Porto is written once Porto is back; Zoë's is not: she stays forgotten.
         #expect(await eventually(timeout: .seconds(20)) { (try? chain.visits(of: "ana")) == 12 }, "\(chain.porto.transcript)")
@@ -190,6 +194,7 @@ struct ChainRegistryTests {
         let last = chain.events("arrived", store: 1).last
         #expect((last?["visit"] as? [String: Any])?["number"] as? Int == 13, "\(chain.events.lines)")
         #expect(chain.events("arrived", store: 2).count == 2 && chain.events("arrived", store: 1).count == 2, "nothing doubled")
+        await health.stop()
         await chain.stop()
     }
 
