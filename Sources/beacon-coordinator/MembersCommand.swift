@@ -1,6 +1,7 @@
 import ArgumentParser
 import BeaconMeshCoordinator
 import BeaconMeshCore
+import BeaconMeshRegistry
 import BeaconMeshService
 import Foundation
 
@@ -13,12 +14,24 @@ struct MembersCommand: ParsableCommand {
 
     /// The registry every members subcommand works on.
     struct Database: ParsableArguments {
-        @Option(name: .long, help: ArgumentHelp("The coordinator's SQLite database.", valueName: "FILE"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "The config's database: a SQLite file, or postgres://USER@HOST:PORT/DB[?sslmode=require] (password from BEACONMESH_DB_PASSWORD).",
+                valueName: "FILE|URL"))
         var db: String
 
-        func open() throws -> MemberRegistry {
+        func validate() throws {
             do {
-                return try MemberRegistry(path: db)
+                _ = try RegistryLocation(db)
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
+
+        func open() throws -> any MemberRegistry {
+            do {
+                return try RegistryLocation(db).open()
             } catch {
                 throw UsageError(error.description)
             }
@@ -118,7 +131,7 @@ struct MembersCommand: ParsableCommand {
 
     struct Forget: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Erase a member with their beacons, visits and offers, leaving no trace in the database file.")
+            abstract: "Erase a member with their beacons, visits and offers, leaving no trace in the database.")
         @OptionGroup var database: Database
         @Argument(help: "The member id.") var id: String
 
