@@ -167,6 +167,8 @@ struct BeaconCoordinatorCommandTests {
           bridge                  On the head-office broker: a store broker's bridge, which forwards that store's topics and
                                   takes offers and check-ins back.
           revoke                  Remove a credential: its password entry, ACL block and credential file.
+          database                A chain registry's PostgreSQL role for coordinators: migrates the schema as the owner, then
+                                  grants the role rows only (no DDL, no other schema).
 
           See 'beacon-coordinator help provision <subcommand>' for detailed help.
         """#

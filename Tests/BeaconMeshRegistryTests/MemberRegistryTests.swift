@@ -2,6 +2,7 @@ import BeaconMeshCore
 import BeaconMeshTesting
 import Foundation
 import GRDB
+import PostgresNIO
 import Testing
 
 @testable import BeaconMeshRegistry
@@ -373,5 +374,40 @@ struct RegistryLocationTests {
         try "right\n".write(toFile: file, atomically: true, encoding: .utf8)
         let registry = try location.open(passwordFile: file, environment: [RegistryLocation.passwordVariable: "wrong"])
         #expect(try registry.allMembers().isEmpty)
+    }
+}
+
+@Suite("A chain registry's coordinator role")
+struct RegistryRoleTests {
+    @Test("the provisioned role reads and writes the registry's rows, but creates nothing and reaches no other schema")
+    func leastPrivilege() throws {
+        let server = try PostgresServer.start()
+        defer { server.stop() }
+        try server.psql("CREATE ROLE owner LOGIN CREATEROLE PASSWORD 'ownerpw'")
+        try server.psql("CREATE DATABASE chain OWNER owner")
+        try server.psql("CREATE SCHEMA office AUTHORIZATION owner; CREATE TABLE office.salaries (x int)", database: "chain")
+        let hba = server.directory + "/data/pg_hba.conf"
+        let rules = try String(contentsOfFile: hba, encoding: .utf8)
+        try ("host all owner,store 127.0.0.1/32 scram-sha-256\n" + rules).write(toFile: hba, atomically: true, encoding: .utf8)
+        try server.psql("SELECT pg_reload_conf()")
+        let owner = try #require(
+            try RegistryLocation("postgres://owner@127.0.0.1:\(server.port)/chain").open(
+                environment: [RegistryLocation.passwordVariable: "ownerpw"]) as? PostgresRegistry)
+        try owner.provisionRole("store", password: "Secret42")
+        let store = try RegistryLocation("postgres://store@127.0.0.1:\(server.port)/chain").open(
+            environment: [RegistryLocation.passwordVariable: "Secret42"])
+        try store.merge(try MembersCSV.parse("\(header)\nana,Ana,,ibeacon:\(uuid):1:1,,1,,,\n", file: "m.csv"))
+        var counted = RegistryChanges()
+        counted.countVisit(of: "ana", at: Timestamp(milliseconds: 5))
+        try store.apply(counted, batch: "b1", stores: [1])
+        #expect(try store.member(id: "ana")?.profile.visits == 2)
+        #expect(try store.forget(id: "ana"))
+        let session = try #require(store as? PostgresRegistry).session
+        for forbidden in ["CREATE TABLE public.extra (x int)", "DROP TABLE member", "SELECT * FROM office.salaries"] {
+            #expect(throws: (any Error).self, "\(forbidden)") {
+                try session.run { statements in try statements.execute(PostgresQuery(unsafeSQL: forbidden)) }
+            }
+        }
+        #expect(throws: RegistryFailure.self) { try owner.provisionRole("store; DROP", password: "x") }
     }
 }
