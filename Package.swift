@@ -203,7 +203,10 @@ let package = Package(
             dependencies: ["BeaconMeshCoordinator", "BeaconMeshRegistry", "BeaconMeshTesting", "beacon-coordinator"]),
         .testTarget(
             name: "BeaconMeshRegistryTests",
-            dependencies: ["BeaconMeshRegistry", "BeaconMeshTesting", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: [
+                "BeaconMeshRegistry", "BeaconMeshTesting", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]),
         .testTarget(name: "BeaconMeshMonitorTests", dependencies: ["BeaconMeshMonitor", "beacon-monitor"]),
         .testTarget(name: "BeaconMeshDashboardTests", dependencies: ["BeaconMeshDashboard", "BeaconMeshTesting", "beacon-dashboard"]),
         .testTarget(

@@ -31,24 +31,37 @@ final class PostgresSession: @unchecked Sendable {
         self.timeout = timeout
     }
 
-    /// Runs `body` inside `BEGIN … COMMIT` (rolled back if it throws).
+    /// Runs `body` inside `BEGIN … COMMIT` (rolled back if it throws). Failures are `RegistryFailure`s in an IT
+    /// person's words (postgres-nio's own errors describe themselves as "Generic description").
     func transaction<T>(_ body: (Statements) throws -> T) throws -> T {
-        try withConnection { statements in
-            try statements.execute("BEGIN")
-            do {
-                let value = try body(statements)
-                try statements.execute("COMMIT")
-                return value
-            } catch {
-                try? statements.execute("ROLLBACK")
-                throw error
+        try explained {
+            try withConnection { statements in
+                try statements.execute("BEGIN")
+                do {
+                    let value = try body(statements)
+                    try statements.execute("COMMIT")
+                    return value
+                } catch {
+                    try? statements.execute("ROLLBACK")
+                    throw error
+                }
             }
         }
     }
 
     /// Runs `body` on the connection, outside a transaction (each statement commits on its own).
     func run<T>(_ body: (Statements) throws -> T) throws -> T {
-        try withConnection(body)
+        try explained { try withConnection(body) }
+    }
+
+    private func explained<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let failure as RegistryFailure {
+            throw failure
+        } catch {
+            throw RegistryFailure(PostgresRegistry.describe(error))
+        }
     }
 
     private func withConnection<T>(_ body: (Statements) throws -> T) throws -> T {

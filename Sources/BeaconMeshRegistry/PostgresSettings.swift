@@ -22,6 +22,12 @@ public struct PostgresSettings: Sendable, Equatable {
     public var tls: TLSMode
     public var rootCertificate: String?
 
+    /// Whether `host` is an IPv4 or IPv6 address rather than a name.
+    var isIPAddress: Bool {
+        var buffer = [UInt8](repeating: 0, count: 16)
+        return inet_pton(AF_INET, host, &buffer) == 1 || inet_pton(AF_INET6, host, &buffer) == 1
+    }
+
     /// The URL without secrets, for logs and health.
     public var displayURL: String { "postgres://\(user)@\(host):\(port)/\(database)" }
 
@@ -87,7 +93,8 @@ public struct PostgresSettings: Sendable, Equatable {
         var configuration = PostgresConnection.Configuration(
             host: host, port: port, username: user, password: password, database: database, tls: tlsSetting)
         configuration.options.connectTimeout = .milliseconds(Int64(timeout.wholeMilliseconds))
-        if tls != .disable { configuration.options.tlsServerName = host }
+        // The name checked against the certificate (and sent as SNI, which takes no IP address).
+        configuration.options.tlsServerName = tls == .disable || isIPAddress ? nil : host
         return configuration
     }
 }

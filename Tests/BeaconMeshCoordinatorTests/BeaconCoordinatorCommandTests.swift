@@ -170,6 +170,8 @@ struct BeaconCoordinatorCommandTests {
           dashboard               A web dashboard's credential: it may read its stores' presence, events and node status and
                                   the coordinators' status, and write nothing; no --store: every store (head office).
           revoke                  Remove a credential: its password entry, ACL block and credential file.
+          database                A chain registry's PostgreSQL role for coordinators: migrates the schema as the owner, then
+                                  grants the role rows only (no DDL, no other schema).
 
           See 'beacon-coordinator help provision <subcommand>' for detailed help.
         """#

@@ -2,6 +2,7 @@ import BeaconMeshCore
 import BeaconMeshTesting
 import Foundation
 import GRDB
+import PostgresNIO
 import Testing
 
 @testable import BeaconMeshRegistry
@@ -373,5 +374,92 @@ struct RegistryLocationTests {
         try "right\n".write(toFile: file, atomically: true, encoding: .utf8)
         let registry = try location.open(passwordFile: file, environment: [RegistryLocation.passwordVariable: "wrong"])
         #expect(try registry.allMembers().isEmpty)
+    }
+}
+
+@Suite("A chain registry's coordinator role")
+struct RegistryRoleTests {
+    @Test("the provisioned role reads and writes the registry's rows, but creates nothing and reaches no other schema")
+    func leastPrivilege() throws {
+        let server = try PostgresServer.start()
+        defer { server.stop() }
+        try server.psql("CREATE ROLE owner LOGIN CREATEROLE PASSWORD 'ownerpw'")
+        try server.psql("CREATE DATABASE chain OWNER owner")
+        try server.psql("CREATE SCHEMA office AUTHORIZATION owner; CREATE TABLE office.salaries (x int)", database: "chain")
+        let hba = server.directory + "/data/pg_hba.conf"
+        let rules = try String(contentsOfFile: hba, encoding: .utf8)
+        try ("host all owner,store 127.0.0.1/32 scram-sha-256\n" + rules).write(toFile: hba, atomically: true, encoding: .utf8)
+        try server.psql("SELECT pg_reload_conf()")
+        let owner = try #require(
+            try RegistryLocation("postgres://owner@127.0.0.1:\(server.port)/chain").open(
+                environment: [RegistryLocation.passwordVariable: "ownerpw"]) as? PostgresRegistry)
+        try owner.provisionRole("store", password: "Secret42")
+        let store = try RegistryLocation("postgres://store@127.0.0.1:\(server.port)/chain").open(
+            environment: [RegistryLocation.passwordVariable: "Secret42"])
+        try store.merge(try MembersCSV.parse("\(header)\nana,Ana,,ibeacon:\(uuid):1:1,,1,,,\n", file: "m.csv"))
+        var counted = RegistryChanges()
+        counted.countVisit(of: "ana", at: Timestamp(milliseconds: 5))
+        try store.apply(counted, batch: "b1", stores: [1])
+        #expect(try store.member(id: "ana")?.profile.visits == 2)
+        #expect(try store.forget(id: "ana"))
+        let session = try #require(store as? PostgresRegistry).session
+        for forbidden in ["CREATE TABLE public.extra (x int)", "DROP TABLE member", "SELECT * FROM office.salaries"] {
+            #expect(throws: (any Error).self, "\(forbidden)") {
+                try session.run { statements in try statements.execute(PostgresQuery(unsafeSQL: forbidden)) }
+            }
+        }
+        #expect(throws: RegistryFailure.self) { try owner.provisionRole("store; DROP", password: "x") }
+    }
+}
+
+@Suite("PostgreSQL connections")
+struct PostgresConnectionTests {
+    @Test("sslmode=require talks TLS, verify-full checks the server against the CA, and a TLS-only server refuses clear text")
+    func tls() async throws {
+        let server = try PostgresServer.start()
+        defer { server.stop() }
+        let certificates = try await TestCertificates.generate(in: try temporaryFolder())
+        let data = server.directory + "/data"
+        for (file, name) in [(certificates.serverCertificate, "server.crt"), (certificates.serverKey, "server.key")] {
+            try FileManager.default.copyItem(atPath: file, toPath: data + "/" + name)
+            if geteuid() == 0 { chown(data + "/" + name, getpwnam("postgres").pointee.pw_uid, getpwnam("postgres").pointee.pw_gid) }
+            chmod(data + "/" + name, 0o600)
+        }
+        try server.psql("CREATE ROLE store LOGIN PASSWORD 'pw'")
+        try server.psql("CREATE DATABASE chain OWNER store")
+        try server.psql("ALTER SYSTEM SET ssl = on")
+        let hba = data + "/pg_hba.conf"
+        let rules = try String(contentsOfFile: hba, encoding: .utf8)
+        try ("hostssl all store 127.0.0.1/32 scram-sha-256\nhostnossl all store 127.0.0.1/32 reject\n" + rules).write(
+            toFile: hba, atomically: true, encoding: .utf8)
+        try server.psql("SELECT pg_reload_conf()")
+        try await Task.sleep(for: .milliseconds(500))
+        let base = "postgres://store@127.0.0.1:\(server.port)/chain"
+        let password = [RegistryLocation.passwordVariable: "pw"]
+        #expect(try RegistryLocation(base + "?sslmode=require").open(environment: password).allMembers().isEmpty)
+        let verified = try RegistryLocation(base + "?sslmode=verify-full&sslrootcert=\(certificates.caCertificate)")
+        #expect(try verified.open(environment: password).allMembers().isEmpty)
+        #expect(throws: RegistryFailure.self) { _ = try RegistryLocation(base).open(environment: password) }
+        // Verified against the system's authorities, the test CA's certificate is refused.
+        #expect(throws: RegistryFailure.self) {
+            _ = try RegistryLocation(base + "?sslmode=verify-full").open(environment: password)
+        }
+    }
+
+    @Test("coordinators starting together on a new database migrate it once")
+    func concurrentMigrations() async throws {
+        let server = try PostgresServer.shared()
+        let url = try server.createDatabase()
+        let opened = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<4 {
+                group.addTask { (try? RegistryLocation(url).open(environment: [:])) != nil }
+            }
+            return await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+        }
+        #expect(opened == 4)
+        let database = String(url.split(separator: "/").last ?? "")
+        #expect(
+            try server.psql("SELECT count(*) FROM schema_migration", database: database).trimmingCharacters(in: .whitespacesAndNewlines)
+                == "1")
     }
 }
