@@ -1,4 +1,3 @@
-import BeaconMeshRegistry
 import Synchronization
 
 /// What the coordinator's decision loop takes next: decoded messages in arrival order, ticks, registry changes.
@@ -13,15 +12,15 @@ final class DecisionInbox: Sendable {
         case inputs([CoordinatorInput])
         /// Time to tick.
         case tick
-        /// The registry as others (the `members` command, other coordinators) left it.
-        case registryChanged(RegistryContents)
+        /// The registry as the `members` command left it.
+        case registryChanged(MemberRegistry.Contents)
     }
 
     private struct State: ~Copyable {
         var chunks: [[CoordinatorInput]] = []
         var head = 0
         var tickDue = false
-        var registry: RegistryContents?
+        var registry: MemberRegistry.Contents?
         var consumer: CheckedContinuation<Item?, Never>?
         var producer: CheckedContinuation<Void, Never>?
         var closed = false
@@ -107,7 +106,7 @@ final class DecisionInbox: Sendable {
     }
 
     /// Hands over the registry as last read (replacing an older read not yet taken).
-    func registryChanged(_ contents: RegistryContents) {
+    func registryChanged(_ contents: MemberRegistry.Contents) {
         deliver { $0.registry = contents }
     }
 

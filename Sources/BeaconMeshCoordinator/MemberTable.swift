@@ -1,5 +1,4 @@
 import BeaconMeshCore
-import BeaconMeshRegistry
 
 /// Renders members as a plain-text table for `members list`.
 public enum MemberTable {

@@ -3,7 +3,6 @@ import BeaconMeshCoordinator
 import BeaconMeshCore
 import BeaconMeshMQTT
 import BeaconMeshMetrics
-import BeaconMeshRegistry
 import BeaconMeshService
 import Foundation
 import Logging
@@ -44,10 +43,9 @@ struct RunCommand: AsyncParsableCommand {
         } catch {
             throw UsageError("\(config): \(error)")
         }
-        let registry: any MemberRegistry
+        let registry: MemberRegistry
         do {
-            registry = try RegistryLocation(configuration.database).open(
-                passwordFile: configuration.databasePasswordFile, logger: logger)
+            registry = try MemberRegistry(path: configuration.database)
         } catch {
             throw UsageError(error.description)
         }

@@ -2,7 +2,7 @@ import BeaconMeshCore
 import Foundation
 import Testing
 
-@testable import BeaconMeshRegistry
+@testable import BeaconMeshCoordinator
 
 @Suite("Members CSV: cells a spreadsheet would run as formulas")
 struct MembersCSVFormulaTests {
