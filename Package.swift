@@ -24,6 +24,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // System libraries: a module map and a shim header each, nothing else.
@@ -43,6 +46,15 @@ let package = Package(
             name: "BeaconMeshMQTT",
             dependencies: [
                 "CMosquitto", .product(name: "Logging", package: "swift-log"),
+            ]),
+        // The members registry behind one protocol: SQLite (GRDB) for one store, PostgreSQL (postgres-nio) for a chain.
+        .target(
+            name: "BeaconMeshRegistry",
+            dependencies: [
+                "BeaconMeshCore", .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "CSV", package: "CSV.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]),
         // The only user of libbluetooth: HCI scanner, btsnoop reader and writer, advertiser.
         .target(name: "BeaconMeshBLE", dependencies: ["BeaconMeshCore", "CBlueZ"]),
@@ -67,12 +79,10 @@ let package = Package(
         .target(
             name: "BeaconMeshCoordinator",
             dependencies: [
-                "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService",
+                "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "BeaconMeshRegistry",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "CSV", package: "CSV.swift"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]),
         .target(
@@ -141,7 +151,8 @@ let package = Package(
         .executableTarget(
             name: "beacon-coordinator",
             dependencies: [
-                "BeaconMeshCoordinator", "BeaconMeshMetrics", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "BeaconMeshCoordinator", "BeaconMeshRegistry", "BeaconMeshMetrics",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "beacon-monitor",
@@ -169,7 +180,7 @@ let package = Package(
                 // `scanner-live` runs the scanner service on a fake controller (so the bench links libbluetooth too).
                 "BeaconMeshScanner", "BeaconMeshBLE", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 // `coordinator-in-memory` runs the coordinator service in the benchmark's process.
-                "BeaconMeshCoordinator",
+                "BeaconMeshCoordinator", "BeaconMeshRegistry",
                 // `accuracy` scores presence decisions on labelled real recordings.
                 "BeaconMeshAccuracy",
             ]),
@@ -188,7 +199,14 @@ let package = Package(
         .testTarget(name: "BeaconMeshMQTTTests", dependencies: ["BeaconMeshMQTT", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshBLETests", dependencies: ["BeaconMeshBLE", "BeaconMeshTesting"]),
         .testTarget(
-            name: "BeaconMeshCoordinatorTests", dependencies: ["BeaconMeshCoordinator", "BeaconMeshTesting", "beacon-coordinator"]),
+            name: "BeaconMeshCoordinatorTests",
+            dependencies: ["BeaconMeshCoordinator", "BeaconMeshRegistry", "BeaconMeshTesting", "beacon-coordinator"]),
+        .testTarget(
+            name: "BeaconMeshRegistryTests",
+            dependencies: [
+                "BeaconMeshRegistry", "BeaconMeshTesting", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]),
         .testTarget(name: "BeaconMeshMonitorTests", dependencies: ["BeaconMeshMonitor", "beacon-monitor"]),
         .testTarget(name: "BeaconMeshDashboardTests", dependencies: ["BeaconMeshDashboard", "BeaconMeshTesting", "beacon-dashboard"]),
         .testTarget(

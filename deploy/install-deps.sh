@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what BeaconMesh builds, runs and tests with, when it is missing: the C libraries (-dev packages),
-# the mosquitto broker and its command-line clients, tmux and sqlite3. Swift itself is the one prerequisite
+# the mosquitto broker and its command-line clients, tmux, sqlite3 and PostgreSQL. Swift itself is the one prerequisite
 # (README: "Before you start"). Safe to run again: it installs nothing that is already there.
 set -euo pipefail
 
@@ -11,6 +11,9 @@ packages+=(curl)
 # The dashboard's end-to-end tests drive Debian's headless Chromium through chromedriver (WebDriver); the fallback
 # font draws CJK names (李小龍) in its screenshots.
 packages+=(chromium chromium-driver fonts-droid-fallback)
+# A chain's shared registry runs on PostgreSQL: the registry tests and the chain's end-to-end tests start their own
+# server (initdb and pg_ctl as the postgres user, in a temporary folder); pg_dump checks what `forget` leaves.
+packages+=(postgresql)
 # promtool (in Debian's prometheus package) checks the Prometheus example and unit-tests the alert rules.
 packages+=(prometheus)
 

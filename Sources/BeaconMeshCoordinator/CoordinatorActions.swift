@@ -1,5 +1,6 @@
 import BeaconMeshCore
 import BeaconMeshMQTT
+import BeaconMeshRegistry
 
 /// What the coordinator's decisions ask its shell to do, in the order they were decided: publish these messages,
 /// make and publish these snapshots, write these registry changes, publish this health report.

@@ -1,4 +1,5 @@
 import BeaconMeshCore
+import BeaconMeshRegistry
 import BeaconMeshService
 import Foundation
 import Yams
@@ -15,7 +16,10 @@ extension CoordinatorConfiguration {
         }
         var configuration = try parse(yaml: text, file: path, defaultID: defaultID)
         let folder = (path as NSString).deletingLastPathComponent
-        configuration.database = resolve(configuration.database, against: folder)
+        if !configuration.database.hasPrefix("postgres://") && !configuration.database.hasPrefix("postgresql://") {
+            configuration.database = resolve(configuration.database, against: folder)
+        }
+        configuration.databasePasswordFile = configuration.databasePasswordFile.map { resolve($0, against: folder) }
         configuration.members = configuration.members.map { resolve($0, against: folder) }
         return configuration
     }
@@ -36,7 +40,9 @@ extension CoordinatorConfiguration {
         let reader = YAMLReader(file: file)
         let top = try reader.mapping(
             root, at: "the top level",
-            allowed: ["id", "broker", "database", "presence", "promos", "stores", "members", "topicRoot", "metrics"])
+            allowed: [
+                "id", "broker", "database", "databasePasswordFile", "presence", "promos", "stores", "members", "topicRoot", "metrics",
+            ])
         var configuration = CoordinatorConfiguration(id: defaultID)
         if let id = top["id"] {
             configuration.id = try reader.string(id, at: "id")
@@ -51,7 +57,17 @@ extension CoordinatorConfiguration {
             if let file = fields["passwordFile"] { configuration.broker.passwordFile = try reader.string(file, at: "broker.passwordFile") }
             if let file = fields["cafile"] { configuration.broker.cafile = try reader.string(file, at: "broker.cafile") }
         }
-        if let database = top["database"] { configuration.database = try reader.string(database, at: "database") }
+        if let database = top["database"] {
+            configuration.database = try reader.string(database, at: "database")
+            do {
+                _ = try RegistryLocation(configuration.database)
+            } catch {
+                throw reader.error(database, error.description)
+            }
+        }
+        if let file = top["databasePasswordFile"] {
+            configuration.databasePasswordFile = try reader.string(file, at: "databasePasswordFile")
+        }
         if let members = top["members"] { configuration.members = try reader.string(members, at: "members") }
         if let root = top["topicRoot"] { configuration.topicRoot = try reader.string(root, at: "topicRoot") }
         if let metrics = top["metrics"] {

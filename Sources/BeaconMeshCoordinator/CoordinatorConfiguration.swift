@@ -6,8 +6,11 @@ public struct CoordinatorConfiguration: Sendable, Equatable {
     /// MQTT client id and the `coordinators/{id}/…` topics; defaults to the host name.
     public var id: String
     public var broker = Broker()
-    /// The SQLite file holding members, visits and promo history.
+    /// The registry (members, visits, promo history): a SQLite file, or a chain's PostgreSQL database as
+    /// `postgres://USER@HOST:PORT/DB[?sslmode=require]`.
     public var database = "beaconmesh.sqlite"
+    /// A file holding the PostgreSQL password (else `BEACONMESH_DB_PASSWORD`; never the password in the config).
+    public var databasePasswordFile: String?
     /// Store-wide presence timing; departments may override any of it.
     public var presence = PresenceRules()
     public var promos = PromoDefaults()

@@ -1,5 +1,6 @@
 import BeaconMeshCore
 import BeaconMeshMQTT
+import BeaconMeshRegistry
 import BeaconMeshService
 import BeaconMeshWire
 import Foundation
@@ -13,14 +14,15 @@ import ServiceLifecycle
 /// pure state machine: inputs and time in, actions out), which alone holds the state, so nothing waits on a lock.
 /// Visits and promo history are kept in the registry, so a restart greets nobody twice; they are written by a
 /// `RegistryWriter` on its own thread, so the database never holds up a sighting on its way to an event, and a
-/// locked or full database delays the writes without losing them. Changes made by the `members` command are read
-/// by a third task, outside the lock.
+/// locked, full or unreachable database delays the writes without losing them. Changes made by others (the `members`
+/// command; with a shared PostgreSQL registry the other stores' coordinators) are read by a third task, outside the
+/// decisions, as the registry's change feed reports them.
 ///
 /// It talks to the broker over two connections (`Connections`): the session connection receives and acknowledges
 /// the sighting stream, the publishing connection sends what the coordinator says, each tuned for its direction.
 public final class CoordinatorService: Service {
     private let configuration: CoordinatorConfiguration
-    private let registry: MemberRegistry
+    private let registry: any MemberRegistry
     private let session: any MQTTClientProtocol
     private let publisher: any MQTTClientProtocol
     private let clock: any ServiceClock
@@ -38,13 +40,14 @@ public final class CoordinatorService: Service {
     /// Open visits are saved as they change (arrive, move, leave); their last-seen times at least this often, a
     /// slice of the members at each tick.
     static let visitSaveInterval: Duration = .seconds(30)
-    /// The registry is checked this often for changes made by the `members` command.
+    /// The registry's change feed is waited on at most this long at a time (SQLite's is looked at this often; a
+    /// PostgreSQL one answers as soon as a change is announced); the outbox of registry events is checked as often.
     static let registryPollInterval: Duration = .seconds(2)
 
     /// A coordinator that publishes its health every `healthInterval` (the contract's default: 30 s), with clients
     /// made from `mqttConfigurations(for:)`, reading the time and waiting on `clock`.
     public init(
-        configuration: CoordinatorConfiguration, registry: MemberRegistry, session: any MQTTClientProtocol,
+        configuration: CoordinatorConfiguration, registry: any MemberRegistry, session: any MQTTClientProtocol,
         publisher: any MQTTClientProtocol, logger: Logger, healthInterval: Duration = .seconds(30),
         clock: any ServiceClock = WallClock()
     ) {
@@ -108,12 +111,11 @@ public final class CoordinatorService: Service {
     public func run() async throws {
         let clock = self.clock
         let startedAt = clock.now()
-        let start = try CoordinatorState.Start.read(from: registry, at: startedAt)
+        let start = try CoordinatorState.Start.read(from: registry, stores: Set(configuration.storeIDs), at: startedAt)
         let state = CoordinatorState(
             configuration: configuration, start: start, logger: logger, topics: topics,
             startedAt: startedAt, healthInterval: healthInterval)
-        let initialRegistryVersion = try registry.dataVersion()
-        let writer = RegistryWriter(registry: registry, logger: logger, clock: { clock.now() })
+        let writer = RegistryWriter(registry: registry, stores: Set(configuration.storeIDs), logger: logger, clock: { clock.now() })
         let sessionEvents = session.connectionEvents()
         try publisher.start()
         try session.start()
@@ -195,17 +197,19 @@ public final class CoordinatorService: Service {
                     }
                 }
                 group.addTask {
-                    // The `members` command changes the registry while we run: read its changes (on a queue of
-                    // their own: the database may be slow or locked), then hand them to the decisions.
-                    var poll = RegistryPoll(version: initialRegistryVersion, coordinatorID: coordinatorID)
+                    // Others change the registry while we run: read their changes (on a queue of their own: the
+                    // database may be slow, locked or away), then hand them to the decisions.
+                    var poll = RegistryPoll(contents: start.contents, coordinatorID: coordinatorID)
                     let parts = RegistryPoll.Parts(
                         registry: registry, publisher: publisher, topics: topics, writer: writer, inbox: inbox, logger: logger)
                     let queue = DispatchQueue(label: "beaconmesh.registry-poll")
-                    var first = true
-                    while !Task.isCancelled {
-                        if !first { try? await clock.sleep(for: CoordinatorService.registryPollInterval) }
-                        first = false
-                        poll = await poll.run(on: queue, with: parts)
+                    let feed = poll.feed
+                    await withTaskCancellationHandler {
+                        while !Task.isCancelled {
+                            poll = await poll.run(on: queue, with: parts, wait: CoordinatorService.registryPollInterval)
+                        }
+                    } onCancel: {
+                        feed.close()
                     }
                 }
 

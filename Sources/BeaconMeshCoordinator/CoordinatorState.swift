@@ -1,5 +1,6 @@
 import BeaconMeshCore
 import BeaconMeshMQTT
+import BeaconMeshRegistry
 import BeaconMeshService
 import BeaconMeshWire
 import Logging
@@ -46,16 +47,16 @@ struct CoordinatorState {
     /// What the state starts from, as the registry held it at start.
     struct Start: Sendable {
         /// Members, beacon owners and promo history.
-        var contents: MemberRegistry.Contents
+        var contents: RegistryContents
         /// Visits open (or recently left) at the last stop.
         var visits: [PresenceEngine.Visit]
         /// Ids of check-in requests handled within `checkinMemory`.
         var handledCheckins: Set<String>
 
         /// Reads what a state starts from out of `registry` (at `now`).
-        static func read(from registry: MemberRegistry, at now: Timestamp) throws -> Start {
+        static func read(from registry: any MemberRegistry, stores: Set<UInt16>? = nil, at now: Timestamp) throws -> Start {
             Start(
-                contents: try registry.contents(), visits: try registry.loadVisits(),
+                contents: try registry.contents(), visits: try registry.loadVisits(stores: stores),
                 handledCheckins: try registry.checkinRequests(since: now - CoordinatorState.checkinMemory))
         }
     }
@@ -218,7 +219,7 @@ struct CoordinatorState {
         profile.visits = visit.number
         profile.lastVisitAt = time
         profiles[member] = profile
-        actions.registry.countVisit(of: member, visits: visit.number, at: time)
+        actions.registry.countVisit(of: member, at: time)
         return (profile, visit)
     }
 
@@ -269,7 +270,7 @@ struct CoordinatorState {
         else { return refuse(.notNearTill) }
         profile.checkins += 1
         profiles[request.member] = profile
-        actions.registry.countCheckin(of: profile.id, count: profile.checkins)
+        actions.registry.countCheckin(of: profile.id)
         let event = publish(
             event: .checkin(
                 member: profile, department: department.id, departmentName: department.name,
@@ -411,14 +412,18 @@ struct CoordinatorState {
         for visit in visits { actions.registry.save(visit) }
     }
 
-    /// Takes the registry as the `members` command left it (read by the caller outside the lock). Visit counts
+    /// Takes the registry as others left it (read by the caller outside the decisions): the `members` command, and
+    /// with a shared registry the other stores' coordinators, whose visit and check-in counts come with it. Counts
     /// made here and still waiting for the writer are kept: the larger count and the later visit win.
-    mutating func registryChanged(_ contents: MemberRegistry.Contents, at now: Timestamp) -> CoordinatorActions {
+    mutating func registryChanged(_ contents: RegistryContents, at now: Timestamp) -> CoordinatorActions {
         var merged = contents.profiles
         for (id, profile) in merged {
-            guard let known = profiles[id], known.visits > profile.visits else { continue }
-            merged[id]?.visits = known.visits
-            merged[id]?.lastVisitAt = known.lastVisitAt
+            guard let known = profiles[id] else { continue }
+            if known.visits > profile.visits {
+                merged[id]?.visits = known.visits
+                merged[id]?.lastVisitAt = known.lastVisitAt
+            }
+            merged[id]?.checkins = max(known.checkins, profile.checkins)
         }
         profiles = merged
         var fires = contents.promoFires

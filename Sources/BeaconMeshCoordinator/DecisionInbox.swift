@@ -1,3 +1,4 @@
+import BeaconMeshRegistry
 import Synchronization
 
 /// What the coordinator's decision loop takes next: decoded messages in arrival order, ticks, registry changes.
@@ -12,15 +13,15 @@ final class DecisionInbox: Sendable {
         case inputs([CoordinatorInput])
         /// Time to tick.
         case tick
-        /// The registry as the `members` command left it.
-        case registryChanged(MemberRegistry.Contents)
+        /// The registry as others (the `members` command, other coordinators) left it.
+        case registryChanged(RegistryContents)
     }
 
     private struct State: ~Copyable {
         var chunks: [[CoordinatorInput]] = []
         var head = 0
         var tickDue = false
-        var registry: MemberRegistry.Contents?
+        var registry: RegistryContents?
         var consumer: CheckedContinuation<Item?, Never>?
         var producer: CheckedContinuation<Void, Never>?
         var closed = false
@@ -106,7 +107,7 @@ final class DecisionInbox: Sendable {
     }
 
     /// Hands over the registry as last read (replacing an older read not yet taken).
-    func registryChanged(_ contents: MemberRegistry.Contents) {
+    func registryChanged(_ contents: RegistryContents) {
         deliver { $0.registry = contents }
     }
 

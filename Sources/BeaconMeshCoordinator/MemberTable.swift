@@ -1,4 +1,5 @@
 import BeaconMeshCore
+import BeaconMeshRegistry
 
 /// Renders members as a plain-text table for `members list`.
 public enum MemberTable {

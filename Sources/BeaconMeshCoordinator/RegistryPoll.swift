@@ -1,30 +1,36 @@
 import BeaconMeshCore
 import BeaconMeshMQTT
+import BeaconMeshRegistry
 import BeaconMeshWire
 import Dispatch
 import Logging
+import Synchronization
 
-/// One look at the registry for what the `members` command changed: registry events it left in the outbox are
-/// published, and a changed registry is handed to the decisions.
+/// One look at the registry for what others changed (another coordinator, the `members` command): registry events
+/// waiting in the outbox are claimed and published, and the changes the registry's change feed reports are read and
+/// handed to the decisions — the members it names (PostgreSQL announces each change), or everything (SQLite, and
+/// after the feed was interrupted, when announcements may have been missed).
 ///
-/// Reading the registry blocks (SQLite through GRDB, behind the writer's transactions), so `run(on:…)` does it on a
-/// serial queue of its own, never on one of the concurrency pool's few threads, which decode messages and make the
-/// decisions: a slow or locked database delays this poll only.
+/// Reading the registry blocks (GRDB, or PostgreSQL behind a network), so `run(on:…)` does it on a serial queue of
+/// its own, never on one of the concurrency pool's few threads, which decode messages and make the decisions: a slow,
+/// locked or unreachable database delays this look only.
 struct RegistryPoll: Sendable {
-    /// The registry's data version when it was last read.
-    private var version: Int64
+    /// The registry as last handed to the decisions.
+    private var contents: RegistryContents
     /// The last failure logged (a failure is logged once until the reads work again).
     private var lastFailure: String?
     private var outbox: RegistryEventOutbox
+    /// The change feed, shared by every copy of the poll, so that `close()` reaches the one a look waits on.
+    let feed = FeedHolder()
 
-    init(version: Int64, coordinatorID: String) {
-        self.version = version
+    init(contents: RegistryContents, coordinatorID: String) {
+        self.contents = contents
         outbox = RegistryEventOutbox(coordinatorID: coordinatorID)
     }
 
-    /// Everything one poll needs besides its own state.
+    /// Everything one look needs besides its own state.
     struct Parts: Sendable {
-        let registry: MemberRegistry
+        let registry: any MemberRegistry
         let publisher: any MQTTClientProtocol
         let topics: Topics
         let writer: RegistryWriter
@@ -32,18 +38,47 @@ struct RegistryPoll: Sendable {
         let logger: Logger
     }
 
-    /// Polls once on `queue` and returns the poll as it stands after.
-    func run(on queue: DispatchQueue, with parts: Parts) async -> RegistryPoll {
+    /// Looks once on `queue`, waiting up to `wait` for a change, and returns the poll as it stands after.
+    func run(on queue: DispatchQueue, with parts: Parts, wait: Duration) async -> RegistryPoll {
         await withCheckedContinuation { continuation in
             queue.async {
                 var next = self
-                next.poll(parts)
+                next.poll(parts, wait: wait)
                 continuation.resume(returning: next)
             }
         }
     }
 
-    private mutating func poll(_ parts: Parts) {
+    /// Stops watching: a look waiting on the feed returns, and later looks return at once.
+    func close() { feed.close() }
+
+    /// The feed, made at the first look (making it reads the database, which may be away).
+    final class FeedHolder: Sendable {
+        private let state = Mutex<(feed: (any RegistryChangeFeed)?, closed: Bool)>((nil, false))
+
+        func feed(from registry: any MemberRegistry) throws -> (any RegistryChangeFeed)? {
+            let (existing, closed) = state.withLock { ($0.feed, $0.closed) }
+            if closed { return nil }
+            if let existing { return existing }
+            let feed = try registry.changeFeed()
+            let closedMeanwhile = state.withLock { state in
+                if !state.closed { state.feed = feed }
+                return state.closed
+            }
+            if closedMeanwhile { feed.close() }
+            return closedMeanwhile ? nil : feed
+        }
+
+        func close() {
+            let feed = state.withLock { state in
+                state.closed = true
+                return state.feed
+            }
+            feed?.close()
+        }
+    }
+
+    private mutating func poll(_ parts: Parts, wait: Duration) {
         do {
             // Registry events the `members` command (or the CSV at start) left in the outbox.
             let published = try outbox.publishPending(from: parts.registry) { event in
@@ -51,19 +86,31 @@ struct RegistryPoll: Sendable {
                     topic: parts.topics.registryEvents, payload: WireCodec.encode(event), qos: .atLeastOnce, retain: false)
             }
             parts.writer.enqueue(published)
-            let current = try parts.registry.dataVersion()
-            guard current != version else { return }
-            let contents = try parts.registry.contents()
-            version = current
-            parts.inbox.registryChanged(contents)
+            guard let feed = try feed.feed(from: parts.registry) else { return }
+            let change = try feed.next(timeout: wait)
+            switch change {
+            case .nothing:
+                break
+            case .everything:
+                contents = try parts.registry.contents()
+                parts.inbox.registryChanged(contents)
+            case .members(let ids):
+                let records = try parts.registry.members(ids: ids)
+                contents = contents.updating(records, removing: ids.subtracting(records.map(\.id)))
+                parts.inbox.registryChanged(contents)
+            }
+            if let failure = lastFailure {
+                parts.logger.notice(
+                    "registry readable again", metadata: ["database": "\(parts.registry.location)", "cause": "\(failure)"])
+            }
             lastFailure = nil
         } catch {
-            let cause = RegistryWriter.describe(error)
+            let cause = parts.registry.describe(error)
             guard cause != lastFailure else { return }
             lastFailure = cause
             parts.logger.error(
                 "could not read the registry's changes; retrying",
-                metadata: ["database": "\(parts.registry.path)", "cause": "\(cause)"])
+                metadata: ["database": "\(parts.registry.location)", "cause": "\(cause)"])
         }
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import BeaconMeshCoordinator
 import BeaconMeshCore
 import BeaconMeshMQTT
+import BeaconMeshRegistry
 import BeaconMeshService
 import BeaconMeshTesting
 import BeaconMeshWire
@@ -57,7 +58,7 @@ struct CoordinatorInMemoryBenchmark: ParsableCommand {
         var rates: [Double] = []
         for round in 1...repeats {
             // A fresh registry and broker each round: the members are newcomers again.
-            let registry = try MemberRegistry(path: work + "/registry-\(round).sqlite")
+            let registry = try SQLiteRegistry(path: work + "/registry-\(round).sqlite")
             _ = try registry.merge(
                 (1...5_000).map { index in
                     MemberRecord(

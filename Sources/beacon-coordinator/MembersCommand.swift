@@ -1,6 +1,7 @@
 import ArgumentParser
 import BeaconMeshCoordinator
 import BeaconMeshCore
+import BeaconMeshRegistry
 import BeaconMeshService
 import Foundation
 
@@ -13,14 +14,38 @@ struct MembersCommand: ParsableCommand {
 
     /// The registry every members subcommand works on.
     struct Database: ParsableArguments {
-        @Option(name: .long, help: ArgumentHelp("The coordinator's SQLite database.", valueName: "FILE"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "The config's database: a SQLite file, or postgres://USER@HOST:PORT/DB[?sslmode=require] (password from BEACONMESH_DB_PASSWORD).",
+                valueName: "FILE|URL"))
         var db: String
 
-        func open() throws -> MemberRegistry {
+        func validate() throws {
             do {
-                return try MemberRegistry(path: db)
+                _ = try RegistryLocation(db)
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
+
+        func open() throws -> any MemberRegistry {
+            do {
+                return try RegistryLocation(db).open()
             } catch {
                 throw UsageError(error.description)
+            }
+        }
+
+        /// Runs `body` on the registry; a failure names the database and says why.
+        func use<T>(_ body: (any MemberRegistry) throws -> T) throws -> T {
+            let registry = try open()
+            do {
+                return try body(registry)
+            } catch let error as UsageError {
+                throw error
+            } catch {
+                throw UsageError("\(registry.location): \(registry.describe(error))")
             }
         }
     }
@@ -30,7 +55,7 @@ struct MembersCommand: ParsableCommand {
         @OptionGroup var database: Database
 
         func run() throws {
-            let members = try database.open().allMembers()
+            let members = try database.use { try $0.allMembers() }
             print(MemberTable.render(members))
         }
     }
@@ -51,7 +76,6 @@ struct MembersCommand: ParsableCommand {
         }
 
         func run() throws {
-            let registry = try database.open()
             var photoURL: String?
             if let photo {
                 do {
@@ -60,7 +84,7 @@ struct MembersCommand: ParsableCommand {
                     throw UsageError(error.description)
                 }
             }
-            let existing = try registry.member(id: id)
+            let existing = try database.use { try $0.member(id: id) }
             var profile = existing?.profile ?? MemberProfile(id: id, name: name)
             profile.name = name
             if let favoriteDrink { profile.favoriteDrink = favoriteDrink }
@@ -69,7 +93,7 @@ struct MembersCommand: ParsableCommand {
             let record = MemberRecord(
                 profile: profile, beacons: keys.isEmpty ? existing?.beacons ?? [] : keys,
                 createdAt: existing?.createdAt ?? Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)))
-            try registry.upsert(record)
+            try database.use { try $0.upsert(record) }
             print(existing == nil ? "added \(id)" : "updated \(id)")
         }
     }
@@ -80,7 +104,7 @@ struct MembersCommand: ParsableCommand {
         @Argument(help: "The member id.") var id: String
 
         func run() throws {
-            guard try database.open().remove(id: id) else { throw UsageError("no member with id '\(id)'") }
+            guard try database.use({ try $0.remove(id: id) }) else { throw UsageError("no member with id '\(id)'") }
             print("removed \(id)")
         }
     }
@@ -92,14 +116,13 @@ struct MembersCommand: ParsableCommand {
         @Argument(help: ArgumentHelp("The members CSV.", valueName: "FILE.csv")) var file: String
 
         func run() throws {
-            let registry = try database.open()
             let records: [MemberRecord]
             do {
                 records = try MembersCSV.read(path: file)
             } catch {
                 throw UsageError(error.description)
             }
-            let summary = try registry.merge(records)
+            let summary = try database.use { try $0.merge(records) }
             print("\(file): \(summary)")
         }
     }
@@ -110,7 +133,7 @@ struct MembersCommand: ParsableCommand {
         @Argument(help: ArgumentHelp("Where to write the CSV.", valueName: "FILE.csv")) var file: String
 
         func run() throws {
-            let members = try database.open().allMembers()
+            let members = try database.use { try $0.allMembers() }
             try MembersCSV.write(members, to: file)
             print("\(file): \(members.count) members")
         }
@@ -118,12 +141,12 @@ struct MembersCommand: ParsableCommand {
 
     struct Forget: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Erase a member with their beacons, visits and offers, leaving no trace in the database file.")
+            abstract: "Erase a member with their beacons, visits and offers, leaving no trace in the database.")
         @OptionGroup var database: Database
         @Argument(help: "The member id.") var id: String
 
         func run() throws {
-            guard try database.open().forget(id: id) else { throw UsageError("no member with id '\(id)'") }
+            guard try database.use({ try $0.forget(id: id) }) else { throw UsageError("no member with id '\(id)'") }
             print("forgot \(id)")
         }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BeaconMeshCoordinator
 import BeaconMeshCore
+import BeaconMeshRegistry
 import BeaconMeshService
 import Foundation
 
@@ -25,7 +26,7 @@ struct ProvisionCommand: ParsableCommand {
             --rotate draws a new password. The broker reads the files only when reloaded: add --reload, or run \
             `systemctl reload mosquitto` afterwards.
             """,
-        subcommands: [Node.self, Monitor.self, Coordinator.self, Member.self, Bridge.self, Dashboard.self, Revoke.self])
+        subcommands: [Node.self, Monitor.self, Coordinator.self, Member.self, Bridge.self, Dashboard.self, Revoke.self, Database.self])
 
     /// Where the credentials go, and how the broker is told.
     struct Files: ParsableArguments {
@@ -180,6 +181,45 @@ struct ProvisionCommand: ParsableCommand {
             let hostName = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "coordinator"
             let role = ProvisioningRole.coordinator(id: id ?? hostName.lowercased(), stores: stores)
             try files.provision(role, rotate: rotate, use: { "coordinator config: broker: {username: \($0), passwordFile: \($1)}" })
+        }
+    }
+
+    /// `provision database`: the PostgreSQL login role of a chain's coordinators (head office runs it once, as the
+    /// database's owner; the password file goes to each store as `databasePasswordFile`).
+    struct Database: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "A chain registry's PostgreSQL role for coordinators: migrates the schema as the owner, then grants the role rows only (no DDL, no other schema).",
+            discussion: """
+                Connect as the database's owner (its password in BEACONMESH_DB_PASSWORD); the role's new password is \
+                written to <credentials>/<role>.db.pass (mode 0600).
+                """)
+        @Option(help: ArgumentHelp("The registry, as its owner: postgres://OWNER@HOST:PORT/DB[?sslmode=require].", valueName: "URL"))
+        var db: String
+        @Option(help: ArgumentHelp("The role to make or update.", valueName: "NAME")) var role = "beaconmesh_coordinator"
+        @Option(help: ArgumentHelp("Folder for the role's password file.", valueName: "DIR"))
+        var credentials = ProvisioningFiles.defaultCredentials
+
+        func validate() throws {
+            guard case .postgres = try? RegistryLocation(db) else {
+                throw ValidationError("--db '\(db)' must be a postgres:// URL (a SQLite file needs no role)")
+            }
+        }
+
+        func run() throws {
+            let password = ProvisioningPassword.make()
+            do {
+                guard let registry = try RegistryLocation(db).open() as? PostgresRegistry else { return }
+                try registry.provisionRole(role, password: password)
+            } catch {
+                throw UsageError("\(error)")
+            }
+            let file = credentials + "/" + role + ".db.pass"
+            try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: true)
+            guard
+                FileManager.default.createFile(atPath: file, contents: Data((password + "\n").utf8), attributes: [.posixPermissions: 0o600])
+            else { throw UsageError("cannot write \(file)") }
+            print("role \(role): coordinator config: database: postgres://\(role)@HOST:PORT/DB, databasePasswordFile: \(file)")
         }
     }
 

@@ -3,6 +3,7 @@ import BeaconMeshCoordinator
 import BeaconMeshCore
 import BeaconMeshMQTT
 import BeaconMeshMetrics
+import BeaconMeshRegistry
 import BeaconMeshService
 import Foundation
 import Logging
@@ -43,9 +44,10 @@ struct RunCommand: AsyncParsableCommand {
         } catch {
             throw UsageError("\(config): \(error)")
         }
-        let registry: MemberRegistry
+        let registry: any MemberRegistry
         do {
-            registry = try MemberRegistry(path: configuration.database)
+            registry = try RegistryLocation(configuration.database).open(
+                passwordFile: configuration.databasePasswordFile, logger: logger)
         } catch {
             throw UsageError(error.description)
         }

@@ -58,7 +58,7 @@ struct BeaconCoordinatorCommandTests {
             ),
             (["run", "--config", "c.yaml", "--health-interval", "soon"], "The value 'soon' is invalid for '--health-interval <DURATION>'"),
             (["run", "--config", "c.yaml", "--log-level", "loud"], "The value 'loud' is invalid for '--log-level <log-level>'"),
-            (["members", "list"], "Missing expected argument '--db <FILE>'"),
+            (["members", "list"], "Missing expected argument '--db <FILE|URL>'"),
             (
                 ["provision", "node", "--store", "1", "--department", "70000"],
                 "The value '70000' is invalid for '--department <department>'"
@@ -135,7 +135,7 @@ struct BeaconCoordinatorCommandTests {
           remove                  Remove a member from the registry.
           import                  Merge a members CSV by id: larger visits and later lastVisitAt win; a bad row writes nothing.
           export                  Write every member as the contract's CSV.
-          forget                  Erase a member with their beacons, visits and offers, leaving no trace in the database file.
+          forget                  Erase a member with their beacons, visits and offers, leaving no trace in the database.
 
           See 'beacon-coordinator help members <subcommand>' for detailed help.
         """#
@@ -170,6 +170,8 @@ struct BeaconCoordinatorCommandTests {
           dashboard               A web dashboard's credential: it may read its stores' presence, events and node status and
                                   the coordinators' status, and write nothing; no --store: every store (head office).
           revoke                  Remove a credential: its password entry, ACL block and credential file.
+          database                A chain registry's PostgreSQL role for coordinators: migrates the schema as the owner, then
+                                  grants the role rows only (no DDL, no other schema).
 
           See 'beacon-coordinator help provision <subcommand>' for detailed help.
         """#

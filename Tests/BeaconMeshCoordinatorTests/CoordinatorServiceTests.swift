@@ -1,5 +1,6 @@
 import BeaconMeshCore
 import BeaconMeshMQTT
+import BeaconMeshRegistry
 import BeaconMeshService
 import BeaconMeshTesting
 import BeaconMeshWire
@@ -18,14 +19,14 @@ private struct CoordinatorFixture {
 
     let broker = InMemoryBroker()
     let clock = ManualClock()
-    let registry: MemberRegistry
+    let registry: SQLiteRegistry
     let service: CoordinatorService
     let folder: String
 
     init() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("beaconmesh-coordinator-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        registry = try MemberRegistry(path: folder + "/registry.sqlite")
+        registry = try SQLiteRegistry(path: folder + "/registry.sqlite")
         try registry.upsert(
             MemberRecord(
                 profile: MemberProfile(id: "ana", name: "Ana", favoriteDrink: "flat white"),

@@ -1,5 +1,6 @@
 import BeaconMeshCore
 import BeaconMeshMQTT
+import BeaconMeshRegistry
 import BeaconMeshWire
 import Foundation
 import Logging
@@ -25,7 +26,7 @@ struct SnapshotScheduleTests {
         }
         var logger = Logger(label: "test.schedule")
         logger.logLevel = .critical
-        let registry = try MemberRegistry(path: folder + "/db.sqlite")
+        let registry = try SQLiteRegistry(path: folder + "/db.sqlite")
         return CoordinatorState(
             configuration: configuration, start: try .read(from: registry, at: start), logger: logger,
             topics: Topics(), startedAt: start, healthInterval: .seconds(30))

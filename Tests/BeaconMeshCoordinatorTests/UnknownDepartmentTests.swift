@@ -1,4 +1,5 @@
 import BeaconMeshCore
+import BeaconMeshRegistry
 import BeaconMeshWire
 import Logging
 import Testing
@@ -62,7 +63,7 @@ struct UnknownDepartmentTests {
         var logger = Logger(label: "test.unknown-department")
         logger.logLevel = .critical
         let ana = MemberProfile(id: "ana", name: "Ana", favoriteDrink: nil, visits: 4)
-        let contents = MemberRegistry.Contents(profiles: ["ana": ana], beaconOwners: [:], promoFires: [:])
+        let contents = RegistryContents(profiles: ["ana": ana], beaconOwners: [:], promoFires: [:])
         var state = CoordinatorState(
             configuration: configuration,
             start: .init(contents: contents, visits: [Self.visit("ana", in: 10, confidence: 0.4, unknown: unknown)], handledCheckins: []),

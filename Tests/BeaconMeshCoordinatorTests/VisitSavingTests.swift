@@ -1,5 +1,6 @@
 import BeaconMeshCore
 import BeaconMeshMQTT
+import BeaconMeshRegistry
 import BeaconMeshWire
 import Foundation
 import Logging
@@ -14,7 +15,7 @@ struct VisitSavingTests {
     func visitsSaved() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("beaconmesh-visits-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let registry = try MemberRegistry(path: folder + "/db.sqlite")
+        let registry = try SQLiteRegistry(path: folder + "/db.sqlite")
         let uuid = "0cf052c2-97ca-407c-84f8-b62aac4e9020"
         // Many members, so that one tick's slice does not cover everybody.
         var csv = "id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt\n"

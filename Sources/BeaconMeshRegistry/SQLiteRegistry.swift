@@ -2,21 +2,20 @@ import BeaconMeshCore
 import Foundation
 import GRDB
 
-/// The coordinator's SQLite database: members, their beacons, loyalty counts, open visits and promo history.
+/// The registry in a SQLite file, through GRDB: the embedded default, one store's back office (and the demo).
 ///
 /// Every change is one transaction; a failed import writes nothing. Opening a database made by an older version
-/// upgrades it through the versioned migrations below.
-public final class MemberRegistry: Sendable {
+/// upgrades it through the versioned migrations below (GRDB records which ran in `grdb_migrations`).
+public final class SQLiteRegistry: MemberRegistry {
     /// A database that cannot be used, in words an IT person understands.
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
-    }
+    public typealias Failure = RegistryFailure
 
     private let database: DatabaseQueue
     public let path: String
+    public var location: String { path }
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
-    public init(path: String) throws(Failure) {
+    public init(path: String) throws(RegistryFailure) {
         self.path = path
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
@@ -31,16 +30,15 @@ public final class MemberRegistry: Sendable {
         }
         do {
             database = try DatabaseQueue(path: path, configuration: configuration)
-            try MemberRegistry.migrator.migrate(database)
+            try SQLiteRegistry.migrator.migrate(database)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
             throw Failure(
-                description:
-                    "\(path) is not a BeaconMesh database or is damaged (\(error.message ?? "corrupt")); restore it from a backup or move it away"
+                "\(path) is not a BeaconMesh database or is damaged (\(error.message ?? "corrupt")); restore it from a backup or move it away"
             )
         } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
-            throw Failure(description: "\(path) is locked by another program; stop it or wait, then try again")
+            throw Failure("\(path) is locked by another program; stop it or wait, then try again")
         } catch {
-            throw Failure(description: "cannot open the database \(path): \(error)")
+            throw Failure("cannot open the database \(path): \(error)")
         }
     }
 
@@ -101,44 +99,43 @@ public final class MemberRegistry: Sendable {
                 table.column("at", .integer).notNull()
             }
         }
+        migrator.registerMigration("v4: shared outbox, writes applied once") { db in
+            // The coordinator that took an event to publish it (so that each is published once).
+            try db.alter(table: "registryEvent") { table in table.add(column: "claimedBy", .text) }
+            // Batches of the registry writer already applied: one retried after a lost answer is skipped.
+            try db.create(table: "appliedWrite") { table in
+                table.primaryKey("id", .text)
+                table.column("at", .integer).notNull().indexed()
+            }
+        }
         return migrator
     }
 
     // MARK: Members
 
-    /// What an import did.
-    public struct ImportSummary: Equatable, Sendable, CustomStringConvertible {
-        public var added = 0
-        public var updated = 0
-        public var unchanged = 0
-        public var description: String { "\(added) added, \(updated) updated, \(unchanged) unchanged" }
-    }
-
-    /// Merges `records` by id in one transaction: new ids are added; for known ones the file's profile and beacons
-    /// replace the stored ones, while the larger `visits` and the later `lastVisitAt` win.
     @discardableResult
     public func merge(_ records: [MemberRecord]) throws -> ImportSummary {
         try database.write { db in
             var summary = ImportSummary()
             for record in records {
-                let existing = try MemberRegistry.fetchMember(db, id: record.id)
+                let existing = try SQLiteRegistry.fetchMember(db, id: record.id)
                 var merged = record
                 if let existing {
                     merged.profile.visits = max(existing.profile.visits, record.profile.visits)
                     merged.profile.checkins = max(existing.profile.checkins, record.profile.checkins)
                     merged.profile.lastVisitAt = [existing.profile.lastVisitAt, record.profile.lastVisitAt].compactMap { $0 }.max()
                     merged.createdAt = existing.createdAt ?? record.createdAt
-                    if MemberRegistry.same(existing, merged) {
+                    if SQLiteRegistry.same(existing, merged) {
                         summary.unchanged += 1
                         continue
                     }
                     summary.updated += 1
-                    try MemberRegistry.recordEvent(.updated, member: record.id, in: db)
+                    try SQLiteRegistry.recordEvent(.updated, member: record.id, in: db)
                 } else {
                     summary.added += 1
-                    try MemberRegistry.recordEvent(.added, member: record.id, in: db)
+                    try SQLiteRegistry.recordEvent(.added, member: record.id, in: db)
                 }
-                try MemberRegistry.store(db, merged)
+                try SQLiteRegistry.store(db, merged)
             }
             return summary
         }
@@ -175,18 +172,12 @@ public final class MemberRegistry: Sendable {
         }
     }
 
-    /// Adds one member, or replaces the one with the same id (keeping its loyalty counts).
-    public func upsert(_ record: MemberRecord) throws {
-        try merge([record])
-    }
-
-    /// Removes a member and everything kept about them; `false` if there was none.
     @discardableResult
     public func remove(id: String) throws -> Bool {
         try database.write { db in
             try db.execute(sql: "DELETE FROM member WHERE id = ?", arguments: [id])
             guard db.changesCount > 0 else { return false }
-            try MemberRegistry.recordEvent(.removed, member: id, in: db)
+            try SQLiteRegistry.recordEvent(.removed, member: id, in: db)
             return true
         }
     }
@@ -198,7 +189,7 @@ public final class MemberRegistry: Sendable {
         let removed = try database.write { db in
             try db.execute(sql: "DELETE FROM member WHERE id = ?", arguments: [id])
             guard db.changesCount > 0 else { return false }
-            try MemberRegistry.recordEvent(.forgotten, member: id, in: db)
+            try SQLiteRegistry.recordEvent(.forgotten, member: id, in: db)
             return true
         }
         guard removed else { return false }
@@ -226,14 +217,13 @@ public final class MemberRegistry: Sendable {
             }
             return try Row.fetchAll(db, sql: "SELECT * FROM member ORDER BY id").map { row in
                 let id: String = row["id"]
-                return MemberRegistry.record(of: row, customFields: fields[id] ?? [:], beacons: beacons[id] ?? [])
+                return SQLiteRegistry.record(of: row, customFields: fields[id] ?? [:], beacons: beacons[id] ?? [])
             }
         }
     }
 
-    /// One member, if known.
-    public func member(id: String) throws -> MemberRecord? {
-        try database.read { db in try MemberRegistry.fetchMember(db, id: id) }
+    public func members(ids: Set<String>) throws -> [MemberRecord] {
+        try database.read { db in try ids.sorted().compactMap { try SQLiteRegistry.fetchMember(db, id: $0) } }
     }
 
     private static func fetchMember(_ db: Database, id: String) throws -> MemberRecord? {
@@ -259,61 +249,53 @@ public final class MemberRegistry: Sendable {
             createdAt: (row["createdAt"] as Int64?).map(Timestamp.init(milliseconds:)))
     }
 
-    /// Which member owns which beacon.
-    public func beaconOwners() throws -> [BeaconKey: String] {
-        try database.read { db in
-            var owners: [BeaconKey: String] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT key, member FROM beacon") {
-                if let key = BeaconKey(row["key"] as String) { owners[key] = row["member"] }
-            }
-            return owners
+    public func contents() throws -> RegistryContents {
+        let members = try allMembers()
+        var owners: [BeaconKey: String] = [:]
+        for member in members {
+            for beacon in member.beacons { owners[beacon] = member.id }
         }
-    }
-
-    /// Member profiles by id (for enriching events and snapshots).
-    public func profiles() throws -> [String: MemberProfile] {
-        Dictionary(uniqueKeysWithValues: try allMembers().map { ($0.id, $0.profile) })
-    }
-
-    /// What the coordinator works from: profiles, who owns which beacon, promo history — read together.
-    public struct Contents: Sendable {
-        public var profiles: [String: MemberProfile]
-        public var beaconOwners: [BeaconKey: String]
-        public var promoFires: [String: [String: Timestamp]]
-    }
-
-    /// Profiles, beacon owners and promo history.
-    public func contents() throws -> Contents {
-        Contents(profiles: try profiles(), beaconOwners: try beaconOwners(), promoFires: try promoFires())
+        return RegistryContents(
+            profiles: Dictionary(uniqueKeysWithValues: members.map { ($0.id, $0.profile) }), beaconOwners: owners,
+            promoFires: try promoFires())
     }
 
     // MARK: Loyalty
 
-    /// Writes `changes` in one transaction: visits saved or deleted, visit counts (the larger count wins, and the
-    /// last visit time goes with it), promo firings. Rows of members that no longer exist are skipped.
-    public func apply(_ changes: RegistryChanges) throws {
+    /// Writes `changes` in one transaction: visits saved or deleted, visit and check-in counts added, promo
+    /// firings. Rows of members that no longer exist are skipped. One coordinator owns a SQLite file, so `stores`
+    /// needs no narrowing: a member has one saved visit.
+    public func apply(_ changes: RegistryChanges, batch: String?, stores: Set<UInt16>?) throws {
         guard !changes.isEmpty else { return }
         try database.write { db in
+            if let batch {
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO appliedWrite (id, at) VALUES (?, ?)",
+                    arguments: [batch, Int64(Date().timeIntervalSince1970 * 1000)])
+                guard db.changesCount > 0 else { return }
+            }
             for (member, visit) in changes.visits {
                 if let visit {
-                    try MemberRegistry.save(visit, in: db)
+                    try SQLiteRegistry.save(visit, in: db)
                 } else {
                     try db.execute(sql: "DELETE FROM visit WHERE member = ?", arguments: [member])
                 }
             }
-            let count = try db.cachedStatement(sql: "UPDATE member SET visits = ?, lastVisitAt = ? WHERE id = ? AND visits < ?")
+            let count = try db.cachedStatement(
+                sql: "UPDATE member SET visits = visits + ?, lastVisitAt = max(coalesce(lastVisitAt, 0), ?) WHERE id = ?")
             for (member, counted) in changes.counts {
-                try count.execute(arguments: [counted.visits, counted.at.milliseconds, member, counted.visits])
+                try count.execute(arguments: [counted.visits, counted.at.milliseconds, member])
             }
-            let checkins = try db.cachedStatement(sql: "UPDATE member SET checkins = ? WHERE id = ? AND checkins < ?")
+            let checkins = try db.cachedStatement(sql: "UPDATE member SET checkins = checkins + ? WHERE id = ?")
             for (member, count) in changes.checkins {
-                try checkins.execute(arguments: [count, member, count])
+                try checkins.execute(arguments: [count, member])
             }
             for (request, time) in changes.checkinRequests {
                 try db.execute(sql: "INSERT OR IGNORE INTO checkinRequest (id, at) VALUES (?, ?)", arguments: [request, time.milliseconds])
             }
             if let before = changes.forgetCheckinRequestsBefore {
                 try db.execute(sql: "DELETE FROM checkinRequest WHERE at < ?", arguments: [before.milliseconds])
+                try db.execute(sql: "DELETE FROM appliedWrite WHERE at < ?", arguments: [before.milliseconds])
             }
             for seq in changes.publishedRegistryEvents {
                 try db.cachedStatement(sql: "DELETE FROM registryEvent WHERE seq = ?").execute(arguments: [seq])
@@ -330,14 +312,6 @@ public final class MemberRegistry: Sendable {
 
     // MARK: Visits (restart safety)
 
-    /// Saves (or replaces) the visits of some members.
-    public func saveVisits(of visits: [PresenceEngine.Visit]) throws {
-        guard !visits.isEmpty else { return }
-        try database.write { db in
-            for visit in visits { try MemberRegistry.save(visit, in: db) }
-        }
-    }
-
     private static func save(_ visit: PresenceEngine.Visit, in db: Database) throws {
         let statement = try db.cachedStatement(
             sql: """
@@ -351,18 +325,9 @@ public final class MemberRegistry: Sendable {
         ])
     }
 
-    /// Deletes the saved visits of `members` (visits that ended for good).
-    public func deleteVisits(of members: [String]) throws {
-        guard !members.isEmpty else { return }
-        try database.write { db in
-            for member in members { try db.execute(sql: "DELETE FROM visit WHERE member = ?", arguments: [member]) }
-        }
-    }
-
-    /// The visits saved by `saveVisits`.
-    public func loadVisits() throws -> [PresenceEngine.Visit] {
+    public func loadVisits(stores: Set<UInt16>?) throws -> [PresenceEngine.Visit] {
         try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM visit").map { row in
+            try Row.fetchAll(db, sql: "SELECT * FROM visit").filter { stores?.contains($0["store"]) ?? true }.map { row in
                 PresenceEngine.Visit(
                     member: row["member"], store: row["store"], arrivedAt: Timestamp(milliseconds: row["arrivedAt"]),
                     department: row["department"], inDepartmentSince: Timestamp(milliseconds: row["inDepartmentSince"]),
@@ -386,13 +351,6 @@ public final class MemberRegistry: Sendable {
         }
     }
 
-    /// Records that `promo` fired for `member` at `time` (replacing the previous firing).
-    public func recordPromoFire(member: String, promo: String, store: UInt16, at time: Timestamp) throws {
-        var changes = RegistryChanges()
-        changes.promoFired(promo, member: member, store: store, at: time)
-        try apply(changes)
-    }
-
     // MARK: Check-ins and registry events
 
     /// The ids of the check-in requests handled since `time`.
@@ -402,12 +360,14 @@ public final class MemberRegistry: Sendable {
         }
     }
 
-    /// Registry events not yet published, oldest first, each with its sequence number in the outbox.
-    public func pendingRegistryEvents() throws -> [(seq: Int64, kind: RegistryEvent.Kind, member: String, at: Timestamp)] {
-        try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT seq, type, member, at FROM registryEvent ORDER BY seq").compactMap { row in
+    public func claimRegistryEvents(for coordinator: String) throws -> [PendingRegistryEvent] {
+        try database.write { db in
+            try db.execute(sql: "UPDATE registryEvent SET claimedBy = ? WHERE claimedBy IS NULL", arguments: [coordinator])
+            return try Row.fetchAll(
+                db, sql: "SELECT seq, type, member, at FROM registryEvent WHERE claimedBy = ? ORDER BY seq", arguments: [coordinator]
+            ).compactMap { row in
                 guard let kind = RegistryEvent.Kind(rawValue: row["type"]) else { return nil }
-                return (row["seq"], kind, row["member"], Timestamp(milliseconds: row["at"]))
+                return PendingRegistryEvent(seq: row["seq"], kind: kind, member: row["member"], at: Timestamp(milliseconds: row["at"]))
             }
         }
     }
@@ -420,7 +380,30 @@ public final class MemberRegistry: Sendable {
     // MARK: Change detection
 
     /// A number that changes whenever another connection (the `members` command) commits to the database.
-    public func dataVersion() throws -> Int64 {
+    func dataVersion() throws -> Int64 {
         try database.read { db in try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
+    }
+
+    /// SQLite tells no one of a commit: the feed compares the file's data version at every look (a cheap read), and
+    /// says `.everything` when another connection committed.
+    public func changeFeed() throws -> any RegistryChangeFeed {
+        SQLiteChangeFeed(registry: self, version: try dataVersion())
+    }
+
+    public func describe(_ error: any Error) -> String {
+        guard let error = error as? DatabaseError else { return "\(error)" }
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return "the database is locked by another program (SQLITE_BUSY)"
+        case .SQLITE_READONLY:
+            return "the database is read-only (SQLITE_READONLY): check the file's and its folder's permissions and the file system"
+        case .SQLITE_FULL:
+            return "the disk or the database is full (SQLITE_FULL): free space on its file system"
+        case .SQLITE_IOERR:
+            return
+                "the database file cannot be written (SQLITE_IOERR, \(error.message ?? "disk I/O error")): check the disk, and the file's permissions and attributes"
+        default:
+            return "\(error.message ?? "\(error)") (\(error.resultCode))"
+        }
     }
 }

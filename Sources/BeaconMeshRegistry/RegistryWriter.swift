@@ -1,6 +1,5 @@
 import BeaconMeshCore
 import Foundation
-import GRDB
 import Logging
 import Synchronization
 
@@ -8,8 +7,13 @@ import Synchronization
 /// queued (never blocking the caller) and written in order on the writer's own thread, retried with backoff until
 /// the database takes them, so a locked, read-only or full database delays writes but loses none and stalls nothing.
 ///
-/// The first failure of a kind is logged once, with the file and the cause; the recovery is logged with what was
-/// written. `status` tells health what is wrong and how much waits.
+/// Changes are written in batches, each at most once and in order: a batch that failed is tried again, with the same
+/// batch id, before anything queued after it (which meanwhile coalesces), so a commit whose answer was lost (the
+/// database went away at that moment) is not counted twice. Counts are increments, so a coordinator that was cut off
+/// from a shared registry adds its visits to those the other stores counted meanwhile.
+///
+/// The first failure of a kind is logged once, with the file or host and the cause; the recovery is logged with what
+/// was written. `status` tells health what is wrong and how much waits.
 public final class RegistryWriter: Sendable {
     /// The writer's state, for health.
     public struct Status: Sendable, Equatable {
@@ -18,30 +22,42 @@ public final class RegistryWriter: Sendable {
         /// What is wrong while the database refuses writes, and since when.
         public var failure: String?
         public var failingSince: Timestamp?
+
+        public init(queued: Int, failure: String? = nil, failingSince: Timestamp? = nil) {
+            self.queued = queued
+            self.failure = failure
+            self.failingSince = failingSince
+        }
     }
 
     private struct State {
         var waiting = RegistryChanges()
-        var writing = 0
+        /// The batch being written or waiting to be tried again, with its id.
+        var failed: (changes: RegistryChanges, id: String)?
         var failure: String?
         var failingSince: Timestamp?
         var stopping = false
         var stopped = false
     }
 
-    private let registry: MemberRegistry
+    private let registry: any MemberRegistry
+    private let stores: Set<UInt16>?
+    /// Batch ids are `{writerID}-{n}`: new at every start, so no two batches share one.
+    private let writerID = UUID().uuidString
     private let logger: Logger
     private let state = Mutex(State())
     private let wakeUp = NSCondition()
     private let retryDelays: (first: Duration, longest: Duration)
     private let clock: @Sendable () -> Timestamp
 
-    /// A writer for `registry`; a failed write is retried after `firstRetry`, doubling up to `longestRetry`.
+    /// A writer for `registry`, whose ended visits are those of `stores` (all if `nil`); a failed write is retried
+    /// after `firstRetry`, doubling up to `longestRetry`.
     public init(
-        registry: MemberRegistry, logger: Logger, firstRetry: Duration = .milliseconds(250),
+        registry: any MemberRegistry, stores: Set<UInt16>? = nil, logger: Logger, firstRetry: Duration = .milliseconds(250),
         longestRetry: Duration = .seconds(5), clock: @escaping @Sendable () -> Timestamp
     ) {
         self.registry = registry
+        self.stores = stores
         self.logger = logger
         self.retryDelays = (firstRetry, longestRetry)
         self.clock = clock
@@ -63,9 +79,14 @@ public final class RegistryWriter: Sendable {
         wakeUp.unlock()
     }
 
-    /// What waits, and what is wrong.
+    /// What waits, and what is wrong (naming the database's file or host).
     public var status: Status {
-        state.withLock { Status(queued: $0.waiting.count + $0.writing, failure: $0.failure, failingSince: $0.failingSince) }
+        // Health names the file or host as well as the cause.
+        state.withLock {
+            Status(
+                queued: $0.waiting.count + ($0.failed?.changes.count ?? 0),
+                failure: $0.failure.map { "\(registry.location): \($0)" }, failingSince: $0.failingSince)
+        }
     }
 
     /// Writes what is queued and stops the thread; gives up after `timeout` while the database still refuses
@@ -81,13 +102,13 @@ public final class RegistryWriter: Sendable {
         }
         let left = state.withLock { state -> Int in
             state.stopped = true
-            return state.waiting.count + state.writing
+            return state.waiting.count + (state.failed?.changes.count ?? 0)
         }
         if left > 0 {
             logger.error(
                 "stopped with registry writes not saved",
                 metadata: [
-                    "database": "\(registry.path)", "rows": "\(left)",
+                    "database": "\(registry.location)", "rows": "\(left)",
                     "cause": "\(status.failure ?? "the database did not answer in time")",
                 ])
         }
@@ -96,26 +117,31 @@ public final class RegistryWriter: Sendable {
 
     private func run() {
         var delay = retryDelays.first
+        var batches = 0
         while true {
             wakeUp.lock()
-            while state.withLock({ $0.waiting.isEmpty && !$0.stopping }) { wakeUp.wait() }
+            while state.withLock({ $0.waiting.isEmpty && $0.failed == nil && !$0.stopping }) { wakeUp.wait() }
             wakeUp.unlock()
-            let (changes, stop) = state.withLock { state -> (RegistryChanges, Bool) in
-                let changes = state.waiting
+            let (batch, stop) = state.withLock { state -> ((changes: RegistryChanges, id: String)?, Bool) in
+                if let failed = state.failed { return (failed, state.stopped) }
+                guard !state.waiting.isEmpty else { return (nil, state.stopped) }
+                batches += 1
+                let batch = (changes: state.waiting, id: "\(writerID)-\(batches)")
                 state.waiting = RegistryChanges()
-                state.writing = changes.count
-                return (changes, state.stopped)
+                // Kept here until written: a failure leaves it to be tried again, as it is, first.
+                state.failed = batch
+                return (batch, state.stopped)
             }
             if stop { return }
-            if changes.isEmpty {
+            guard let (changes, batchID) = batch else {
                 state.withLock { $0.stopped = true }
                 return
             }
             do {
-                try registry.apply(changes)
+                try registry.apply(changes, batch: batchID, stores: stores)
                 delay = retryDelays.first
                 let recovered = state.withLock { state -> (String, Timestamp)? in
-                    state.writing = 0
+                    state.failed = nil
                     defer {
                         state.failure = nil
                         state.failingSince = nil
@@ -126,19 +152,14 @@ public final class RegistryWriter: Sendable {
                     logger.notice(
                         "registry database writable again; waiting writes saved",
                         metadata: [
-                            "database": "\(registry.path)", "rows": "\(changes.count)",
+                            "database": "\(registry.location)", "rows": "\(changes.count)",
                             "failedFor": "\((clock() - since).wholeMilliseconds / 1000) s",
                             "cause": "\(failure)",
                         ])
                 }
             } catch {
-                let cause = RegistryWriter.describe(error)
+                let cause = registry.describe(error)
                 let isNew = state.withLock { state -> Bool in
-                    // Put the changes back before anything that came after them.
-                    var merged = changes
-                    merged.merge(state.waiting)
-                    state.waiting = merged
-                    state.writing = 0
                     defer { state.failure = cause }
                     if state.failingSince == nil { state.failingSince = clock() }
                     return state.failure != cause
@@ -147,7 +168,7 @@ public final class RegistryWriter: Sendable {
                     logger.error(
                         "cannot write to the registry database; presence goes on, writes wait and are retried",
                         metadata: [
-                            "database": "\(registry.path)", "cause": "\(cause)", "waiting": "\(changes.count)",
+                            "database": "\(registry.location)", "cause": "\(cause)", "waiting": "\(changes.count)",
                         ])
                 }
                 if state.withLock({ $0.stopped }) { return }
@@ -162,23 +183,5 @@ public final class RegistryWriter: Sendable {
         wakeUp.lock()
         _ = wakeUp.wait(until: Date(timeIntervalSinceNow: Double(delay.wholeMilliseconds) / 1000))
         wakeUp.unlock()
-    }
-
-    /// The cause of a failed write in an IT person's words.
-    static func describe(_ error: Error) -> String {
-        guard let error = error as? DatabaseError else { return "\(error)" }
-        switch error.resultCode {
-        case .SQLITE_BUSY, .SQLITE_LOCKED:
-            return "the database is locked by another program (SQLITE_BUSY)"
-        case .SQLITE_READONLY:
-            return "the database is read-only (SQLITE_READONLY): check the file's and its folder's permissions and the file system"
-        case .SQLITE_FULL:
-            return "the disk or the database is full (SQLITE_FULL): free space on its file system"
-        case .SQLITE_IOERR:
-            return
-                "the database file cannot be written (SQLITE_IOERR, \(error.message ?? "disk I/O error")): check the disk, and the file's permissions and attributes"
-        default:
-            return "\(error.message ?? "\(error)") (\(error.resultCode))"
-        }
     }
 }

@@ -1,19 +1,21 @@
 import BeaconMeshCore
 
-/// What the coordinator decided must reach the registry database, coalesced: applying it writes the latest state
-/// of every member it names, which is what applying each change in order would have written.
+/// What the coordinator decided must reach the registry database, coalesced: applying it writes what applying each
+/// change in order would have written.
 ///
-/// A member's visit count only grows (the larger count wins), a saved or ended visit is replaced by the member's
-/// next one, a promo firing by the member's next firing of that promo. So the changes waiting while the database is
-/// unavailable stay bounded by the number of members, however long it takes.
+/// Visit and check-in counts are increments the database adds to what it holds (`visits = visits + n`), so
+/// coordinators sharing a registry, or one writing after an outage, never overwrite each other's counts; increments
+/// for the same member add up here. A saved or ended visit is replaced by the member's next one, a promo firing by
+/// the member's next firing of that promo. So the changes waiting while the database is unavailable stay bounded by
+/// the number of members, however long it takes.
 public struct RegistryChanges: Sendable {
     /// A visit to save, or `nil`: the member's saved visit ended for good and is deleted.
     public internal(set) var visits: [String: PresenceEngine.Visit?] = [:]
-    /// Members whose visit was counted: their count and the visit's time.
+    /// Members whose visits were counted: how many more, and the latest visit's time.
     public internal(set) var counts: [String: (visits: Int, at: Timestamp)] = [:]
     /// Promos that fired, by member and promo.
     public internal(set) var promoFires: [PromoFire: Timestamp] = [:]
-    /// Members whose check-ins were counted: their count now.
+    /// Members whose check-ins were counted: how many more.
     public internal(set) var checkins: [String: Int] = [:]
     /// Check-in requests handled (accepted or refused), so that none is counted twice.
     public internal(set) var checkinRequests: [String: Timestamp] = [:]
@@ -45,10 +47,11 @@ public struct RegistryChanges: Sendable {
     /// Deletes `member`'s saved visit.
     public mutating func endVisit(of member: String) { visits[member] = .some(nil) }
 
-    /// Sets `member`'s visit count to `visits` (unless already larger) and their last visit to `time`.
-    public mutating func countVisit(of member: String, visits: Int, at time: Timestamp) {
-        if let known = counts[member], known.visits >= visits { return }
-        counts[member] = (visits, time)
+    /// Adds `visits` (one by default) to `member`'s visit count and makes `time` their last visit (unless a later
+    /// one is known).
+    public mutating func countVisit(of member: String, visits: Int = 1, at time: Timestamp) {
+        let known = counts[member]
+        counts[member] = ((known?.visits ?? 0) + visits, max(known?.at ?? time, time))
     }
 
     /// Records that `promo` fired for `member` at `time`.
@@ -56,9 +59,9 @@ public struct RegistryChanges: Sendable {
         promoFires[PromoFire(member: member, promo: promo, store: store)] = time
     }
 
-    /// Sets `member`'s check-in count to `count` (unless already larger).
-    public mutating func countCheckin(of member: String, count: Int) {
-        checkins[member] = max(checkins[member] ?? 0, count)
+    /// Adds `count` (one by default) to `member`'s check-in count.
+    public mutating func countCheckin(of member: String, count: Int = 1) {
+        checkins[member, default: 0] += count
     }
 
     /// Records that check-in request `id` was handled at `time`.

@@ -2,7 +2,7 @@ import BeaconMeshCore
 import Foundation
 import Testing
 
-@testable import BeaconMeshCoordinator
+@testable import BeaconMeshRegistry
 
 @Suite("Members CSV: cells a spreadsheet would run as formulas")
 struct MembersCSVFormulaTests {

@@ -1,0 +1,405 @@
+import BeaconMeshCore
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// The registry in a chain's PostgreSQL database, shared by every store's coordinator, the `members` command and the
+/// dashboard.
+///
+/// Why postgres-nio (vapor/postgres-nio 1.33.2, from the package mirror): it is the PostgreSQL client the Swift server
+/// community maintains (the SSWG's, behind Vapor and Hummingbird), pure Swift on SwiftNIO — no libpq to link and wrap
+/// — with TLS, SCRAM authentication, typed binds (`\(value)` in a query is a parameter, never pasted SQL) and
+/// LISTEN/NOTIFY, which is how member changes reach every coordinator within a second. The registry's callers block
+/// on their own threads, so it is used through one `PostgresSession` per registry, not a pool.
+///
+/// Counts are increments (`visits = visits + n`) so that stores counting at once all count; every member change is
+/// announced on `PostgresSchema.channel` by triggers, whoever made it.
+public final class PostgresRegistry: MemberRegistry {
+    let session: PostgresSession
+    private let settings: PostgresSettings
+    private let password: String?
+    private let logger: Logger
+
+    public var location: String { settings.displayURL }
+
+    /// Connects to the database and brings its schema up to date (under an advisory lock).
+    public init(settings: PostgresSettings, password: String?, logger: Logger) throws(RegistryFailure) {
+        self.settings = settings
+        self.password = password
+        self.logger = logger
+        session = try PostgresSession(settings: settings, password: password, logger: logger)
+        do {
+            try PostgresSchema.migrate(session)
+        } catch {
+            throw RegistryFailure("cannot open the registry \(settings.displayURL): \(PostgresRegistry.describe(error))")
+        }
+    }
+
+    deinit { session.close() }
+
+    private static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    // MARK: Members
+
+    @discardableResult
+    public func merge(_ records: [MemberRecord]) throws -> ImportSummary {
+        try session.transaction { statements in
+            var summary = ImportSummary()
+            // In slices, each a handful of statements whatever its size (an import of 100,000 members).
+            for start in stride(from: 0, to: records.count, by: 5000) {
+                let slice = Array(records[start..<min(records.count, start + 5000)])
+                let existing = Dictionary(
+                    uniqueKeysWithValues: try fetch(ids: slice.map(\.id), statements).map { ($0.id, $0) })
+                var changed: [MemberRecord] = []
+                var events: [(RegistryEvent.Kind, String)] = []
+                for record in slice {
+                    var merged = record
+                    if let known = existing[record.id] {
+                        merged.profile.visits = max(known.profile.visits, record.profile.visits)
+                        merged.profile.checkins = max(known.profile.checkins, record.profile.checkins)
+                        merged.profile.lastVisitAt = [known.profile.lastVisitAt, record.profile.lastVisitAt].compactMap { $0 }.max()
+                        merged.createdAt = known.createdAt ?? record.createdAt
+                        if known.profile == merged.profile && Set(known.beacons) == Set(merged.beacons)
+                            && known.createdAt == merged.createdAt
+                        {
+                            summary.unchanged += 1
+                            continue
+                        }
+                        summary.updated += 1
+                        events.append((.updated, record.id))
+                    } else {
+                        summary.added += 1
+                        events.append((.added, record.id))
+                    }
+                    changed.append(merged)
+                }
+                try store(changed, statements)
+                try recordEvents(events, statements)
+            }
+            return summary
+        }
+    }
+
+    /// Writes `records` whole (profile, fields, beacons), replacing what is stored under their ids.
+    private func store(_ records: [MemberRecord], _ statements: PostgresSession.Statements) throws {
+        guard !records.isEmpty else { return }
+        let ids = records.map(\.id)
+        let drinks = NullableColumn(records.map(\.profile.favoriteDrink), placeholder: "")
+        let photos = NullableColumn(records.map(\.profile.photo), placeholder: "")
+        let lastVisits = NullableColumn(records.map { $0.profile.lastVisitAt?.milliseconds }, placeholder: 0)
+        let created = NullableColumn(records.map { $0.createdAt?.milliseconds }, placeholder: 0)
+        try statements.execute(
+            """
+            INSERT INTO member (id, name, favorite_drink, photo, visits, checkins, last_visit_at, created_at)
+            SELECT id, name, CASE WHEN has_drink THEN drink END, CASE WHEN has_photo THEN photo END, visits, checkins,
+                CASE WHEN has_last THEN last_visit_at END, CASE WHEN has_created THEN created_at END
+            FROM unnest(\(ids)::text[], \(records.map(\.profile.name))::text[],
+                \(drinks.values)::text[], \(drinks.present)::bool[], \(photos.values)::text[], \(photos.present)::bool[],
+                \(records.map { Int64($0.profile.visits) })::bigint[], \(records.map { Int64($0.profile.checkins) })::bigint[],
+                \(lastVisits.values)::bigint[], \(lastVisits.present)::bool[], \(created.values)::bigint[], \(created.present)::bool[])
+                AS m(id, name, drink, has_drink, photo, has_photo, visits, checkins, last_visit_at, has_last, created_at, has_created)
+            ON CONFLICT (id) DO UPDATE SET name = excluded.name, favorite_drink = excluded.favorite_drink,
+                photo = excluded.photo, visits = excluded.visits, checkins = excluded.checkins,
+                last_visit_at = excluded.last_visit_at, created_at = excluded.created_at
+            """)
+        try statements.execute("DELETE FROM member_field WHERE member = ANY(\(ids))")
+        let fields = records.flatMap { record in record.profile.customFields.map { (record.id, $0.key, $0.value) } }
+        if !fields.isEmpty {
+            try statements.execute(
+                """
+                INSERT INTO member_field (member, name, value)
+                SELECT * FROM unnest(\(fields.map(\.0))::text[], \(fields.map(\.1))::text[], \(fields.map(\.2))::text[])
+                """)
+        }
+        try statements.execute("DELETE FROM beacon WHERE member = ANY(\(ids))")
+        let beacons = records.flatMap { record in record.beacons.map { ($0.description, record.id) } }
+        if !beacons.isEmpty {
+            try statements.execute(
+                """
+                INSERT INTO beacon (key, member) SELECT * FROM unnest(\(beacons.map(\.0))::text[], \(beacons.map(\.1))::text[])
+                ON CONFLICT (key) DO UPDATE SET member = excluded.member
+                """)
+        }
+    }
+
+    private func recordEvents(_ events: [(RegistryEvent.Kind, String)], _ statements: PostgresSession.Statements) throws {
+        guard !events.isEmpty else { return }
+        try statements.execute(
+            """
+            INSERT INTO registry_event (type, member, at)
+            SELECT kind, member, \(Self.now()) FROM unnest(\(events.map(\.0.rawValue))::text[], \(events.map(\.1))::text[])
+                WITH ORDINALITY AS e(kind, member, n) ORDER BY n
+            """)
+    }
+
+    @discardableResult
+    public func remove(id: String) throws -> Bool {
+        try delete(id: id, as: .removed)
+    }
+
+    /// Deletes the member's row (their fields, beacons, visits and promo history go with it). PostgreSQL keeps a
+    /// deleted row's bytes in its table file until vacuum reclaims the page (autovacuum does, soon after): no query,
+    /// dump or replica shows them.
+    @discardableResult
+    public func forget(id: String) throws -> Bool {
+        try delete(id: id, as: .forgotten)
+    }
+
+    private func delete(id: String, as kind: RegistryEvent.Kind) throws -> Bool {
+        try session.transaction { statements in
+            guard try statements.execute("DELETE FROM member WHERE id = \(id)") > 0 else { return false }
+            try recordEvents([(kind, id)], statements)
+            return true
+        }
+    }
+
+    public func allMembers() throws -> [MemberRecord] {
+        try session.run { statements in try fetch(ids: nil, statements) }
+    }
+
+    public func members(ids: Set<String>) throws -> [MemberRecord] {
+        guard !ids.isEmpty else { return [] }
+        return try session.run { statements in try fetch(ids: Array(ids), statements) }
+    }
+
+    /// Members by id (all if `nil`), ordered by id: three queries whatever their number.
+    private func fetch(ids: [String]?, _ statements: PostgresSession.Statements) throws -> [MemberRecord] {
+        let all = ids == nil
+        let wanted = ids ?? []
+        var fields: [String: [String: String]] = [:]
+        for row in try statements.query(
+            "SELECT member, name, value FROM member_field WHERE \(all) OR member = ANY(\(wanted))")
+        {
+            let (member, name, value) = try row.decode((String, String, String).self)
+            fields[member, default: [:]][name] = value
+        }
+        var beacons: [String: [BeaconKey]] = [:]
+        for row in try statements.query(
+            "SELECT member, key FROM beacon WHERE \(all) OR member = ANY(\(wanted)) ORDER BY member, key")
+        {
+            let (member, key) = try row.decode((String, String).self)
+            if let key = BeaconKey(key) { beacons[member, default: []].append(key) }
+        }
+        return try statements.query(
+            """
+            SELECT id, name, favorite_drink, photo, visits, checkins, last_visit_at, created_at FROM member
+            WHERE \(all) OR id = ANY(\(wanted)) ORDER BY id
+            """
+        ).map { row in
+            let (id, name, drink, photo, visits, checkins, lastVisitAt, createdAt) = try row.decode(
+                (String, String, String?, String?, Int64, Int64, Int64?, Int64?).self)
+            let profile = MemberProfile(
+                id: id, name: name, favoriteDrink: drink, visits: Int(visits),
+                lastVisitAt: lastVisitAt.map(Timestamp.init(milliseconds:)), photo: photo,
+                customFields: fields[id] ?? [:], checkins: Int(checkins))
+            return MemberRecord(profile: profile, beacons: beacons[id] ?? [], createdAt: createdAt.map(Timestamp.init(milliseconds:)))
+        }
+    }
+
+    public func contents() throws -> RegistryContents {
+        try session.run { statements in
+            let members = try fetch(ids: nil, statements)
+            var owners: [BeaconKey: String] = [:]
+            for member in members {
+                for beacon in member.beacons { owners[beacon] = member.id }
+            }
+            return RegistryContents(
+                profiles: Dictionary(uniqueKeysWithValues: members.map { ($0.id, $0.profile) }), beaconOwners: owners,
+                promoFires: try fetchPromoFires(statements))
+        }
+    }
+
+    // MARK: Loyalty
+
+    public func apply(_ changes: RegistryChanges, batch: String?, stores: Set<UInt16>?) throws {
+        guard !changes.isEmpty else { return }
+        try session.transaction { statements in
+            if let batch {
+                let fresh = try statements.execute(
+                    "INSERT INTO applied_write (id, at) VALUES (\(batch), \(Self.now())) ON CONFLICT (id) DO NOTHING")
+                // Applied already: the commit went through and only its answer was lost.
+                guard fresh > 0 else { return }
+            }
+            let scope = stores.map { $0.map { Int32($0) } }
+            let saved = changes.visits.values.compactMap { $0 }
+            if !saved.isEmpty {
+                let left = NullableColumn(saved.map { $0.leftAt?.milliseconds }, placeholder: 0)
+                try statements.execute(
+                    """
+                    INSERT INTO visit (member, store, arrived_at, department, in_department_since, last_seen, left_at, proximity)
+                    SELECT member, store, arrived_at, department, in_department_since, last_seen,
+                        CASE WHEN has_left THEN left_at END, proximity
+                    FROM unnest(\(saved.map(\.member))::text[], \(saved.map { Int32($0.store) })::integer[],
+                        \(saved.map(\.arrivedAt.milliseconds))::bigint[], \(saved.map { Int32($0.department) })::integer[],
+                        \(saved.map(\.inDepartmentSince.milliseconds))::bigint[], \(saved.map(\.lastSeen.milliseconds))::bigint[],
+                        \(left.values)::bigint[], \(left.present)::bool[], \(saved.map(\.proximity.rawValue))::text[])
+                        AS v(member, store, arrived_at, department, in_department_since, last_seen, left_at, has_left, proximity)
+                    WHERE EXISTS (SELECT 1 FROM member WHERE id = v.member)
+                    ON CONFLICT (member, store) DO UPDATE SET arrived_at = excluded.arrived_at,
+                        department = excluded.department, in_department_since = excluded.in_department_since,
+                        last_seen = excluded.last_seen, left_at = excluded.left_at, proximity = excluded.proximity
+                    """)
+            }
+            let ended = changes.visits.filter { $0.value == nil }.map(\.key)
+            if !ended.isEmpty {
+                try statements.execute(
+                    "DELETE FROM visit WHERE member = ANY(\(ended)) AND (\(scope == nil) OR store = ANY(\(scope ?? [])))")
+            }
+            let counts = changes.counts.sorted { $0.key < $1.key }
+            if !counts.isEmpty {
+                try statements.execute(
+                    """
+                    UPDATE member m SET visits = m.visits + c.n, last_visit_at = GREATEST(COALESCE(m.last_visit_at, 0), c.at)
+                    FROM unnest(\(counts.map(\.key))::text[], \(counts.map { Int64($0.value.visits) })::bigint[],
+                        \(counts.map(\.value.at.milliseconds))::bigint[]) AS c(id, n, at)
+                    WHERE m.id = c.id
+                    """)
+            }
+            let checkins = changes.checkins.sorted { $0.key < $1.key }
+            if !checkins.isEmpty {
+                try statements.execute(
+                    """
+                    UPDATE member m SET checkins = m.checkins + c.n
+                    FROM unnest(\(checkins.map(\.key))::text[], \(checkins.map { Int64($0.value) })::bigint[]) AS c(id, n)
+                    WHERE m.id = c.id
+                    """)
+            }
+            if !changes.checkinRequests.isEmpty {
+                try statements.execute(
+                    """
+                    INSERT INTO checkin_request (id, at)
+                    SELECT * FROM unnest(\(Array(changes.checkinRequests.keys))::text[],
+                        \(changes.checkinRequests.values.map(\.milliseconds))::bigint[])
+                    ON CONFLICT (id) DO NOTHING
+                    """)
+            }
+            if let before = changes.forgetCheckinRequestsBefore {
+                try statements.execute("DELETE FROM checkin_request WHERE at < \(before.milliseconds)")
+                try statements.execute("DELETE FROM applied_write WHERE at < \(before.milliseconds)")
+            }
+            if !changes.publishedRegistryEvents.isEmpty {
+                try statements.execute("DELETE FROM registry_event WHERE seq = ANY(\(Array(changes.publishedRegistryEvents)))")
+            }
+            let fires = Array(changes.promoFires)
+            if !fires.isEmpty {
+                try statements.execute(
+                    """
+                    INSERT INTO promo_fire (member, promo, store, fired_at)
+                    SELECT f.* FROM unnest(\(fires.map(\.key.member))::text[], \(fires.map(\.key.promo))::text[],
+                        \(fires.map { Int32($0.key.store) })::integer[], \(fires.map(\.value.milliseconds))::bigint[])
+                        AS f(member, promo, store, fired_at)
+                    WHERE EXISTS (SELECT 1 FROM member WHERE id = f.member)
+                    ON CONFLICT (member, promo) DO UPDATE SET store = excluded.store, fired_at = excluded.fired_at
+                    """)
+            }
+        }
+    }
+
+    public func loadVisits(stores: Set<UInt16>?) throws -> [PresenceEngine.Visit] {
+        let scope = (stores ?? []).map { Int32($0) }
+        return try session.run { statements in
+            try statements.query(
+                """
+                SELECT member, store, arrived_at, department, in_department_since, last_seen, left_at, proximity FROM visit
+                WHERE \(stores == nil) OR store = ANY(\(scope))
+                """
+            ).map { row in
+                let (member, store, arrivedAt, department, since, lastSeen, leftAt, proximity) = try row.decode(
+                    (String, Int32, Int64, Int32, Int64, Int64, Int64?, String).self)
+                return PresenceEngine.Visit(
+                    member: member, store: UInt16(store), arrivedAt: Timestamp(milliseconds: arrivedAt),
+                    department: UInt16(department), inDepartmentSince: Timestamp(milliseconds: since),
+                    lastSeen: Timestamp(milliseconds: lastSeen), leftAt: leftAt.map(Timestamp.init(milliseconds:)),
+                    proximity: Proximity(rawValue: proximity) ?? .unknown)
+            }
+        }
+    }
+
+    // MARK: Promo history, check-ins, registry events
+
+    public func promoFires() throws -> [String: [String: Timestamp]] {
+        try session.run { statements in try fetchPromoFires(statements) }
+    }
+
+    private func fetchPromoFires(_ statements: PostgresSession.Statements) throws -> [String: [String: Timestamp]] {
+        var fires: [String: [String: Timestamp]] = [:]
+        for row in try statements.query("SELECT member, promo, fired_at FROM promo_fire") {
+            let (member, promo, at) = try row.decode((String, String, Int64).self)
+            fires[member, default: [:]][promo] = Timestamp(milliseconds: at)
+        }
+        return fires
+    }
+
+    public func checkinRequests(since time: Timestamp) throws -> Set<String> {
+        try session.run { statements in
+            Set(try statements.query("SELECT id FROM checkin_request WHERE at >= \(time.milliseconds)").map { try $0.decode(String.self) })
+        }
+    }
+
+    public func claimRegistryEvents(for coordinator: String) throws -> [PendingRegistryEvent] {
+        try session.transaction { statements in
+            try statements.execute("UPDATE registry_event SET claimed_by = \(coordinator) WHERE claimed_by IS NULL")
+            return try statements.query(
+                "SELECT seq, type, member, at FROM registry_event WHERE claimed_by = \(coordinator) ORDER BY seq"
+            ).compactMap { row in
+                let (seq, type, member, at) = try row.decode((Int64, String, String, Int64).self)
+                guard let kind = RegistryEvent.Kind(rawValue: type) else { return nil }
+                return PendingRegistryEvent(seq: seq, kind: kind, member: member, at: Timestamp(milliseconds: at))
+            }
+        }
+    }
+
+    // MARK: Changes, errors
+
+    /// Member changes announced by the database (LISTEN), on a connection of the feed's own.
+    public func changeFeed() throws -> any RegistryChangeFeed {
+        PostgresChangeFeed(
+            session: try PostgresSession(settings: settings, password: password, logger: logger),
+            ownPID: { [session] in session.backendPID.load(ordering: .relaxed) }, logger: logger)
+    }
+
+    public func describe(_ error: any Error) -> String { Self.describe(error) }
+
+    /// A PostgreSQL or connection failure in an IT person's words.
+    static func describe(_ error: any Error) -> String {
+        if let failure = error as? RegistryFailure { return failure.description }
+        if let error = error as? PSQLError {
+            if let info = error.serverInfo {
+                let state = info[.sqlState] ?? "?"
+                let message = info[.message] ?? "refused"
+                switch state {
+                case "28P01", "28000":
+                    return
+                        "the server refused the login (\(message)): check the user, databasePasswordFile or BEACONMESH_DB_PASSWORD, and pg_hba.conf"
+                case "3D000":
+                    return "the database does not exist (\(message))"
+                case "42501":
+                    return "the database role lacks a permission (\(message)): run `beacon-coordinator provision` or grant it"
+                case "57P01", "57P02", "57P03":
+                    return "the server is shutting down or starting up (\(message))"
+                default:
+                    return "the server refused: \(message) (SQLSTATE \(state))"
+                }
+            }
+            switch error.code {
+            case .connectionError:
+                return "cannot connect: \(error.underlying.map { "\($0)" } ?? "connection refused")"
+            case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown:
+                return "the connection was lost (the server stopped, or the network dropped it, or it did not answer in 10 s)"
+            case .sslUnsupported:
+                return "the server does not offer TLS, but sslmode asks for it"
+            case .failedToAddSSLHandler:
+                return "TLS could not be set up: \(error.underlying.map { "\($0)" } ?? "")"
+            case .authMechanismRequiresPassword:
+                return "the server asks for a password: give databasePasswordFile or BEACONMESH_DB_PASSWORD"
+            default:
+                return "PostgreSQL client error \(error.code)\(error.underlying.map { ": \($0)" } ?? "")"
+            }
+        }
+        if let error = error as? NIOConnectionError {
+            return "cannot connect: \(error.connectionErrors.first.map { "\($0.error)" } ?? "\(error)")"
+        }
+        return "\(error)"
+    }
+}

@@ -1,0 +1,101 @@
+import PostgresNIO
+
+/// The PostgreSQL registry's schema, as numbered migrations: each runs once, in order, recorded in
+/// `schema_migration`. All of it happens in one transaction holding a transaction-level advisory lock, so
+/// coordinators starting together migrate once (the others wait, then find nothing to do). When nothing is
+/// missing no DDL runs at all, so a coordinator's role needs no right to change the schema once it is migrated.
+enum PostgresSchema {
+    /// The advisory lock's key (any constant that BeaconMesh alone uses: "BMRG").
+    static let lockKey: Int64 = 0x424D_5247
+    /// The channel on which every member change is announced: `{backend pid}:{member id}`.
+    static let channel = "beaconmesh_registry"
+
+    static let migrations: [(version: Int, name: String, sql: [String])] = [
+        (
+            1, "members, beacons, visits, promo history, check-ins, registry events",
+            [
+                """
+                CREATE TABLE member (
+                    id text PRIMARY KEY, name text NOT NULL, favorite_drink text, photo text,
+                    visits bigint NOT NULL DEFAULT 0, checkins bigint NOT NULL DEFAULT 0,
+                    last_visit_at bigint, created_at bigint)
+                """,
+                """
+                CREATE TABLE member_field (
+                    member text NOT NULL REFERENCES member(id) ON DELETE CASCADE, name text NOT NULL, value text NOT NULL,
+                    PRIMARY KEY (member, name))
+                """,
+                """
+                CREATE TABLE beacon (key text PRIMARY KEY, member text NOT NULL REFERENCES member(id) ON DELETE CASCADE)
+                """,
+                "CREATE INDEX beacon_member ON beacon (member)",
+                """
+                CREATE TABLE visit (
+                    member text NOT NULL REFERENCES member(id) ON DELETE CASCADE, store integer NOT NULL,
+                    arrived_at bigint NOT NULL, department integer NOT NULL, in_department_since bigint NOT NULL,
+                    last_seen bigint NOT NULL, left_at bigint, proximity text NOT NULL, PRIMARY KEY (member, store))
+                """,
+                """
+                CREATE TABLE promo_fire (
+                    member text NOT NULL REFERENCES member(id) ON DELETE CASCADE, promo text NOT NULL,
+                    store integer NOT NULL, fired_at bigint NOT NULL, PRIMARY KEY (member, promo))
+                """,
+                "CREATE TABLE checkin_request (id text PRIMARY KEY, at bigint NOT NULL)",
+                "CREATE INDEX checkin_request_at ON checkin_request (at)",
+                """
+                CREATE TABLE registry_event (
+                    seq bigserial PRIMARY KEY, type text NOT NULL, member text NOT NULL, at bigint NOT NULL, claimed_by text)
+                """,
+                "CREATE TABLE applied_write (id text PRIMARY KEY, at bigint NOT NULL)",
+                "CREATE INDEX applied_write_at ON applied_write (at)",
+                // Every change to a member, their fields or beacons is announced (ids only) to the coordinators.
+                """
+                CREATE FUNCTION beaconmesh_notify_member() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF TG_TABLE_NAME = 'member' THEN
+                        PERFORM pg_notify('\(channel)', pg_backend_pid() || ':' || COALESCE(NEW.id, OLD.id));
+                    ELSE
+                        PERFORM pg_notify('\(channel)', pg_backend_pid() || ':' || COALESCE(NEW.member, OLD.member));
+                    END IF;
+                    RETURN NULL;
+                END $$
+                """,
+                """
+                CREATE TRIGGER member_changed AFTER INSERT OR UPDATE OR DELETE ON member
+                    FOR EACH ROW EXECUTE FUNCTION beaconmesh_notify_member()
+                """,
+                """
+                CREATE TRIGGER member_field_changed AFTER INSERT OR UPDATE OR DELETE ON member_field
+                    FOR EACH ROW EXECUTE FUNCTION beaconmesh_notify_member()
+                """,
+                """
+                CREATE TRIGGER beacon_changed AFTER INSERT OR UPDATE OR DELETE ON beacon
+                    FOR EACH ROW EXECUTE FUNCTION beaconmesh_notify_member()
+                """,
+            ]
+        )
+    ]
+
+    /// Brings the schema up to date; returns the versions it applied.
+    @discardableResult
+    static func migrate(_ session: PostgresSession) throws -> [Int] {
+        try session.transaction { statements in
+            try statements.execute("SELECT pg_advisory_xact_lock(\(lockKey))")
+            let exists = try statements.query("SELECT to_regclass('schema_migration') IS NOT NULL").first?.decode(Bool.self) ?? false
+            if !exists {
+                try statements.execute(
+                    "CREATE TABLE schema_migration (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+                )
+            }
+            let applied = Set(try statements.query("SELECT version FROM schema_migration").map { try $0.decode(Int.self) })
+            var done: [Int] = []
+            for migration in migrations where !applied.contains(migration.version) {
+                for sql in migration.sql { try statements.execute(PostgresQuery(unsafeSQL: sql)) }
+                try statements.execute(
+                    "INSERT INTO schema_migration (version, name) VALUES (\(migration.version), \(migration.name))")
+                done.append(migration.version)
+            }
+            return done
+        }
+    }
+}

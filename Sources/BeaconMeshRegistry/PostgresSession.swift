@@ -1,0 +1,161 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import Synchronization
+
+/// One PostgreSQL connection used from blocking threads, one transaction at a time: `transaction` and `run` wait for
+/// their queries (each at most `timeout`, after which the connection is closed), and the next call after a lost or
+/// timed-out connection connects again. A server's refusal (a constraint, a permission) keeps the connection.
+///
+/// Blocking is what the registry's callers want (the writer's thread, the change feed's queue, a command line); the
+/// waiting happens on their threads while postgres-nio's event loop does the talking.
+/// `@unchecked Sendable`: `current` is only touched while `turn` is held.
+final class PostgresSession: @unchecked Sendable {
+    let settings: PostgresSettings
+    private let configuration: PostgresConnection.Configuration
+    private let logger: Logger
+    private let timeout: Duration
+    /// Held for a whole transaction: two threads never interleave statements on the connection.
+    private let turn = NSLock()
+    private var current: PostgresConnection?
+    /// The server process serving the current connection (notifications it caused name it).
+    let backendPID = Atomic<Int32>(0)
+    private let connections = Atomic<Int>(0)
+
+    init(settings: PostgresSettings, password: String?, logger: Logger, timeout: Duration = .seconds(10)) throws(RegistryFailure) {
+        self.settings = settings
+        self.configuration = try settings.configuration(password: password, timeout: timeout)
+        self.logger = logger
+        self.timeout = timeout
+    }
+
+    /// Runs `body` inside `BEGIN … COMMIT` (rolled back if it throws). Failures are `RegistryFailure`s in an IT
+    /// person's words (postgres-nio's own errors describe themselves as "Generic description").
+    func transaction<T>(_ body: (Statements) throws -> T) throws -> T {
+        try explained {
+            try withConnection { statements in
+                try statements.execute("BEGIN")
+                do {
+                    let value = try body(statements)
+                    try statements.execute("COMMIT")
+                    return value
+                } catch {
+                    try? statements.execute("ROLLBACK")
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// Runs `body` on the connection, outside a transaction (each statement commits on its own).
+    func run<T>(_ body: (Statements) throws -> T) throws -> T {
+        try explained { try withConnection(body) }
+    }
+
+    private func explained<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let failure as RegistryFailure {
+            throw failure
+        } catch {
+            throw RegistryFailure(PostgresRegistry.describe(error))
+        }
+    }
+
+    private func withConnection<T>(_ body: (Statements) throws -> T) throws -> T {
+        turn.lock()
+        defer { turn.unlock() }
+        do {
+            let connection: PostgresConnection
+            if let open = current, !open.isClosed {
+                connection = open
+            } else {
+                connection = try connect()
+                current = connection
+            }
+            do {
+                return try body(Statements(connection: connection, logger: logger, timeout: timeout))
+            } catch let error as PSQLError where error.code == .server {
+                throw error
+            } catch {
+                // Lost, timed out or confused: start afresh next time.
+                connection.closeAndForget()
+                current = nil
+                throw error
+            }
+        }
+    }
+
+    /// A new connection (the last one is gone).
+    func connect() throws -> PostgresConnection {
+        let id = connections.wrappingAdd(1, ordering: .relaxed).newValue
+        let connection = try PostgresConnection.connect(
+            on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: id, logger: logger
+        ).wait()
+        let statements = Statements(connection: connection, logger: logger, timeout: timeout)
+        if let pid = try statements.query("SELECT pg_backend_pid()").first?.decode(Int32.self) {
+            backendPID.store(pid, ordering: .relaxed)
+        }
+        return connection
+    }
+
+    /// Closes the connection.
+    func close() {
+        turn.lock()
+        defer { turn.unlock() }
+        current?.closeAndForget()
+        current = nil
+    }
+
+    /// Statements on one connection, each waited for at most `timeout`.
+    struct Statements {
+        let connection: PostgresConnection
+        let logger: Logger
+        let timeout: Duration
+
+        /// The rows of `query`.
+        @discardableResult
+        func query(_ query: PostgresQuery) throws -> [PostgresRow] {
+            try result(query).rows
+        }
+
+        /// Runs `query`; returns how many rows it changed.
+        @discardableResult
+        func execute(_ query: PostgresQuery) throws -> Int {
+            try result(query).metadata.rows ?? 0
+        }
+
+        private func result(_ query: PostgresQuery) throws -> PostgresQueryResult {
+            let connection = self.connection
+            let deadline = connection.eventLoop.scheduleTask(in: .milliseconds(Int64(timeout.wholeMilliseconds))) {
+                // No answer in time (a cut network drops packets without a word): give the connection up.
+                connection.closeAndForget()
+            }
+            defer { deadline.cancel() }
+            return try connection.query(query, logger: logger).wait()
+        }
+    }
+}
+
+extension PostgresConnection {
+    /// Closes the connection without waiting for it to be closed (it is kept alive until it is: postgres-nio
+    /// insists that a connection is closed before it goes away).
+    func closeAndForget() {
+        let closing: EventLoopFuture<Void> = close()
+        closing.whenComplete { _ in withExtendedLifetime(self) {} }
+    }
+}
+
+/// Optional values as two arrays PostgreSQL can take (postgres-nio binds no array with `nil`s in it): the values,
+/// a placeholder where there is none, and which are present. `CASE WHEN present THEN value END` puts them together.
+struct NullableColumn<Value: PostgresArrayEncodable & PostgresArrayDecodable> {
+    let values: [Value]
+    let present: [Bool]
+
+    init(_ optionals: [Value?], placeholder: Value) {
+        values = optionals.map { $0 ?? placeholder }
+        present = optionals.map { $0 != nil }
+    }
+}

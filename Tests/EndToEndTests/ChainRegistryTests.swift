@@ -1,0 +1,221 @@
+import BeaconMeshTesting
+import Foundation
+import Testing
+
+/// Two stores of one chain, each with its own coordinator, on one PostgreSQL registry (a server of the test's own),
+/// one broker; store 2's coordinator may reach the database through a relay the test cuts.
+private struct Chain {
+    let server: PostgresServer
+    let url: String
+    let broker: MosquittoBroker
+    let relay: TCPRelay
+    let directory: String
+    var lisboa: TestProcess
+    var porto: TestProcess
+    let events: Subscription
+
+    static let members = """
+        id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt
+        ana,Ana Souza,Flat white,ibeacon:\(Mesh.uuid):1:1,,11,1763683200000,1735689600000
+        zoe,Zoë Martin,,ibeacon:\(Mesh.uuid):1:4,,0,,
+        """
+
+    static func start() async throws -> Chain {
+        let server = try PostgresServer.start()
+        let url = try server.createDatabase()
+        let broker = try await MosquittoBroker.start()
+        let relay = try TCPRelay(to: server.port)
+        let directory = try Mesh.temporaryDirectory()
+        try members.write(toFile: directory + "/members.csv", atomically: true, encoding: .utf8)
+        let events = try await MosquittoClients.subscribe(
+            port: broker.port, filters: ["beaconmesh/v1/stores/+/events", "beaconmesh/v1/registry/events"], qos: 1)
+        let lisboa = try await startCoordinator(store: 1, database: url, broker: broker, in: directory, members: true)
+        let throughRelay = url.replacingOccurrences(of: ":\(server.port)/", with: ":\(relay.port)/")
+        let porto = try await startCoordinator(store: 2, database: throughRelay, broker: broker, in: directory, members: false)
+        return Chain(
+            server: server, url: url, broker: broker, relay: relay, directory: directory, lisboa: lisboa, porto: porto,
+            events: events)
+    }
+
+    static func startCoordinator(
+        store: Int, database: String, broker: MosquittoBroker, in directory: String, members: Bool
+    ) async throws -> TestProcess {
+        let config = """
+            id: store-\(store)
+            broker: {url: "\(broker.url)"}
+            database: "\(database)"
+            \(members ? "members: members.csv" : "")
+            presence: {staleAfter: 3s, exitAfter: 2s, switchMargin: 4, switchDwell: 1s, visitGap: 20m}
+            stores:
+              - id: \(store)
+                name: Store \(store)
+                greeting: "Welcome back, {name}! Visit {visits}."
+                departments:
+                  - {id: 10, name: Clothing}
+            """
+        let path = directory + "/store-\(store).yaml"
+        try config.write(toFile: path, atomically: true, encoding: .utf8)
+        let coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", path, "--health-interval", "1s"])
+        let running = await coordinator.waitForLine(in: .stderr, timeout: .seconds(20)) { $0.contains("coordinator running") }
+        try #require(running != nil, "\(coordinator.transcript)")
+        return coordinator
+    }
+
+    /// A visit of the member with beacon `minor` to store `store`: readings for `seconds`, then silence until left.
+    func visit(store: Int, minor: Int, seconds: Int = 2) async throws {
+        for seq in 0..<(seconds * 4) {
+            try await MosquittoClients.publish(
+                port: broker.port, topic: "beaconmesh/v1/stores/\(store)/departments/10/nodes/a/sightings",
+                string: Mesh.batch(
+                    store: store, department: 10, boot: "b-\(store)-\(minor)", seq: seq + 1, minor: minor,
+                    at: Mesh.nowMilliseconds), qos: 1)
+            try await Task.sleep(for: .milliseconds(250))
+        }
+    }
+
+    func events(_ type: String, store: Int) -> [[String: Any]] {
+        events.lines.filter { Mesh.topic(of: $0) == "beaconmesh/v1/stores/\(store)/events" }.compactMap(Mesh.payload(of:))
+            .filter { $0["type"] as? String == type }
+    }
+
+    func waitFor(_ type: String, store: Int, count: Int = 1, timeout: Duration = .seconds(10)) async -> Bool {
+        await eventually(timeout: timeout, interval: .milliseconds(50)) { events(type, store: store).count >= count }
+    }
+
+    func members(_ arguments: [String]) async throws -> TestProcess {
+        let command = try Mesh.program("beacon-coordinator", ["members"] + arguments + ["--db", url])
+        #expect(await command.waitForExit() == .exited(0), "\(command.transcript)")
+        return command
+    }
+
+    func visits(of member: String) throws -> Int? {
+        let database = String(url.split(separator: "/").last ?? "")
+        return Int(
+            try server.psql("SELECT visits FROM member WHERE id = '\(member)'", database: database).trimmingCharacters(
+                in: .whitespacesAndNewlines))
+    }
+
+    func stop() async {
+        _ = await lisboa.stop(with: SIGTERM, timeout: .seconds(10))
+        _ = await porto.stop(with: SIGTERM, timeout: .seconds(10))
+        await events.stop()
+        await broker.stop()
+        relay.stop()
+        server.stop()
+    }
+}
+
+@Suite("A chain's coordinators on one PostgreSQL registry", .serialized)
+struct ChainRegistryTests {
+    @Test("a member's visits in two stores make one count, and the second store's greeting says so")
+    func oneCountAcrossStores() async throws {
+        let chain = try await Chain.start()
+        try await chain.visit(store: 1, minor: 1)
+        #expect(await chain.waitFor("arrived", store: 1), "\(chain.lisboa.transcript)")
+        #expect(await chain.waitFor("left", store: 1))
+        try await chain.visit(store: 2, minor: 1)
+        #expect(await chain.waitFor("arrived", store: 2), "\(chain.porto.transcript)")
+        let lisboa = chain.events("arrived", store: 1).first
+        let porto = chain.events("arrived", store: 2).first
+        #expect((lisboa?["visit"] as? [String: Any])?["number"] as? Int == 12)
+        #expect((porto?["visit"] as? [String: Any])?["number"] as? Int == 13)
+        #expect(porto?["greeting"] as? String == "Welcome back, Ana Souza! Visit 13.")
+        #expect(await eventually(timeout: .seconds(5)) { (try? chain.visits(of: "ana")) == 13 })
+        await chain.stop()
+    }
+
+    @Test("members add and forget through the command line reach both coordinators within 5 s, and forget leaves no row")
+    func addAndForgetReachBoth() async throws {
+        let chain = try await Chain.start()
+        _ = try await chain.members([
+            "add", "kim", "--name", "Kim Secretname", "--drink", "Rooibos", "--beacon", "ibeacon:\(Mesh.uuid):1:9",
+        ])
+        try await Task.sleep(for: .seconds(5))
+        async let inLisboa: Void = chain.visit(store: 1, minor: 9)
+        async let inPorto: Void = chain.visit(store: 2, minor: 9)
+        _ = try await (inLisboa, inPorto)
+        #expect(await chain.waitFor("arrived", store: 1), "\(chain.lisboa.transcript)")
+        #expect(await chain.waitFor("arrived", store: 2), "\(chain.porto.transcript)")
+        let leftBoth = await chain.waitFor("left", store: 1, count: 1)
+        #expect(leftBoth)
+        #expect(await chain.waitFor("left", store: 2))
+
+        _ = try await chain.members(["forget", "kim"])
+        try await Task.sleep(for: .seconds(5))
+        async let againLisboa: Void = chain.visit(store: 1, minor: 9)
+        async let againPorto: Void = chain.visit(store: 2, minor: 9)
+        _ = try await (againLisboa, againPorto)
+        try await Task.sleep(for: .seconds(1))
+        #expect(chain.events("arrived", store: 1).count == 1, "forgotten in store 1: not greeted")
+        #expect(chain.events("arrived", store: 2).count == 1, "forgotten in store 2: not greeted")
+        // The registry events are published (once, by one coordinator), and their rows deleted.
+        let registry = chain.events.lines.filter { Mesh.topic(of: $0) == "beaconmesh/v1/registry/events" && $0.contains("\"kim\"") }
+        #expect(registry.filter { $0.contains("member-added") }.count == 1, "\(registry)")
+        #expect(registry.filter { $0.contains("member-forgotten") }.count == 1, "\(registry)")
+        let database = String(chain.url.split(separator: "/").last ?? "")
+        let dump = try chain.server.dumpData(database: database)
+        for trace in ["kim", "Secretname", "Rooibos", "\(Mesh.uuid):1:9"] {
+            #expect(!dump.contains(trace), "pg_dump --data-only still holds \(trace)")
+        }
+        #expect(dump.contains("Ana Souza"), "the dump is the registry's")
+        await chain.stop()
+    }
+
+    @Test("a coordinator cut off from the database greets from memory; visits in both stores meanwhile all count after")
+    func cutOffFromTheDatabase() async throws {
+        let chain = try await Chain.start()
+        let health = try await MosquittoClients.subscribe(
+            port: chain.broker.port, filter: "beaconmesh/v1/coordinators/store-2/health", qos: 0)
+        try await Task.sleep(for: .seconds(1))
+        chain.relay.cut()
+        // While Porto is cut off: Zoë visits Porto and Lisboa, Ana visits Porto, and head office forgets Zoë.
+        try await chain.visit(store: 2, minor: 4)
+        #expect(await chain.waitFor("arrived", store: 2), "greeted from memory: \(chain.porto.transcript)")
+        try await chain.visit(store: 1, minor: 4)
+        #expect(await chain.waitFor("arrived", store: 1))
+        #expect(await chain.waitFor("left", store: 2))
+        try await chain.visit(store: 2, minor: 1)
+        #expect(await chain.waitFor("arrived", store: 2, count: 2))
+        #expect(await chain.waitFor("left", store: 2, count: 2))
+        _ = try await chain.members(["forget", "zoe"])
+        // Porto's health says what is wrong, naming the host (its writes time out behind the cut).
+        let failing = await health.waitForLine(timeout: .seconds(20)) { $0.contains("\"state\":\"failing\"") }
+        #expect(failing?.contains("127.0.0.1:\(chain.relay.port)") == true, "\(String(describing: failing))")
+        chain.relay.restore()
+        // Ana's visit in Porto is written once Porto is back; Zoë's is not: she stays forgotten.
+        #expect(await eventually(timeout: .seconds(20)) { (try? chain.visits(of: "ana")) == 12 }, "\(chain.porto.transcript)")
+        try await Task.sleep(for: .seconds(3))
+        #expect(try chain.visits(of: "ana") == 12)
+        #expect(try chain.visits(of: "zoe") == nil)
+        #expect(chain.porto.stderrLines.contains { $0.contains("127.0.0.1:\(chain.relay.port)") && $0.contains("cannot") })
+        // Ana again in Lisboa: the greeting counts her Porto visit.
+        try await chain.visit(store: 1, minor: 1)
+        #expect(await chain.waitFor("arrived", store: 1, count: 2))
+        let last = chain.events("arrived", store: 1).last
+        #expect((last?["visit"] as? [String: Any])?["number"] as? Int == 13, "\(chain.events.lines)")
+        #expect(chain.events("arrived", store: 2).count == 2 && chain.events("arrived", store: 1).count == 2, "nothing doubled")
+        await health.stop()
+        await chain.stop()
+    }
+
+    @Test("PostgreSQL restarted under traffic: no visit lost or doubled, no event doubled")
+    func restartUnderTraffic() async throws {
+        let chain = try await Chain.start()
+        async let traffic: Void = {
+            try await chain.visit(store: 1, minor: 1)
+            try await Task.sleep(for: .seconds(3))
+            try await chain.visit(store: 2, minor: 4)
+        }()
+        try await Task.sleep(for: .seconds(1))
+        try chain.server.halt(immediately: true)
+        try await Task.sleep(for: .seconds(3))
+        try chain.server.startServer()
+        try await traffic
+        #expect(await chain.waitFor("left", store: 2, timeout: .seconds(15)))
+        #expect(await eventually(timeout: .seconds(20)) { (try? chain.visits(of: "ana")) == 12 && (try? chain.visits(of: "zoe")) == 1 })
+        try await Task.sleep(for: .seconds(3))
+        #expect(try chain.visits(of: "ana") == 12 && chain.visits(of: "zoe") == 1)
+        #expect(chain.events("arrived", store: 1).count == 1 && chain.events("arrived", store: 2).count == 1)
+        await chain.stop()
+    }
+}
