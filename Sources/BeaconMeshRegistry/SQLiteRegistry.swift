@@ -360,15 +360,25 @@ public final class SQLiteRegistry: MemberRegistry {
         }
     }
 
+    /// Claims only when something is unclaimed: the coordinator looks every second, and a look that took the write
+    /// lock each time would wait out the busy timeout while another program holds the database, ahead of the registry
+    /// writer's own writes (a read goes through at once: the write-ahead log lets readers past a writer).
     public func claimRegistryEvents(for coordinator: String) throws -> [PendingRegistryEvent] {
-        try database.write { db in
-            try db.execute(sql: "UPDATE registryEvent SET claimedBy = ? WHERE claimedBy IS NULL", arguments: [coordinator])
-            return try Row.fetchAll(
+        let unclaimed = try database.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM registryEvent WHERE claimedBy IS NULL)") ?? false
+        }
+        let claimed = { (db: Database) in
+            try Row.fetchAll(
                 db, sql: "SELECT seq, type, member, at FROM registryEvent WHERE claimedBy = ? ORDER BY seq", arguments: [coordinator]
-            ).compactMap { row in
+            ).compactMap { row -> PendingRegistryEvent? in
                 guard let kind = RegistryEvent.Kind(rawValue: row["type"]) else { return nil }
                 return PendingRegistryEvent(seq: row["seq"], kind: kind, member: row["member"], at: Timestamp(milliseconds: row["at"]))
             }
+        }
+        guard unclaimed else { return try database.read(claimed) }
+        return try database.write { db in
+            try db.execute(sql: "UPDATE registryEvent SET claimedBy = ? WHERE claimedBy IS NULL", arguments: [coordinator])
+            return try claimed(db)
         }
     }
 

@@ -184,6 +184,28 @@ struct MemberRegistryTests {
     }
 }
 
+@Suite("A SQLite registry locked by another program")
+struct LockedSQLiteRegistryTests {
+    @Test("looking for registry events while another program holds the write lock reads, and takes no write lock")
+    func claimingNothingTakesNoWriteLock() throws {
+        let folder = try temporaryFolder()
+        let path = folder + "/mesh.sqlite"
+        let registry = try SQLiteRegistry(path: path)
+        try registry.merge(try MembersCSV.parse("\(header)\nana,Ana,,ibeacon:\(uuid):1:1,,1,,,", file: "m.csv"))
+        let claimed = try registry.claimRegistryEvents(for: "lisboa")
+        #expect(claimed.map(\.member) == ["ana"])
+        // Another program (the `members` command, a backup) holds the write lock, as BEGIN EXCLUSIVE does.
+        var configuration = Configuration()
+        configuration.busyMode = .immediateError
+        configuration.allowsUnsafeTransactions = true
+        let other = try DatabaseQueue(path: path, configuration: configuration)
+        try other.inDatabase { db in try db.execute(sql: "BEGIN EXCLUSIVE") }
+        defer { try? other.inDatabase { db in try db.execute(sql: "ROLLBACK") } }
+        // The coordinator's look every second: nothing new to claim, so a read, not a wait on the lock that fails.
+        #expect(try registry.claimRegistryEvents(for: "lisboa") == claimed)
+    }
+}
+
 @Suite("A registry shared by several coordinators")
 struct SharedRegistryTests {
     private static let members = """
