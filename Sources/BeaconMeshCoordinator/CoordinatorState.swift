@@ -418,12 +418,7 @@ struct CoordinatorState {
     mutating func registryChanged(_ contents: RegistryContents, at now: Timestamp) -> CoordinatorActions {
         var merged = contents.profiles
         for (id, profile) in merged {
-            guard let known = profiles[id] else { continue }
-            if known.visits > profile.visits {
-                merged[id]?.visits = known.visits
-                merged[id]?.lastVisitAt = known.lastVisitAt
-            }
-            merged[id]?.checkins = max(known.checkins, profile.checkins)
+            if let known = profiles[id] { merged[id] = CoordinatorState.keepingCounts(of: known, in: profile) }
         }
         profiles = merged
         var fires = contents.promoFires
@@ -436,6 +431,33 @@ struct CoordinatorState {
         apply(engine.setDirectory(contents.beaconOwners, members: merged.keys), at: now)
         logger.info("registry changed", metadata: ["members": "\(profiles.count)"])
         return takeActions()
+    }
+
+    /// Takes some members as others left them (read by the caller after the registry announced their change), with
+    /// the same rule as `registryChanged` for counts still waiting for the writer, at the cost of those members only.
+    mutating func membersChanged(_ changes: MemberChanges, at now: Timestamp) -> CoordinatorActions {
+        for id in changes.removed {
+            profiles[id] = nil
+            promoFires[id] = nil
+        }
+        for (id, record) in changes.records {
+            profiles[id] = profiles[id].map { CoordinatorState.keepingCounts(of: $0, in: record.profile) } ?? record.profile
+        }
+        apply(engine.updateDirectory(changes.records.mapValues(\.beacons), removing: changes.removed), at: now)
+        logger.debug("members changed", metadata: ["changed": "\(changes.records.count)", "removed": "\(changes.removed.count)"])
+        return takeActions()
+    }
+
+    /// `registry`'s profile keeping the counts made here that the writer has not saved yet: the larger visit count
+    /// (with its visit time) and the larger check-in count win.
+    private static func keepingCounts(of known: MemberProfile, in registry: MemberProfile) -> MemberProfile {
+        var profile = registry
+        if known.visits > profile.visits {
+            profile.visits = known.visits
+            profile.lastVisitAt = known.lastVisitAt
+        }
+        profile.checkins = max(known.checkins, profile.checkins)
+        return profile
     }
 }
 

@@ -15,6 +15,8 @@ final class DecisionInbox: Sendable {
         case tick
         /// The registry as others (the `members` command, other coordinators) left it.
         case registryChanged(RegistryContents)
+        /// Some members as others left them (read after the registry announced their change).
+        case membersChanged(MemberChanges)
     }
 
     private struct State: ~Copyable {
@@ -22,17 +24,24 @@ final class DecisionInbox: Sendable {
         var head = 0
         var tickDue = false
         var registry: RegistryContents?
+        /// Member changes read after `registry` (if any), merged while they wait.
+        var memberChanges = MemberChanges()
         var consumer: CheckedContinuation<Item?, Never>?
         var producer: CheckedContinuation<Void, Never>?
         var closed = false
 
         var waitingChunks: Int { chunks.count - head }
 
-        /// The next item by priority: registry changes, then a tick, then the oldest chunk.
+        /// The next item by priority: registry changes (a whole read, then the member changes read after it), then a
+        /// tick, then the oldest chunk.
         mutating func take() -> Item? {
             if let registry {
                 self.registry = nil
                 return .registryChanged(registry)
+            }
+            if !memberChanges.isEmpty {
+                defer { memberChanges = MemberChanges() }
+                return .membersChanged(memberChanges)
             }
             if tickDue {
                 tickDue = false
@@ -106,9 +115,19 @@ final class DecisionInbox: Sendable {
         deliver { $0.tickDue = true }
     }
 
-    /// Hands over the registry as last read (replacing an older read not yet taken).
+    /// Hands over the registry as last read (replacing an older read, and member changes read before it, not yet
+    /// taken).
     func registryChanged(_ contents: RegistryContents) {
-        deliver { $0.registry = contents }
+        deliver { state in
+            state.registry = contents
+            state.memberChanges = MemberChanges()
+        }
+    }
+
+    /// Hands over some members as last read (merged over changes not yet taken).
+    func membersChanged(_ changes: MemberChanges) {
+        guard !changes.isEmpty else { return }
+        deliver { $0.memberChanges.merge(changes) }
     }
 
     private func deliver(_ change: (inout State) -> Void) {

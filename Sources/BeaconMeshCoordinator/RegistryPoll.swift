@@ -15,16 +15,13 @@ import Synchronization
 /// its own, never on one of the concurrency pool's few threads, which decode messages and make the decisions: a slow,
 /// locked or unreachable database delays this look only.
 struct RegistryPoll: Sendable {
-    /// The registry as last handed to the decisions.
-    private var contents: RegistryContents
     /// The last failure logged (a failure is logged once until the reads work again).
     private var lastFailure: String?
     private var outbox: RegistryEventOutbox
     /// The change feed, shared by every copy of the poll, so that `close()` reaches the one a look waits on.
     let feed = FeedHolder()
 
-    init(contents: RegistryContents, coordinatorID: String) {
-        self.contents = contents
+    init(coordinatorID: String) {
         outbox = RegistryEventOutbox(coordinatorID: coordinatorID)
     }
 
@@ -92,12 +89,10 @@ struct RegistryPoll: Sendable {
             case .nothing:
                 break
             case .everything:
-                contents = try parts.registry.contents()
-                parts.inbox.registryChanged(contents)
+                parts.inbox.registryChanged(try parts.registry.contents())
             case .members(let ids):
                 let records = try parts.registry.members(ids: ids)
-                contents = contents.updating(records, removing: ids.subtracting(records.map(\.id)))
-                parts.inbox.registryChanged(contents)
+                parts.inbox.membersChanged(MemberChanges(records: records, removed: ids.subtracting(records.map(\.id))))
             }
             if let failure = lastFailure {
                 parts.logger.notice(

@@ -13,21 +13,4 @@ public struct RegistryContents: Sendable {
         self.beaconOwners = beaconOwners
         self.promoFires = promoFires
     }
-
-    /// The contents with `records` replacing those members, and `gone` taken out (beacons and promo history too).
-    public func updating(_ records: [MemberRecord], removing gone: Set<String>) -> RegistryContents {
-        var next = self
-        let touched = gone.union(records.map(\.id))
-        guard !touched.isEmpty else { return next }
-        next.beaconOwners = next.beaconOwners.filter { !touched.contains($0.value) }
-        for id in gone {
-            next.profiles[id] = nil
-            next.promoFires[id] = nil
-        }
-        for record in records {
-            next.profiles[record.id] = record.profile
-            for beacon in record.beacons { next.beaconOwners[beacon] = record.id }
-        }
-        return next
-    }
 }

@@ -101,7 +101,7 @@ struct RegistryBenchmark: ParsableCommand {
             let p99 = delays[min(delays.count - 1, delays.count * 99 / 100)]
             print("member change to another coordinator's feed: p50 \(Int(p50)) ms, p99 \(Int(p99)) ms (\(delays.count) changes)")
         }
-        _ = withExtendedLifetime(writer) {}
+        withExtendedLifetime(writer) {}
     }
 
     private static func seconds(_ duration: Duration) -> Double {

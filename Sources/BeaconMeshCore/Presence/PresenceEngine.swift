@@ -243,13 +243,8 @@ public struct PresenceEngine: Sendable {
         var known = Set(beaconOwners.values)
         known.formUnion(allMembers)
         var changedStores: Set<UInt16> = []
-        for (id, number) in memberNumbers where !known.contains(id) {
-            if let visit = members[Int(number)].visit, visit.leftAt == nil { changedStores.insert(visit.store) }
-            changeMember(number) { $0 = Person() }
-            memberNumbers[id] = nil
-            memberIDs[Int(number)] = ""
-            freeMemberNumbers.append(number)
-            phones = phones.filter { $0.key.member != number }
+        for id in memberNumbers.keys where !known.contains(id) {
+            if let store = forgetMember(id) { changedStores.insert(store) }
         }
         for id in known { _ = memberNumber(for: id) }
         var table = BeaconTable<Int32>()
@@ -259,6 +254,45 @@ public struct PresenceEngine: Sendable {
         }
         owners = table
         return changedStores.sorted().map { .presenceChanged(store: $0) }
+    }
+
+    /// Changes the directory for some members only, as `setDirectory` would with the whole of it: each member in
+    /// `changed` now owns exactly the beacons listed (one no longer listed belongs to no one), and the `removed` are
+    /// forgotten at once. Costs one pass over the beacons' owner numbers, not a rebuild, so that a chain's stream of
+    /// changes (every visit counted in another store) does not rebuild a directory of 500,000 members each time.
+    /// Returns the stores whose snapshot changed.
+    public mutating func updateDirectory(_ changed: [String: [BeaconKey]], removing removed: Set<String>) -> [Output] {
+        let touched = Set(changed.keys).union(removed).compactMap { memberNumbers[$0] }
+        if !touched.isEmpty {
+            let numbers = Set(touched)
+            let stale = owners.keys.indices.filter { numbers.contains(owners.values[$0]) }.map { owners.keys[$0] }
+            for beacon in stale { owners.remove(beacon) }
+        }
+        var changedStores: Set<UInt16> = []
+        for id in removed where changed[id] == nil {
+            if let store = forgetMember(id) { changedStores.insert(store) }
+        }
+        for (id, beacons) in changed {
+            let number = memberNumber(for: id)
+            for beacon in beacons {
+                owners.remove(beacon)
+                owners.insert(beacon, number)
+                guests.remove(beacon)
+            }
+        }
+        return changedStores.sorted().map { .presenceChanged(store: $0) }
+    }
+
+    /// Forgets member `id` at once (their number is free again); returns the store they were present in, if any.
+    private mutating func forgetMember(_ id: String) -> UInt16? {
+        guard let number = memberNumbers[id] else { return nil }
+        let store = members[Int(number)].visit.flatMap { $0.leftAt == nil ? $0.store : nil }
+        changeMember(number) { $0 = Person() }
+        memberNumbers[id] = nil
+        memberIDs[Int(number)] = ""
+        freeMemberNumbers.append(number)
+        phones = phones.filter { $0.key.member != number }
+        return store
     }
 
     private mutating func memberNumber(for id: String) -> Int32 {
