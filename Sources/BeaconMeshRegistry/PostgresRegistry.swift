@@ -17,9 +17,9 @@ import PostgresNIO
 /// announced on `PostgresSchema.channel` by triggers, whoever made it.
 public final class PostgresRegistry: MemberRegistry {
     let session: PostgresSession
-    private let settings: PostgresSettings
-    private let password: String?
-    private let logger: Logger
+    let settings: PostgresSettings
+    let password: String?
+    let logger: Logger
 
     public var location: String { settings.displayURL }
 

@@ -1,0 +1,75 @@
+import BeaconMeshCore
+import BeaconMeshTesting
+import Foundation
+import Testing
+
+@testable import BeaconMeshRegistry
+
+/// The stores' leases on a real PostgreSQL server (the tests' shared one), timed by its clock.
+@Suite("Store leases")
+struct StoreLeaseTests {
+    private static func leases() throws -> (PostgresRegistry, PostgresLeases, PostgresLeases) {
+        let server = try PostgresServer.shared()
+        let url = try server.createDatabase()
+        let registry = try #require(try RegistryLocation(url).open(environment: [:]) as? PostgresRegistry)
+        return (registry, try registry.leases(timeout: .seconds(2)), try registry.leases(timeout: .seconds(2)))
+    }
+
+    @Test("one holder per store: a second is refused until the first's lease runs out, then takes it with a new since")
+    func oneHolder() async throws {
+        let (_, first, second) = try Self.leases()
+        let held = try first.claim([1, 2], for: "north", ttl: .seconds(1))
+        #expect(Set(held.keys) == [1, 2])
+        #expect(held.values.allSatisfy { !$0.fenced }, "nobody stands by yet")
+        #expect(try second.claim([2, 3], for: "south", ttl: .seconds(1)).keys.sorted() == [3])
+        // Renewed: the same hold goes on (its since stays), and north learns that south stands by for store 2.
+        try await Task.sleep(for: .milliseconds(300))
+        let renewed = try first.claim([1, 2], for: "north", ttl: .seconds(1))
+        #expect(renewed.mapValues(\.since) == held.mapValues(\.since))
+        #expect(renewed[2]?.fenced == true && renewed[1]?.fenced == false)
+        #expect(try first.holders()[2]?.holder == "north")
+        // North stops renewing: after the ttl, by the database's clock, south holds store 2 from now on.
+        try await Task.sleep(for: .milliseconds(1200))
+        let taken = try second.claim([2, 3], for: "south", ttl: .seconds(1))
+        #expect(taken.keys.sorted() == [2, 3])
+        #expect(try #require(taken[2]).since > held[2]!.since)
+        #expect(try first.claim([1, 2], for: "north", ttl: .seconds(1)).keys.sorted() == [1])
+    }
+
+    @Test("a lease whose holder did not know of a standby is not taken when it runs out: that holder does not fence")
+    func unfencedIsKept() async throws {
+        let (_, first, second) = try Self.leases()
+        #expect(try first.claim([7], for: "north", ttl: .seconds(1))[7]?.fenced == false)
+        // North goes quiet (cut off) before it learns of south.
+        #expect(try second.claim([7], for: "south", ttl: .seconds(1)).isEmpty)
+        try await Task.sleep(for: .milliseconds(1300))
+        #expect(try second.claim([7], for: "south", ttl: .seconds(1)).isEmpty)
+        #expect(try second.holders()[7]?.holder == "north")
+    }
+
+    @Test("a released lease is free at once")
+    func release() throws {
+        let (_, first, second) = try Self.leases()
+        _ = try first.claim([5], for: "north", ttl: .seconds(30))
+        #expect(try second.claim([5], for: "south", ttl: .seconds(30)).isEmpty)
+        try first.release([5], for: "north")
+        #expect(try second.claim([5], for: "south", ttl: .seconds(30)).keys.sorted() == [5])
+        #expect(try first.holders()[5]?.holder == "south")
+    }
+
+    @Test("a second coordinator on one SQLite registry is refused in one line; the first's end frees it")
+    func soleCoordinatorOnSQLite() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("lease-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var first: SoleCoordinatorLock? = try SoleCoordinatorLock(database: folder + "/shop.sqlite")
+        #expect {
+            _ = try SoleCoordinatorLock(database: folder + "/shop.sqlite")
+        } throws: { error in
+            "\(error)".contains("another coordinator runs on the SQLite registry") && !"\(error)".contains("\n")
+        }
+        withExtendedLifetime(first) {}
+        first = nil
+        #expect(throws: Never.self) { _ = try SoleCoordinatorLock(database: folder + "/shop.sqlite") }
+    }
+}
