@@ -12,7 +12,10 @@ import Synchronization
 #endif
 
 /// Coordinators standing in for each other: a chain's stores served by several `beacon-coordinator` processes on one
-/// PostgreSQL registry (a server of the benchmark's own) and one mosquitto, every coordinator listing every store.
+/// PostgreSQL registry (a server of the benchmark's own) and one mosquitto. The stores are spread as a chain would
+/// spread them: in groups (store mod coordinators), coordinator k listing groups k and k + 1, so that each store has a
+/// coordinator and a standby, and each coordinator stands by for its neighbour's stores; started in order, the first
+/// holds two groups, the second one, and the others take stores over only when a holder dies.
 /// Members walk all along — in each store one who stays the whole run and one who comes for 8 s every `cycle` —
 /// while the coordinator holding the most stores is killed with SIGKILL (and restarted 5 s later, as systemd's
 /// `RestartSec` would), then, once every store is held again, the next one.
@@ -28,7 +31,7 @@ struct FailoverBenchmark: ParsableCommand {
     @Option(help: "Stores of the chain.")
     var stores: Int = 100
 
-    @Option(help: "Coordinators, each listing every store.")
+    @Option(help: "Coordinators, each listing two groups of stores (a ring: each store has two).")
     var coordinators: Int = 3
 
     @Option(help: "The lease ttl, in seconds (the config's lease.ttl).")
@@ -87,11 +90,18 @@ struct FailoverBenchmark: ParsableCommand {
         try publisher.start()
         _ = await publisher.waitUntilConnected(timeout: .seconds(10))
 
-        // Coordinator 0 first: it takes every store; the others then stand by.
+        // In order: each takes the stores of its groups nobody holds yet.
         var running: [Int: BenchProcess] = [:]
-        running[0] = try startCoordinator(0, in: work)
-        try await waitUntil(timeout: .seconds(60)) { holders(received.withLock { $0 }).count == stores }
-        for index in 1..<coordinators { running[index] = try startCoordinator(index, in: work) }
+        for index in 0..<coordinators {
+            running[index] = try startCoordinator(index, in: work)
+            let listed = Set(listedStores(of: index).map { UInt16($0) })
+            try await waitUntil(timeout: .seconds(60)) { listed.isSubset(of: holders(received.withLock { $0 }).keys) }
+        }
+        let start = holders(received.withLock { $0 })
+        print(
+            "held at start: "
+                + (0..<coordinators).map { index in "failover-\(index) \(start.values.filter { $0 == "failover-\(index)" }.count)" }
+                .joined(separator: ", "))
         try await Task.sleep(for: .seconds(Double(ttl) + 3))
 
         // The members walk; two kills on the way.
@@ -137,8 +147,9 @@ struct FailoverBenchmark: ParsableCommand {
             }
         }
         try (rows.joined(separator: "\n") + "\n").write(toFile: work + "/members.csv", atomically: true, encoding: .utf8)
-        let list = (1...stores).map { "  - {id: \($0), name: Store \($0), departments: [{id: 10, name: Floor}]}" }.joined(separator: "\n")
         for index in 0..<coordinators {
+            let list = listedStores(of: index).map { "  - {id: \($0), name: Store \($0), departments: [{id: 10, name: Floor}]}" }
+                .joined(separator: "\n")
             try """
             id: failover-\(index)
             broker: {url: "\(brokerURL)"}
@@ -150,6 +161,11 @@ struct FailoverBenchmark: ParsableCommand {
             \(list)
             """.write(toFile: work + "/failover-\(index).yaml", atomically: true, encoding: .utf8)
         }
+    }
+
+    /// The stores coordinator `index` lists: those of group `index` and of the next group (store mod coordinators).
+    private func listedStores(of index: Int) -> [Int] {
+        (1...stores).filter { [index, (index + 1) % coordinators].contains($0 % coordinators) }
     }
 
     private func startCoordinator(_ index: Int, in work: String) throws -> BenchProcess {
