@@ -18,32 +18,32 @@ struct StoreLeaseTests {
     @Test("one holder per store: a second is refused until the first's lease runs out, then takes it with a new since")
     func oneHolder() async throws {
         let (_, first, second) = try Self.leases()
-        let held = try first.claim([1, 2], for: "north", ttl: .seconds(1))
+        let held = try first.claim([1, 2], for: "north", ttl: .seconds(2))
         #expect(Set(held.keys) == [1, 2])
         #expect(held.values.allSatisfy { !$0.fenced }, "nobody stands by yet")
-        #expect(try second.claim([2, 3], for: "south", ttl: .seconds(1)).keys.sorted() == [3])
+        #expect(try second.claim([2, 3], for: "south", ttl: .seconds(2)).keys.sorted() == [3])
         // Renewed: the same hold goes on (its since stays), and north learns that south stands by for store 2.
         try await Task.sleep(for: .milliseconds(300))
-        let renewed = try first.claim([1, 2], for: "north", ttl: .seconds(1))
+        let renewed = try first.claim([1, 2], for: "north", ttl: .seconds(2))
         #expect(renewed.mapValues(\.since) == held.mapValues(\.since))
         #expect(renewed[2]?.fenced == true && renewed[1]?.fenced == false)
         #expect(try first.holders()[2]?.holder == "north")
         // North stops renewing: after the ttl, by the database's clock, south holds store 2 from now on.
-        try await Task.sleep(for: .milliseconds(1200))
-        let taken = try second.claim([2, 3], for: "south", ttl: .seconds(1))
+        try await Task.sleep(for: .milliseconds(2300))
+        let taken = try second.claim([2, 3], for: "south", ttl: .seconds(2))
         #expect(taken.keys.sorted() == [2, 3])
         #expect(try #require(taken[2]).since > held[2]!.since)
-        #expect(try first.claim([1, 2], for: "north", ttl: .seconds(1)).keys.sorted() == [1])
+        #expect(try first.claim([1, 2], for: "north", ttl: .seconds(2)).keys.sorted() == [1])
     }
 
     @Test("a lease whose holder did not know of a standby is not taken when it runs out: that holder does not fence")
     func unfencedIsKept() async throws {
         let (_, first, second) = try Self.leases()
-        #expect(try first.claim([7], for: "north", ttl: .seconds(1))[7]?.fenced == false)
+        #expect(try first.claim([7], for: "north", ttl: .seconds(2))[7]?.fenced == false)
         // North goes quiet (cut off) before it learns of south.
-        #expect(try second.claim([7], for: "south", ttl: .seconds(1)).isEmpty)
-        try await Task.sleep(for: .milliseconds(1300))
-        #expect(try second.claim([7], for: "south", ttl: .seconds(1)).isEmpty)
+        #expect(try second.claim([7], for: "south", ttl: .seconds(2)).isEmpty)
+        try await Task.sleep(for: .milliseconds(2300))
+        #expect(try second.claim([7], for: "south", ttl: .seconds(2)).isEmpty)
         #expect(try second.holders()[7]?.holder == "north")
     }
 
