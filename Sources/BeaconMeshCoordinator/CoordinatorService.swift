@@ -248,6 +248,7 @@ public final class CoordinatorService: Service {
                 var state = state
                 let parts = Performing(
                     publisher: publisher, session: session, writer: writer, snapshots: snapshots, keeper: keeper,
+                    leaseHolder: keeper == nil ? nil : coordinatorID,
                     healthTopic: healthTopic, statusTopic: statusTopic, status: onlinePayload, logger: logger)
                 while let item = await inbox.next() {
                     let now = clock.now()
@@ -286,7 +287,9 @@ public final class CoordinatorService: Service {
             }
         }
         var stopping = finalState
-        writer.enqueue(stopping.saveVisits().registry)
+        var lastChanges = stopping.saveVisits().registry
+        lastChanges.decidedBy = keeper == nil ? nil : configuration.id
+        writer.enqueue(lastChanges)
         await writer.close(timeout: .seconds(5))
         // The visits are saved: a standby may take the stores over now rather than after the ttl.
         keeper?.stop(release: true)
@@ -307,6 +310,8 @@ public final class CoordinatorService: Service {
         let writer: RegistryWriter
         let snapshots: SnapshotMailbox
         let keeper: LeaseKeeper?
+        /// With leases, this coordinator's id: the registry writes its visit rows only for stores no other holds.
+        let leaseHolder: String?
         let healthTopic: String
         let statusTopic: String
         /// The retained status as last published (said again at every reconnection).
@@ -321,7 +326,11 @@ public final class CoordinatorService: Service {
         _ actions: CoordinatorActions, decidingUntil: [UInt16: ContinuousClock.Instant]?, with parts: Performing
     ) {
         publish(actions.publications, with: parts.publisher, logger: parts.logger, decidingUntil: decidingUntil)
-        if !actions.registry.isEmpty { parts.writer.enqueue(actions.registry) }
+        if !actions.registry.isEmpty {
+            var changes = actions.registry
+            changes.decidedBy = parts.leaseHolder
+            parts.writer.enqueue(changes)
+        }
         if decidingUntil == nil {
             parts.snapshots.put(actions.snapshots)
         } else {

@@ -54,6 +54,36 @@ struct StoreLeaseTests {
         #expect(try second.holders()[7]?.holder == "north")
     }
 
+    @Test("visit rows decided by a coordinator whose store another now holds are not written; counts are")
+    func staleVisitWritesFenced() throws {
+        let server = try PostgresServer.shared()
+        let registry = try RegistryLocation(try server.createDatabase()).open(environment: [:])
+        let leases = try #require(registry as? PostgresRegistry).leases(timeout: .seconds(2))
+        try registry.merge([MemberRecord(profile: MemberProfile(id: "ana", name: "Ana"), beacons: [], createdAt: nil)])
+        _ = try leases.claim([1], for: "south", ttl: .seconds(30))
+        let at = Timestamp(milliseconds: 1_763_769_600_000)
+        let visit = PresenceEngine.Visit(
+            member: "ana", store: 1, arrivedAt: at, department: 10, inDepartmentSince: at, lastSeen: at, leftAt: nil)
+        // North decided this before the database went away; south took the store over meanwhile.
+        var stale = RegistryChanges()
+        stale.save(visit)
+        stale.countVisit(of: "ana", at: at)
+        stale.decidedBy = "north"
+        try registry.apply(stale)
+        #expect(try registry.loadVisits(stores: [1]).isEmpty)
+        #expect(try registry.member(id: "ana")?.profile.visits == 1, "the count is what was announced: it is written")
+        var fresh = RegistryChanges()
+        fresh.save(visit)
+        fresh.decidedBy = "south"
+        try registry.apply(fresh)
+        #expect(try registry.loadVisits(stores: [1]).map(\.member) == ["ana"])
+        var staleEnd = RegistryChanges()
+        staleEnd.endVisit(of: "ana")
+        staleEnd.decidedBy = "north"
+        try registry.apply(staleEnd, batch: nil, stores: [1])
+        #expect(try registry.loadVisits(stores: [1]).map(\.member) == ["ana"], "north cannot end south's visit")
+    }
+
     @Test("a released lease is free at once")
     func release() throws {
         let (_, first, second) = try Self.leases()
