@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// Message chunks are bounded (`push` waits while `capacity` chunks wait, so a backlog stays in the MQTT inbox and
 /// the broker, not here); ticks and registry changes are coalesced (a tick requested twice before it is taken is
-/// one tick, a newer registry read replaces an older one), so they need no bound. One consumer, one chunk producer.
+/// one tick, a member's newer read replaces an older one), so they need no bound. One consumer, one chunk producer.
 final class DecisionInbox: Sendable {
     /// One thing to decide.
     enum Item: Sendable {
@@ -13,9 +13,7 @@ final class DecisionInbox: Sendable {
         case inputs([CoordinatorInput])
         /// Time to tick.
         case tick
-        /// The registry as others (the `members` command, other coordinators) left it.
-        case registryChanged(RegistryContents)
-        /// Some members as others left them (read after the registry announced their change).
+        /// Members as others (the `members` command, other coordinators) left them.
         case membersChanged(MemberChanges)
     }
 
@@ -23,8 +21,7 @@ final class DecisionInbox: Sendable {
         var chunks: [[CoordinatorInput]] = []
         var head = 0
         var tickDue = false
-        var registry: RegistryContents?
-        /// Member changes read after `registry` (if any), merged while they wait.
+        /// Member changes, merged while they wait.
         var memberChanges = MemberChanges()
         var consumer: CheckedContinuation<Item?, Never>?
         var producer: CheckedContinuation<Void, Never>?
@@ -32,13 +29,8 @@ final class DecisionInbox: Sendable {
 
         var waitingChunks: Int { chunks.count - head }
 
-        /// The next item by priority: registry changes (a whole read, then the member changes read after it), then a
-        /// tick, then the oldest chunk.
+        /// The next item by priority: registry changes, then a tick, then the oldest chunk.
         mutating func take() -> Item? {
-            if let registry {
-                self.registry = nil
-                return .registryChanged(registry)
-            }
             if !memberChanges.isEmpty {
                 defer { memberChanges = MemberChanges() }
                 return .membersChanged(memberChanges)
@@ -115,16 +107,7 @@ final class DecisionInbox: Sendable {
         deliver { $0.tickDue = true }
     }
 
-    /// Hands over the registry as last read (replacing an older read, and member changes read before it, not yet
-    /// taken).
-    func registryChanged(_ contents: RegistryContents) {
-        deliver { state in
-            state.registry = contents
-            state.memberChanges = MemberChanges()
-        }
-    }
-
-    /// Hands over some members as last read (merged over changes not yet taken).
+    /// Hands over members as last read (merged over changes not yet taken).
     func membersChanged(_ changes: MemberChanges) {
         guard !changes.isEmpty else { return }
         deliver { $0.memberChanges.merge(changes) }
