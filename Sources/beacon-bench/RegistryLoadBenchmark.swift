@@ -8,7 +8,7 @@ import Foundation
 import Logging
 
 /// A real coordinator's arrival latency while its registry is busy, on SQLite and on a PostgreSQL server of the
-/// benchmark's own, side by side in one run: first quiet, then while other stores' coordinators (a `RegistryWriter`
+/// benchmark's own, side by side in one run: after a warm-up (the stream's members all arrive), first quiet, then while other stores' coordinators (a `RegistryWriter`
 /// in the benchmark, the coordinator's own writer) count visits of the chain's members at `--chain-writes` per
 /// second, each announced to the coordinator (PostgreSQL: LISTEN/NOTIFY, member by member; SQLite: its file changed).
 struct RegistryLoadBenchmark: ParsableCommand {
@@ -36,8 +36,8 @@ struct RegistryLoadBenchmark: ParsableCommand {
     var sqliteOnly = false
 
     func validate() throws {
-        guard members >= 0, rate > 0, arrivals > 0, arrivals * 2 < 65_000, probeEvery > 0, chainWrites > 0 else {
-            throw ValidationError("--members must be ≥ 0; --rate, --arrivals (below 32,500), --probe-every and --chain-writes above 0")
+        guard members >= 0, rate > 0, arrivals > 0, arrivals * 6 < 65_000, probeEvery > 0, chainWrites > 0 else {
+            throw ValidationError("--members must be ≥ 0; --rate, --arrivals (below 10,800), --probe-every and --chain-writes above 0")
         }
     }
 
@@ -76,7 +76,12 @@ struct RegistryLoadBenchmark: ParsableCommand {
             }
             let ready = ContinuousClock.now - started
 
-            let base = index * 2 * arrivals
+            // A warm-up stream first (not counted): the stream's 5,000 members all arrive in its first second.
+            let base = index * 3 * arrivals
+            _ = try await ArrivalLatencyStream(
+                rate: rate, arrivals: arrivals, probeEvery: probeEvery, sightingsPerBatch: 10, firstNewcomer: base + 2 * arrivals,
+                boot: "warm-\(index)"
+            ).run(port: broker.port, observations: observations)
             let quiet = try await ArrivalLatencyStream(
                 rate: rate, arrivals: arrivals, probeEvery: probeEvery, sightingsPerBatch: 10, firstNewcomer: base, boot: "quiet-\(index)"
             ).run(port: broker.port, observations: observations)
@@ -115,7 +120,7 @@ struct RegistryLoadBenchmark: ParsableCommand {
                 beacons: [.iBeacon(uuid: BenchBeacons.uuid, major: major, minor: minor)], createdAt: joined)
         }
         let stream = (1...5_000).map { record("m\($0)", UInt16(CoordinatorBenchmark.store(ofMember: $0)), UInt16($0)) }
-        let newcomers = (0..<(4 * arrivals)).map { record("n\($0)", 1000, UInt16($0)) }
+        let newcomers = (0..<(6 * arrivals)).map { record("n\($0)", 1000, UInt16($0)) }
         let others = (0..<members).map { record("x\($0)", UInt16(2000 + $0 / 60_000), UInt16($0 % 60_000)) }
         return stream + newcomers + others
     }
