@@ -82,6 +82,9 @@ struct RegistryLoadBenchmark: ParsableCommand {
                 rate: rate, arrivals: arrivals, probeEvery: probeEvery, sightingsPerBatch: 10, firstNewcomer: base + 2 * arrivals,
                 boot: "warm-\(index)"
             ).run(port: broker.port, observations: observations)
+            // The writes of those arrivals, and on PostgreSQL the whole read its change feed makes when it starts
+            // listening, are over before the measured phases.
+            try await Task.sleep(for: .seconds(5))
             let quiet = try await ArrivalLatencyStream(
                 rate: rate, arrivals: arrivals, probeEvery: probeEvery, sightingsPerBatch: 10, firstNewcomer: base, boot: "quiet-\(index)"
             ).run(port: broker.port, observations: observations)
