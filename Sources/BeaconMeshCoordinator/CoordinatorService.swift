@@ -230,7 +230,7 @@ public final class CoordinatorService: Service {
                 group.addTask {
                     // Others change the registry while we run: read their changes (on a queue of their own: the
                     // database may be slow, locked or away), then hand them to the decisions.
-                    var poll = RegistryPoll(coordinatorID: coordinatorID)
+                    var poll = RegistryPoll(contents: start.contents, coordinatorID: coordinatorID)
                     let parts = RegistryPoll.Parts(
                         registry: registry, publisher: publisher, topics: topics, writer: writer, inbox: inbox, logger: logger)
                     let queue = DispatchQueue(label: "beaconmesh.registry-poll")
@@ -269,8 +269,6 @@ public final class CoordinatorService: Service {
                                 level: took > .milliseconds(100) ? .warning : .debug, "slow tick",
                                 metadata: ["milliseconds": "\(took.wholeMilliseconds)"])
                         }
-                    case .registryChanged(let contents):
-                        actions = state.registryChanged(contents, at: now)
                     case .membersChanged(let changes):
                         actions = state.membersChanged(changes, at: now)
                     case .leasesRenewed(let held, let sentAt):

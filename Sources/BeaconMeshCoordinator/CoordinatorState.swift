@@ -559,29 +559,10 @@ struct CoordinatorState {
         for visit in visits where active.contains(visit.store) { actions.registry.save(visit) }
     }
 
-    /// Takes the registry as others left it (read by the caller outside the decisions): the `members` command, and
-    /// with a shared registry the other stores' coordinators, whose visit and check-in counts come with it. Counts
-    /// made here and still waiting for the writer are kept: the larger count and the later visit win.
-    mutating func registryChanged(_ contents: RegistryContents, at now: Timestamp) -> CoordinatorActions {
-        var merged = contents.profiles
-        for (id, profile) in merged {
-            if let known = profiles[id] { merged[id] = CoordinatorState.keepingCounts(of: known, in: profile) }
-        }
-        profiles = merged
-        var fires = contents.promoFires
-        for (member, promos) in promoFires where merged[member] != nil {
-            for (promo, time) in promos where (fires[member]?[promo]).map({ $0 < time }) ?? true {
-                fires[member, default: [:]][promo] = time
-            }
-        }
-        promoFires = fires
-        apply(engine.setDirectory(contents.beaconOwners, members: merged.keys), at: now)
-        logger.info("registry changed", metadata: ["members": "\(profiles.count)"])
-        return takeActions()
-    }
-
-    /// Takes some members as others left them (read by the caller after the registry announced their change), with
-    /// the same rule as `registryChanged` for counts still waiting for the writer, at the cost of those members only.
+    /// Takes members as others left them (read by the caller outside the decisions): the `members` command, and with
+    /// a shared registry the other stores' coordinators, whose visit and check-in counts and promo firings come with
+    /// them. Counts made here and still waiting for the writer are kept (the larger count and the later visit win), and
+    /// so are firings made here (the later one wins). Costs the members that changed, not the whole registry.
     mutating func membersChanged(_ changes: MemberChanges, at now: Timestamp) -> CoordinatorActions {
         for id in changes.removed {
             profiles[id] = nil
@@ -589,6 +570,11 @@ struct CoordinatorState {
         }
         for (id, record) in changes.records {
             profiles[id] = profiles[id].map { CoordinatorState.keepingCounts(of: $0, in: record.profile) } ?? record.profile
+        }
+        for (member, promos) in changes.promoFires where profiles[member] != nil {
+            var fires = promos
+            for (promo, time) in promoFires[member] ?? [:] where (fires[promo]).map({ $0 < time }) ?? true { fires[promo] = time }
+            promoFires[member] = fires
         }
         apply(engine.updateDirectory(changes.records.mapValues(\.beacons), removing: changes.removed), at: now)
         logger.debug("members changed", metadata: ["changed": "\(changes.records.count)", "removed": "\(changes.removed.count)"])

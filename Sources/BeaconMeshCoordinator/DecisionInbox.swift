@@ -6,9 +6,9 @@ import Synchronization
 /// renewals and take-overs.
 ///
 /// Message chunks are bounded (`push` waits while `capacity` chunks wait, so a backlog stays in the MQTT inbox and
-/// the broker, not here); ticks, registry changes and lease renewals are coalesced (a tick requested twice before it
-/// is taken is one tick, a newer registry read or renewal replaces an older one), and take-overs are one per store at
-/// most (the decisions ask once), so they need no bound. One consumer, one chunk producer.
+/// the broker, not here); ticks, member changes and lease renewals are coalesced (a tick requested twice before it
+/// is taken is one tick, a member's newer read or a newer renewal replaces an older one), and take-overs are one per
+/// store at most (the decisions ask once), so they need no bound. One consumer, one chunk producer.
 final class DecisionInbox: Sendable {
     /// One thing to decide.
     enum Item: Sendable {
@@ -16,9 +16,7 @@ final class DecisionInbox: Sendable {
         case inputs([CoordinatorInput])
         /// Time to tick.
         case tick
-        /// The registry as others (the `members` command, other coordinators) left it.
-        case registryChanged(RegistryContents)
-        /// Some members as others left them (read after the registry announced their change).
+        /// Members as others (the `members` command, other coordinators) left them.
         case membersChanged(MemberChanges)
         /// A lease renewal's answer: the stores held, with since when, and when (monotonic) it was sent.
         case leasesRenewed([UInt16: LeaseGrant], sentAt: ContinuousClock.Instant)
@@ -30,8 +28,7 @@ final class DecisionInbox: Sendable {
         var chunks: [[CoordinatorInput]] = []
         var head = 0
         var tickDue = false
-        var registry: RegistryContents?
-        /// Member changes read after `registry` (if any), merged while they wait.
+        /// Member changes, merged while they wait.
         var memberChanges = MemberChanges()
         var renewal: (held: [UInt16: LeaseGrant], sentAt: ContinuousClock.Instant)?
         var takeOvers: [(stores: Set<UInt16>, loaded: CoordinatorState.TakeOver?)] = []
@@ -42,7 +39,7 @@ final class DecisionInbox: Sendable {
         var waitingChunks: Int { chunks.count - head }
 
         /// The next item by priority: lease renewals and take-overs (fencing and hand-over wait for nothing), registry
-        /// changes (a whole read, then the member changes read after it), then a tick, then the oldest chunk.
+        /// changes, then a tick, then the oldest chunk.
         mutating func take() -> Item? {
             if let renewal {
                 self.renewal = nil
@@ -51,10 +48,6 @@ final class DecisionInbox: Sendable {
             if !takeOvers.isEmpty {
                 let first = takeOvers.removeFirst()
                 return .tookOver(first.stores, first.loaded)
-            }
-            if let registry {
-                self.registry = nil
-                return .registryChanged(registry)
             }
             if !memberChanges.isEmpty {
                 defer { memberChanges = MemberChanges() }
@@ -132,15 +125,6 @@ final class DecisionInbox: Sendable {
         deliver { $0.tickDue = true }
     }
 
-    /// Hands over the registry as last read (replacing an older read, and member changes read before it, not yet
-    /// taken).
-    func registryChanged(_ contents: RegistryContents) {
-        deliver { state in
-            state.registry = contents
-            state.memberChanges = MemberChanges()
-        }
-    }
-
     /// Hands over a lease renewal's answer (replacing an older one not yet taken).
     func leasesRenewed(_ held: [UInt16: LeaseGrant], sentAt: ContinuousClock.Instant) {
         deliver { $0.renewal = (held, sentAt) }
@@ -151,7 +135,7 @@ final class DecisionInbox: Sendable {
         deliver { $0.takeOvers.append((stores, loaded)) }
     }
 
-    /// Hands over some members as last read (merged over changes not yet taken).
+    /// Hands over members as last read (merged over changes not yet taken).
     func membersChanged(_ changes: MemberChanges) {
         guard !changes.isEmpty else { return }
         deliver { $0.memberChanges.merge(changes) }

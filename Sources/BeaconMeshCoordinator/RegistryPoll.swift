@@ -15,13 +15,16 @@ import Synchronization
 /// its own, never on one of the concurrency pool's few threads, which decode messages and make the decisions: a slow,
 /// locked or unreachable database delays this look only.
 struct RegistryPoll: Sendable {
+    /// The registry as the decisions know it, to tell what a whole read changed.
+    private var contents: RegistryContents
     /// The last failure logged (a failure is logged once until the reads work again).
     private var lastFailure: String?
     private var outbox: RegistryEventOutbox
     /// The change feed, shared by every copy of the poll, so that `close()` reaches the one a look waits on.
     let feed = FeedHolder()
 
-    init(coordinatorID: String) {
+    init(contents: RegistryContents, coordinatorID: String) {
+        self.contents = contents
         outbox = RegistryEventOutbox(coordinatorID: coordinatorID)
     }
 
@@ -89,10 +92,15 @@ struct RegistryPoll: Sendable {
             case .nothing:
                 break
             case .everything:
-                parts.inbox.registryChanged(try parts.registry.contents())
+                // Read whole, handed over as the difference: the decisions take only the members that changed.
+                let read = try parts.registry.contents()
+                parts.inbox.membersChanged(read.changes(since: contents))
+                contents = read
             case .members(let ids):
                 let records = try parts.registry.members(ids: ids)
-                parts.inbox.membersChanged(MemberChanges(records: records, removed: ids.subtracting(records.map(\.id))))
+                let changes = MemberChanges(records: records, removed: ids.subtracting(records.map(\.id)))
+                contents.apply(changes)
+                parts.inbox.membersChanged(changes)
             }
             if let failure = lastFailure {
                 parts.logger.notice(

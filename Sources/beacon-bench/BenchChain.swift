@@ -8,18 +8,22 @@ struct BenchChain {
 
     static let stores = 100
 
-    /// Writes `members.csv` (the header is added) and the coordinator's config into the work folder.
-    func writeConfig(members rows: String) throws {
-        try ("id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt\n" + rows)
-            .write(toFile: work + "/members.csv", atomically: true, encoding: .utf8)
+    /// Writes `members.csv` (the header is added; none if `rows` is nil: the members are in the registry already)
+    /// and the coordinator's config, on `database` (a file in the work folder or a PostgreSQL URL), into the work
+    /// folder.
+    func writeConfig(members rows: String?, database: String = "bench.sqlite") throws {
+        if let rows {
+            try ("id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt\n" + rows)
+                .write(toFile: work + "/members.csv", atomically: true, encoding: .utf8)
+        }
         let departments = (0..<10).map { "          - {id: \($0), name: Department \($0)}" }.joined(separator: "\n")
         let stores = (1...Self.stores).map { "  - id: \($0)\n    name: Store \($0)\n    departments:\n\(departments)" }
             .joined(separator: "\n")
         try """
         id: bench
         broker: {url: "mqtt://127.0.0.1:\(port)"}
-        database: bench.sqlite
-        members: members.csv
+        database: "\(database)"
+        \(rows == nil ? "" : "members: members.csv")
         presence: {staleAfter: 5s, exitAfter: 60s, switchMargin: 4, switchDwell: 0s, visitGap: 20m}
         stores:
         \(stores)

@@ -64,7 +64,6 @@ struct CoordinatorBenchmark: ParsableCommand {
         // Members: the backlog's beacons are members 1…5000 (they arrive and then move about); the latency
         // phase greets members 100001… one by one.
         let uuid = BenchBeacons.uuidText
-        let storeUUID = BenchBeacons.uuid
         let chain = BenchChain(work: work, port: port)
         var csv = ""
         for index in 1...5_000 { csv += "m\(index),Member \(index),Tea,ibeacon:\(uuid):\(Self.store(ofMember: index)):\(index),,0,,\n" }
@@ -98,69 +97,13 @@ struct CoordinatorBenchmark: ParsableCommand {
         defer { watcher.cancel() }
         let coordinator = try BenchProcess(coordinatorPath, coordinatorArguments)
 
-        // 4. Latency at half the coordinator's rate: the stream of known members goes on, and one batch in
-        //    `probeEvery` brings a newcomer whose `arrived` event is timed. The payloads are made beforehand, stamped with the
-        //    times they will be published at, so that the benchmark's own JSON encoding does not compete with the
-        //    coordinator for the CPU.
+        // 4. Latency at a fraction of the coordinator's rate: the stream of known members goes on, and one batch in
+        //    `probeEvery` brings a newcomer whose `arrived` event is timed.
         let halfRate = max(latencyRate ?? coordinatorRate * latencyLoad, 1)
-        let interval = 1 / halfRate
-        let lead = 2.0
-        let streamStart = Measure.seconds() + lead
-        let wallStart = Date().timeIntervalSince1970 + lead
-        var stream: [(packet: [UInt8], newcomer: Int?)] = []
-        var sequence: UInt64 = 0
-        // The first second is a warm-up without newcomers: a thousand nodes `b` appear at once and are announced.
-        let warmup = Int(halfRate)
-        for step in 0..<(warmup + arrivals * probeEvery) {
-            let store = UInt16(step % Self.stores + 1)
-            let department = UInt16((step / Self.stores) % 10)
-            if step % (Self.stores * 10) == 0 { sequence += 1 }
-            let node = NodeAddress(store: store, department: department, node: "b")!
-            let now = Timestamp(milliseconds: Int64((wallStart + Double(step) * interval) * 1000))
-            let newcomer = step >= warmup && (step - warmup) % probeEvery == 0 ? (step - warmup) / probeEvery : nil
-            var sightings: [Sighting] = []
-            if let newcomer {
-                sightings.append(
-                    Sighting(
-                        beacon: .iBeacon(uuid: storeUUID, major: 1000, minor: UInt16(newcomer)), rssi: -60, count: 4,
-                        txPower: -59, distance: 1, proximity: .near, lastSeen: now))
-            }
-            for offset in sightings.count..<sightingsPerBatch {
-                let member = Self.member(inStore: Int(store), number: (step / Self.stores) * sightingsPerBatch + offset)
-                sightings.append(
-                    Sighting(
-                        beacon: .iBeacon(uuid: storeUUID, major: store, minor: UInt16(member)), rssi: -62, count: 4,
-                        txPower: -59, distance: 1.2, proximity: .near, lastSeen: now))
-            }
-            let payload = WireCodec.encode(SightingBatch(node: node, boot: "latency", seq: sequence, sentAt: now, sightings: sightings))
-            stream.append(
-                (
-                    packet: StreamPublisher.packet(
-                        topic: "beaconmesh/v1/stores/\(store)/departments/\(department)/nodes/b/sightings",
-                        payload: payload),
-                    newcomer: newcomer
-                ))
-        }
-        let streamPublisher = try StreamPublisher(port: port, clientID: "bench-stream")
-        var published: [String: ContinuousClock.Instant] = [:]
-        for (step, batch) in stream.enumerated() {
-            // Paced a millisecond at a time: sleeping before every batch would cost more CPU than publishing it.
-            let due = streamStart + Double(step) * interval
-            while Measure.seconds() < due { try await Task.sleep(for: .milliseconds(1)) }
-            if let newcomer = batch.newcomer { published["n\(newcomer)"] = .now }
-            try streamPublisher.publish(batch.packet)
-        }
-        let latencyDeadline = Measure.seconds() + 10
-        while observations.arrivals.count < arrivals && Measure.seconds() < latencyDeadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        let events = observations.arrivals
-        let latencies = published.compactMap { id, sent in events[id].map { ($0 - sent).inSeconds * 1000 } }.sorted()
-        func percentile(_ p: Double) -> String {
-            guard !latencies.isEmpty else { return "n/a" }
-            let value = latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
-            return "\((value * 100).rounded() / 100) ms"
-        }
+        let latencies = try await ArrivalLatencyStream(
+            rate: halfRate, arrivals: arrivals, probeEvery: probeEvery, sightingsPerBatch: sightingsPerBatch
+        ).run(port: port, observations: observations)
+        func percentile(_ p: Double) -> String { ArrivalLatencyStream.percentile(latencies, p) }
         coordinator.stop()
         await health.disconnect(timeout: .seconds(1))
 

@@ -61,4 +61,25 @@ struct PresenceEngineDirectoryUpdateTests {
         #expect(!script.story.contains("left 20"), "Ben's visit goes on: \(script.story)")
         #expect(script.engine.guestCounts(store: 1, at: script.now)[10] == 1, "Ana's phone is a guest's now")
     }
+
+    @Test("a beacon passed to another member is theirs alone; the former owner keeps the rest, then gives it up too")
+    func beaconPassedOn() {
+        var script = StoreScript()
+        // Ana had her phone and her fob; Ben gets the fob (only he is announced).
+        _ = script.engine.updateDirectory(["ben": [StoreScript.fob]], removing: [])
+        // Ana announced again with only her phone (a count changed): nothing of hers moves.
+        _ = script.engine.updateDirectory(["ana": [StoreScript.phone]], removing: [])
+        script.hold(.seconds(3), [10: -55])
+        for _ in 0..<6 {
+            script.now = script.now + .milliseconds(500)
+            script.batch([20: -60], beacon: StoreScript.fob)
+            script.outputs += script.engine.tick(at: script.now)
+        }
+        let present = script.engine.presentMembers(store: 1)
+        #expect(present.map { "\($0.member) \($0.department)" }.sorted() == ["ana 10", "ben 20"])
+        // Ana gives up her phone: it is a guest's from its next reading on.
+        _ = script.engine.updateDirectory(["ana": []], removing: [])
+        script.hold(.seconds(1), [10: -55])
+        #expect(script.engine.guestCounts(store: 1, at: script.now)[10] == 1)
+    }
 }

@@ -186,6 +186,8 @@ public struct PresenceEngine: Sendable {
     private(set) var members: [Person] = []
     private var freeMemberNumbers: [Int32] = []
     private var owners = BeaconTable<Int32>()
+    /// How many beacons each member owns in `owners`, by member number.
+    private var beaconCounts: [Int32] = []
     private(set) var guests: GuestTracker
     private(set) var nodeNumbers: [NodeAddress: Int32] = [:]
     private var nodes: [NodeTrack] = []
@@ -248,8 +250,11 @@ public struct PresenceEngine: Sendable {
         }
         for id in known { _ = memberNumber(for: id) }
         var table = BeaconTable<Int32>()
+        beaconCounts = [Int32](repeating: 0, count: members.count)
         for (beacon, id) in beaconOwners {
-            table.insert(beacon, memberNumber(for: id))
+            let number = memberNumber(for: id)
+            table.insert(beacon, number)
+            beaconCounts[Int(number)] += 1
             guests.remove(beacon)
         }
         owners = table
@@ -258,15 +263,27 @@ public struct PresenceEngine: Sendable {
 
     /// Changes the directory for some members only, as `setDirectory` would with the whole of it: each member in
     /// `changed` now owns exactly the beacons listed (one no longer listed belongs to no one), and the `removed` are
-    /// forgotten at once. Costs one pass over the beacons' owner numbers, not a rebuild, so that a chain's stream of
-    /// changes (every visit counted in another store) does not rebuild a directory of 500,000 members each time.
-    /// Returns the stores whose snapshot changed.
+    /// forgotten at once. A member whose beacons are those they had (a count changed: the usual case in a chain,
+    /// where every visit counted in another store is announced) costs a lookup per beacon; only members who gave up a
+    /// beacon cost a pass over the beacons' owners. Returns the stores whose snapshot changed.
     public mutating func updateDirectory(_ changed: [String: [BeaconKey]], removing removed: Set<String>) -> [Output] {
-        let touched = Set(changed.keys).union(removed).compactMap { memberNumbers[$0] }
-        if !touched.isEmpty {
-            let numbers = Set(touched)
-            let stale = owners.keys.indices.filter { numbers.contains(owners.values[$0]) }.map { owners.keys[$0] }
-            for beacon in stale { owners.remove(beacon) }
+        // Members whose former beacons must be found (and freed) by a pass over the table.
+        var giveUp: Set<Int32> = []
+        var keeps: Set<Int32> = []
+        for id in removed where changed[id] == nil {
+            if let number = memberNumbers[id], beaconCounts[Int(number)] > 0 { giveUp.insert(number) }
+        }
+        for (id, beacons) in changed {
+            guard let number = memberNumbers[id] else { continue }
+            let listed = Set(beacons)
+            let same =
+                listed.count == Int(beaconCounts[Int(number)])
+                && listed.allSatisfy { beacon in owners.position(of: beacon).map { owners.values[$0] == number } ?? false }
+            if same { keeps.insert(number) } else if beaconCounts[Int(number)] > 0 { giveUp.insert(number) }
+        }
+        if !giveUp.isEmpty {
+            let former = owners.keys.indices.filter { giveUp.contains(owners.values[$0]) }.map { owners.keys[$0] }
+            for beacon in former { removeOwner(of: beacon) }
         }
         var changedStores: Set<UInt16> = []
         for id in removed where changed[id] == nil {
@@ -274,13 +291,20 @@ public struct PresenceEngine: Sendable {
         }
         for (id, beacons) in changed {
             let number = memberNumber(for: id)
-            for beacon in beacons {
-                owners.remove(beacon)
+            guard !keeps.contains(number) else { continue }
+            for beacon in Set(beacons) {
+                removeOwner(of: beacon)
                 owners.insert(beacon, number)
+                beaconCounts[Int(number)] += 1
                 guests.remove(beacon)
             }
         }
         return changedStores.sorted().map { .presenceChanged(store: $0) }
+    }
+
+    /// Takes `beacon` from whoever owns it.
+    private mutating func removeOwner(of beacon: BeaconKey) {
+        if let former = owners.remove(beacon) { beaconCounts[Int(former)] -= 1 }
     }
 
     /// Forgets member `id` at once (their number is free again); returns the store they were present in, if any.
@@ -305,6 +329,7 @@ public struct PresenceEngine: Sendable {
             number = Int32(members.count)
             members.append(Person())
             memberQueuedAt.append(.max)
+            beaconCounts.append(0)
             memberIDs.append(id)
         }
         memberNumbers[id] = number
