@@ -16,9 +16,17 @@ struct CoordinatorActions: Sendable {
     var registry = RegistryChanges()
     /// The health report that is due, without the process's memory figure (the shell measures it: `rssBytes`).
     var health: CoordinatorHealth?
+    /// The coordinator's retained status changed (the stores it decides for): publish it on the connection that holds
+    /// the last will.
+    var status: CoordinatorStatus?
+    /// Stores whose lease is now held but which are not decided for yet: load what the registry holds of them
+    /// (`CoordinatorState.TakeOver.read`) and hand it back (`CoordinatorState.tookOver`).
+    var takeOvers: Set<UInt16> = []
 
     /// Whether there is nothing to do.
-    var isEmpty: Bool { publications.isEmpty && snapshots.isEmpty && registry.isEmpty && health == nil }
+    var isEmpty: Bool {
+        publications.isEmpty && snapshots.isEmpty && registry.isEmpty && health == nil && status == nil && takeOvers.isEmpty
+    }
 }
 
 /// One message the coordinator wants published.
@@ -27,4 +35,6 @@ struct Publication: Sendable {
     var payload: [UInt8]
     var qos: MQTTQoS
     var retain: Bool
+    /// The store it was decided for, if any: it is published only while the store's lease is held.
+    var store: UInt16? = nil
 }

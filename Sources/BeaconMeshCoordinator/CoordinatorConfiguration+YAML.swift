@@ -42,6 +42,7 @@ extension CoordinatorConfiguration {
             root, at: "the top level",
             allowed: [
                 "id", "broker", "database", "databasePasswordFile", "presence", "promos", "stores", "members", "topicRoot", "metrics",
+                "lease",
             ])
         var configuration = CoordinatorConfiguration(id: defaultID)
         if let id = top["id"] {
@@ -76,6 +77,19 @@ extension CoordinatorConfiguration {
                 throw reader.error(metrics, "metrics must be HOST:PORT, such as \"127.0.0.1:9464\" (found '\(text)')")
             }
             configuration.metrics = address
+        }
+        if let lease = top["lease"] {
+            let fields = try reader.mapping(lease, at: "lease", allowed: ["ttl"])
+            if let ttl = fields["ttl"] {
+                configuration.lease.ttl = try reader.duration(ttl, at: "lease.ttl")
+                guard configuration.lease.ttl >= .seconds(1), configuration.lease.ttl <= .seconds(600) else {
+                    throw reader.error(ttl, "lease.ttl must be from 1s to 10m, such as 10s")
+                }
+            }
+            guard configuration.sharesRegistry else {
+                throw reader.error(
+                    lease, "lease applies only to a shared PostgreSQL database: with a SQLite file one coordinator serves the stores")
+            }
         }
         if let presence = top["presence"] {
             configuration.presence = try reader.presenceRules(presence, at: "presence", base: configuration.presence)

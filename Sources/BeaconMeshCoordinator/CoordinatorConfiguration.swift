@@ -21,6 +21,8 @@ public struct CoordinatorConfiguration: Sendable, Equatable {
     public var topicRoot = "beaconmesh"
     /// Where to serve Prometheus metrics at `/metrics` (`HOST:PORT`); none when absent.
     public var metrics: ListenAddress?
+    /// How the stores' leases work with a shared PostgreSQL registry (`lease:`).
+    public var lease = Lease()
 
     public init(id: String) {
         self.id = id
@@ -36,6 +38,18 @@ public struct CoordinatorConfiguration: Sendable, Equatable {
         public var cafile: String?
         public init() {}
     }
+
+    /// The stores' leases (`lease: {ttl: 10s}`): with a shared PostgreSQL registry several coordinators may list a
+    /// store, and the one holding its lease decides for it.
+    public struct Lease: Sendable, Equatable {
+        /// How long a store's lease lasts unrenewed: a standby takes a store over within about this after its
+        /// coordinator died or lost the database.
+        public var ttl: Duration = .seconds(10)
+        public init() {}
+    }
+
+    /// Whether the registry is a shared PostgreSQL database (leases, several coordinators) rather than a SQLite file.
+    public var sharesRegistry: Bool { database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") }
 
     /// When promos fire unless a promo says otherwise.
     public struct PromoDefaults: Sendable, Equatable {

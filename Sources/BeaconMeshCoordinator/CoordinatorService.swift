@@ -6,6 +6,7 @@ import BeaconMeshWire
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// The back-office brain: consumes every sighting and node status of its stores, runs the presence engine, and
 /// publishes events, promos, offers and the retained presence snapshots.
@@ -18,11 +19,17 @@ import ServiceLifecycle
 /// command; with a shared PostgreSQL registry the other stores' coordinators) are read by a third task, outside the
 /// decisions, as the registry's change feed reports them.
 ///
+/// With a shared PostgreSQL registry it decides only for the stores whose lease it holds (`LeaseKeeper` claims and
+/// renews them; the decisions' `LeaseBook` says, by the monotonic clock, until when each may be decided for, and
+/// anything decided for a store is published only until then). It stands by for the others, and takes a store over
+/// when it gains its lease, continuing it from the registry as a restart would.
+///
 /// It talks to the broker over two connections (`Connections`): the session connection receives and acknowledges
 /// the sighting stream, the publishing connection sends what the coordinator says, each tuned for its direction.
 public final class CoordinatorService: Service {
     private let configuration: CoordinatorConfiguration
     private let registry: any MemberRegistry
+    private let leases: (any StoreLeases)?
     private let session: any MQTTClientProtocol
     private let publisher: any MQTTClientProtocol
     private let clock: any ServiceClock
@@ -45,12 +52,14 @@ public final class CoordinatorService: Service {
     static let registryPollInterval: Duration = .seconds(2)
 
     /// A coordinator that publishes its health every `healthInterval` (the contract's default: 30 s), with clients
-    /// made from `mqttConfigurations(for:)`, reading the time and waiting on `clock`.
+    /// made from `mqttConfigurations(for:)`, reading the time and waiting on `clock`. With `leases` (a shared
+    /// PostgreSQL registry's) it decides for the stores whose lease it holds; without, for all its stores.
     public init(
-        configuration: CoordinatorConfiguration, registry: any MemberRegistry, session: any MQTTClientProtocol,
-        publisher: any MQTTClientProtocol, logger: Logger, healthInterval: Duration = .seconds(30),
-        clock: any ServiceClock = WallClock()
+        configuration: CoordinatorConfiguration, registry: any MemberRegistry, leases: (any StoreLeases)? = nil,
+        session: any MQTTClientProtocol, publisher: any MQTTClientProtocol, logger: Logger,
+        healthInterval: Duration = .seconds(30), clock: any ServiceClock = WallClock()
     ) {
+        self.leases = leases
         self.clock = clock
         self.healthInterval = healthInterval
         self.configuration = configuration
@@ -79,7 +88,8 @@ public final class CoordinatorService: Service {
         let topics = Topics(root: configuration.topicRoot)
         let will = MQTTLastWill(
             topic: topics.coordinatorStatus(id: configuration.id),
-            payload: WireCodec.encode(CoordinatorStatus(state: .offline, stores: configuration.storeIDs, startedAt: WallClock.now())),
+            payload: WireCodec.encode(
+                CoordinatorStatus(state: .offline, stores: configuration.storeIDs, active: [], startedAt: WallClock.now())),
             qos: .atLeastOnce, retain: true)
         let broker = configuration.broker
         let connection = BrokerConnection(
@@ -90,9 +100,19 @@ public final class CoordinatorService: Service {
         return Connections(session: session, publisher: publisher)
     }
 
-    /// Hands publications to the client (which queues them; it never blocks on the network).
-    private static func publish(_ publications: [Publication], with client: any MQTTClientProtocol, logger: Logger) {
+    /// Hands publications to the client (which queues them; it never blocks on the network). With `decidingUntil`
+    /// (leases), a publication for a store is dropped once the store's lease may have run out: the last fence between a
+    /// decision and the network, should the process have been paused in between.
+    private static func publish(
+        _ publications: [Publication], with client: any MQTTClientProtocol, logger: Logger,
+        decidingUntil: [UInt16: ContinuousClock.Instant]? = nil
+    ) {
+        let now = decidingUntil == nil ? nil : ContinuousClock.now
         for publication in publications {
+            if let now, let store = publication.store, !(decidingUntil?[store].map { now < $0 } ?? false) {
+                logger.warning("not published: the store's lease ran out", metadata: ["topic": "\(publication.topic)"])
+                continue
+            }
             do {
                 try client.publish(
                     topic: publication.topic, payload: publication.payload, qos: publication.qos,
@@ -114,7 +134,7 @@ public final class CoordinatorService: Service {
         let start = try CoordinatorState.Start.read(from: registry, stores: Set(configuration.storeIDs), at: startedAt)
         let state = CoordinatorState(
             configuration: configuration, start: start, logger: logger, topics: topics,
-            startedAt: startedAt, healthInterval: healthInterval)
+            startedAt: startedAt, healthInterval: healthInterval, leaseTTL: leases == nil ? nil : configuration.lease.ttl)
         let writer = RegistryWriter(registry: registry, stores: Set(configuration.storeIDs), logger: logger, clock: { clock.now() })
         let sessionEvents = session.connectionEvents()
         try publisher.start()
@@ -127,9 +147,10 @@ public final class CoordinatorService: Service {
         }
         // On the connection that holds the last will: should the broker still hold our previous session, taking it
         // over publishes its will first, and this comes after.
-        let online = CoordinatorStatus(state: .online, stores: configuration.storeIDs, startedAt: startedAt)
-        let onlinePayload = WireCodec.encode(online)
-        try session.publish(topic: topics.coordinatorStatus(id: configuration.id), payload: onlinePayload, qos: .atLeastOnce, retain: true)
+        let onlinePayload = LatestStatus(WireCodec.encode(state.status))
+        try session.publish(
+            topic: topics.coordinatorStatus(id: configuration.id), payload: onlinePayload.payload, qos: .atLeastOnce,
+            retain: true)
         let workers = CoordinatorService.decodingWorkers()
         logger.info(
             "coordinator running",
@@ -143,6 +164,13 @@ public final class CoordinatorService: Service {
         // locked; it publishes what it decides in order, hands registry changes to the writer's thread and
         // snapshots to a task of their own (a big store's snapshot takes a while to encode).
         let inbox = DecisionInbox(capacity: 2 * workers)
+        let keeper = leases.map { [registry = self.registry, logger = self.logger, configuration] leases in
+            LeaseKeeper(
+                leases: leases, registry: registry, stores: configuration.storeIDs, holder: configuration.id,
+                ttl: configuration.lease.ttl, renewInterval: LeaseBook(ttl: configuration.lease.ttl).renewInterval,
+                inbox: inbox, logger: logger, clock: { clock.now() })
+        }
+        keeper?.start()
         let snapshots = SnapshotMailbox()
         let messages = session.messages
         let publisher = self.publisher
@@ -165,7 +193,8 @@ public final class CoordinatorService: Service {
                         guard connections > 1 else { continue }
                         logger.notice("reconnected to the broker; status online again")
                         do {
-                            try session.publish(topic: statusTopic, payload: onlinePayload, qos: .atLeastOnce, retain: true)
+                            try session.publish(
+                                topic: statusTopic, payload: onlinePayload.payload, qos: .atLeastOnce, retain: true)
                         } catch {
                             logger.warning("could not publish", metadata: ["topic": "\(statusTopic)", "error": "\(error)"])
                         }
@@ -186,6 +215,8 @@ public final class CoordinatorService: Service {
                     // threads for long while the decisions or the decoding wait for one (event latency).
                     while let due = await snapshots.next() {
                         for source in due {
+                            // Made while the store was decided for: not published once its lease may have run out.
+                            if let until = source.decidingUntil, ContinuousClock.now >= until { continue }
                             CoordinatorService.publish(
                                 [
                                     Publication(
@@ -215,8 +246,15 @@ public final class CoordinatorService: Service {
 
                 // The decisions, one item at a time, until shutdown cancels this task.
                 var state = state
+                let parts = Performing(
+                    publisher: publisher, session: session, writer: writer, snapshots: snapshots, keeper: keeper,
+                    leaseHolder: keeper == nil ? nil : coordinatorID,
+                    healthTopic: healthTopic, statusTopic: statusTopic, status: onlinePayload, logger: logger)
                 while let item = await inbox.next() {
                     let now = clock.now()
+                    if let fenced = state.checkLeases(at: .now) {
+                        CoordinatorService.perform(fenced, decidingUntil: state.decidingUntil, with: parts)
+                    }
                     let actions: CoordinatorActions
                     switch item {
                     case .inputs(let inputs):
@@ -233,10 +271,12 @@ public final class CoordinatorService: Service {
                         }
                     case .membersChanged(let changes):
                         actions = state.membersChanged(changes, at: now)
+                    case .leasesRenewed(let held, let sentAt):
+                        actions = state.leasesRenewed(held, sentAt: sentAt, at: now, instant: .now)
+                    case .tookOver(let stores, let loaded):
+                        actions = state.tookOver(stores, loaded: loaded, at: now, instant: .now)
                     }
-                    CoordinatorService.perform(
-                        actions, publisher: publisher, writer: writer, snapshots: snapshots,
-                        healthTopic: healthTopic, logger: logger)
+                    CoordinatorService.perform(actions, decidingUntil: state.decidingUntil, with: parts)
                 }
                 inbox.close()
                 snapshots.close()
@@ -245,10 +285,14 @@ public final class CoordinatorService: Service {
             }
         }
         var stopping = finalState
-        writer.enqueue(stopping.saveVisits().registry)
+        var lastChanges = stopping.saveVisits().registry
+        lastChanges.decidedBy = keeper == nil ? nil : configuration.id
+        writer.enqueue(lastChanges)
         await writer.close(timeout: .seconds(5))
+        // The visits are saved: a standby may take the stores over now rather than after the ttl.
+        keeper?.stop(release: true)
         await publisher.disconnect(timeout: .seconds(5))
-        let offline = CoordinatorStatus(state: .offline, stores: configuration.storeIDs, startedAt: startedAt)
+        let offline = CoordinatorStatus(state: .offline, stores: configuration.storeIDs, active: [], startedAt: startedAt)
         await session.disconnect(
             timeout: .seconds(5),
             finalMessage: MQTTMessage(
@@ -257,21 +301,59 @@ public final class CoordinatorService: Service {
         logger.info("coordinator stopped")
     }
 
-    /// Performs what the decisions returned: publications in order, registry changes to the writer, snapshots to
-    /// their task, the health report with this process's memory.
+    /// What performing the decisions' actions uses.
+    private struct Performing: Sendable {
+        let publisher: any MQTTClientProtocol
+        let session: any MQTTClientProtocol
+        let writer: RegistryWriter
+        let snapshots: SnapshotMailbox
+        let keeper: LeaseKeeper?
+        /// With leases, this coordinator's id: the registry writes its visit rows only for stores no other holds.
+        let leaseHolder: String?
+        let healthTopic: String
+        let statusTopic: String
+        /// The retained status as last published (said again at every reconnection).
+        let status: LatestStatus
+        let logger: Logger
+    }
+
+    /// Performs what the decisions returned: publications in order (only while their store's lease holds: until
+    /// `decidingUntil`, the decisions' fence), registry changes to the writer, snapshots to their task, the health report with this process's memory,
+    /// a changed status (retained, on the session connection that holds the last will), take-overs to the keeper.
     private static func perform(
-        _ actions: CoordinatorActions, publisher: any MQTTClientProtocol, writer: RegistryWriter,
-        snapshots: SnapshotMailbox, healthTopic: String, logger: Logger
+        _ actions: CoordinatorActions, decidingUntil: [UInt16: ContinuousClock.Instant]?, with parts: Performing
     ) {
-        publish(actions.publications, with: publisher, logger: logger)
-        if !actions.registry.isEmpty { writer.enqueue(actions.registry) }
-        snapshots.put(actions.snapshots)
+        publish(actions.publications, with: parts.publisher, logger: parts.logger, decidingUntil: decidingUntil)
+        if !actions.registry.isEmpty {
+            var changes = actions.registry
+            changes.decidedBy = parts.leaseHolder
+            parts.writer.enqueue(changes)
+        }
+        if decidingUntil == nil {
+            parts.snapshots.put(actions.snapshots)
+        } else {
+            parts.snapshots.put(
+                actions.snapshots.map { source in
+                    var source = source
+                    source.decidingUntil = decidingUntil?[source.store.id] ?? .now
+                    return source
+                })
+        }
         if var health = actions.health {
             health.rssBytes = ProcessMemory.residentBytes()
             publish(
-                [Publication(topic: healthTopic, payload: WireCodec.encode(health), qos: .atMostOnce, retain: false)],
-                with: publisher, logger: logger)
+                [Publication(topic: parts.healthTopic, payload: WireCodec.encode(health), qos: .atMostOnce, retain: false)],
+                with: parts.publisher, logger: parts.logger)
         }
+        if let status = actions.status {
+            let payload = WireCodec.encode(status)
+            parts.status.payload = payload
+            parts.logger.info("status", metadata: ["active": "\(status.active.map(String.init).joined(separator: ","))"])
+            publish(
+                [Publication(topic: parts.statusTopic, payload: payload, qos: .atLeastOnce, retain: true)], with: parts.session,
+                logger: parts.logger)
+        }
+        if !actions.takeOvers.isEmpty { parts.keeper?.load(actions.takeOvers) }
     }
 
     /// Reads the session's messages a chunk at a time (what waits, up to `decodingChunk`), decodes up to `workers`
@@ -303,5 +385,19 @@ public final class CoordinatorService: Service {
     /// How many chunks are decoded at once: the cores this process may run on.
     static func decodingWorkers() -> Int {
         max(1, ProcessInfo.processInfo.activeProcessorCount)
+    }
+}
+
+/// The coordinator's retained status as last published, said again at every reconnection of the session.
+private final class LatestStatus: Sendable {
+    private let bytes: Mutex<[UInt8]>
+
+    init(_ payload: [UInt8]) {
+        bytes = Mutex(payload)
+    }
+
+    var payload: [UInt8] {
+        get { bytes.withLock { $0 } }
+        set { bytes.withLock { $0 = newValue } }
     }
 }

@@ -11,6 +11,11 @@ import Logging
 /// A state machine in the manner of STYLE example 5: it holds the presence engine and what turns the engine's outputs
 /// into the contract's events, and does no I/O — it neither reads the clock, nor decodes, publishes or touches the
 /// database. `CoordinatorService` feeds it in arrival order and performs what it returns.
+///
+/// With a shared PostgreSQL registry it decides only for the stores whose lease it holds (`active`), as its
+/// `LeaseBook` says at the monotonic time it is given; for the others it stands by: their sightings keep its engine
+/// warm, and nothing of theirs is published or written. A store's lease gained makes it take the store over from
+/// what the registry holds (`TakeOver`); a lease that runs out makes it stand by at once.
 struct CoordinatorState {
     let configuration: CoordinatorConfiguration
     let logger: Logger
@@ -43,6 +48,19 @@ struct CoordinatorState {
     /// The Prometheus series (recorded through swift-metrics), and when they last followed the health figures.
     private var metrics = CoordinatorMetrics()
     private var metricsUpdatedAt: Timestamp?
+    /// The stores' leases; `nil`: every store is held for good (a SQLite registry has one coordinator).
+    private var leases: LeaseBook?
+    /// The stores it decides for now.
+    private(set) var active: Set<UInt16>
+    /// Since when it has decided for each active store (without leases: since it started).
+    private var activeSince: [UInt16: Timestamp] = [:]
+    /// Stores whose take-over the shell is loading.
+    private var loading: Set<UInt16> = []
+    /// Check-in requests for stores it stands by for, kept `standbyCheckinMemory`: those the previous holder did not
+    /// handle (it died before) are handled at the take-over.
+    private var standbyCheckins: [(request: CheckinRequest, store: UInt16, at: Timestamp)] = []
+    /// How long check-in requests for a store stood by for are kept.
+    static let standbyCheckinMemory: Duration = .seconds(30)
 
     /// What the state starts from, as the registry held it at start.
     struct Start: Sendable {
@@ -61,17 +79,26 @@ struct CoordinatorState {
         }
     }
 
-    /// A state that starts from `start` at `startedAt`; its event ids begin with `eventPrefix`.
+    /// A state that starts from `start` at `startedAt`; its event ids begin with `eventPrefix` (by default the
+    /// coordinator's id, `/`, and a random part new at every start, so that an event names who published it).
+    /// With `leaseTTL` it decides for no store until it holds the store's lease; without, for every store.
     init(
         configuration: CoordinatorConfiguration, start: Start, logger: Logger, topics: Topics, startedAt: Timestamp,
-        healthInterval: Duration, eventPrefix: String = RandomID.make(hexDigits: 8)
+        healthInterval: Duration, eventPrefix: String? = nil, leaseTTL: Duration? = nil
     ) {
         self.healthInterval = healthInterval
         self.configuration = configuration
         self.logger = logger
         self.topics = topics
         self.startedAt = startedAt
-        self.eventPrefix = eventPrefix
+        self.eventPrefix = eventPrefix ?? (configuration.id + "/" + RandomID.make(hexDigits: 8))
+        if let leaseTTL {
+            leases = LeaseBook(ttl: leaseTTL)
+            active = []
+        } else {
+            active = Set(configuration.storeIDs)
+            for store in active { activeSince[store] = startedAt }
+        }
         promoStores = Set(configuration.stores.filter { $0.departments.contains { $0.promo != nil } }.map(\.id))
         var stores: [UInt16: [DepartmentLayout]] = [:]
         for store in configuration.stores {
@@ -134,7 +161,11 @@ struct CoordinatorState {
             }
             apply(outputs, at: now)
         case .checkin(let request, let store):
-            checkIn(request, store: store, at: now)
+            if active.contains(store) {
+                checkIn(request, store: store, at: now)
+            } else {
+                standbyCheckins.append((request, store, now))
+            }
         case .nodeStatus(let node, let status, let retained):
             let boot = status.boot.isEmpty ? nil : status.boot
             if retained {
@@ -155,10 +186,16 @@ struct CoordinatorState {
     mutating func tick(at now: Timestamp, database: RegistryWriter.Status = .init(queued: 0)) -> CoordinatorActions {
         self.database = database
         apply(engine.tick(at: now), at: now)
-        for member in engine.expireVisits(at: now) { actions.registry.endVisit(of: member) }
+        for (member, store) in engine.expireVisitsByStore(at: now) where active.contains(store) {
+            actions.registry.endVisit(of: member)
+        }
         pruneCheckins(at: now)
+        if let oldest = standbyCheckins.first, now - oldest.at > Self.standbyCheckinMemory {
+            standbyCheckins.removeAll { now - $0.at > Self.standbyCheckinMemory }
+        }
         let snapshotStores = storesDueForSnapshot(at: now)
-        firePromos(promoStores.isEmpty ? [:] : engine.presentMembersByStore(in: promoStores), at: now)
+        let promoting = leases == nil ? promoStores : promoStores.intersection(active)
+        firePromos(promoting.isEmpty ? [:] : engine.presentMembersByStore(in: promoting), at: now)
         // Unsorted: the snapshot's task sorts its members, so a tick (which messages wait for) does not.
         let present = snapshotStores.isEmpty ? [:] : engine.presentMembersByStore(in: snapshotStores, sorted: false)
         publishSnapshots(of: snapshotStores, present: present, at: now)
@@ -176,10 +213,114 @@ struct CoordinatorState {
         return takeActions()
     }
 
+    // MARK: Leases
+
+    /// The coordinator's retained status: its stores, and those it decides for now.
+    var status: CoordinatorStatus {
+        CoordinatorStatus(state: .online, stores: configuration.storeIDs, active: active.sorted(), startedAt: startedAt)
+    }
+
+    /// Until when (monotonic) each store it decides for may still be decided for; `nil` without leases.
+    var decidingUntil: [UInt16: ContinuousClock.Instant]? { leases?.validUntil }
+
+    /// What the registry holds of stores being taken over, read by the shell when `CoordinatorActions.takeOvers`
+    /// asks: their saved visits, the promo history and the check-in requests handled lately.
+    struct TakeOver: Sendable {
+        var stores: Set<UInt16>
+        var visits: [PresenceEngine.Visit]
+        var promoFires: [String: [String: Timestamp]]
+        var handledCheckins: Set<String>
+
+        /// Reads what taking `stores` over needs out of `registry` (at `now`).
+        static func read(stores: Set<UInt16>, from registry: any MemberRegistry, at now: Timestamp) throws -> TakeOver {
+            TakeOver(
+                stores: stores, visits: try registry.loadVisits(stores: stores), promoFires: try registry.promoFires(),
+                handledCheckins: try registry.checkinRequests(since: now - CoordinatorState.checkinMemory))
+        }
+    }
+
+    /// Takes the answer to a lease renewal sent at `sentAt` (`held`: the stores the database says it holds, with
+    /// since when and whether to fence), at `now` (`instant` on the monotonic clock): stores no longer held are stood by for; stores newly
+    /// held are to be taken over (`takeOvers`: the shell loads them).
+    mutating func leasesRenewed(
+        _ held: [UInt16: LeaseGrant], sentAt: ContinuousClock.Instant, at now: Timestamp, instant: ContinuousClock.Instant
+    ) -> CoordinatorActions {
+        guard var book = leases else { return takeActions() }
+        book.renewed(held, sentAt: sentAt)
+        leases = book
+        for (store, grant) in held where active.contains(store) { activeSince[store] = grant.since }
+        standDown(at: instant)
+        let wanted = book.held(at: instant).subtracting(active).subtracting(loading)
+        if !wanted.isEmpty {
+            loading.formUnion(wanted)
+            actions.takeOvers = wanted
+        }
+        return takeActions()
+    }
+
+    /// Fencing, before anything is decided at `instant` (monotonic): the stores whose lease may have run out are stood
+    /// by for at once, whether or not a renewal came (the database may be away, the process may have been paused).
+    mutating func checkLeases(at instant: ContinuousClock.Instant) -> CoordinatorActions? {
+        guard let next = leases?.nextExpiry, next <= instant else { return nil }
+        standDown(at: instant)
+        return takeActions()
+    }
+
+    private mutating func standDown(at instant: ContinuousClock.Instant) {
+        guard var book = leases else { return }
+        _ = book.expire(at: instant)
+        leases = book
+        let lost = active.filter { !book.holds($0, at: instant) }
+        guard !lost.isEmpty else { return }
+        for store in lost.sorted() {
+            active.remove(store)
+            activeSince[store] = nil
+            logger.warning("lease lost: standing by", metadata: ["store": "\(store)"])
+        }
+        actions.status = status
+    }
+
+    /// Takes over the stores the shell loaded (`loaded`; `nil`: reading them failed, they are asked for again at the
+    /// next renewal) at `now` (`instant` on the monotonic clock), if their lease is still held: the store continues as a
+    /// restart continues it — the registry's visits (with what this standby heard since), promo history and handled
+    /// check-ins — and the check-in requests that came while nobody decided are handled now.
+    mutating func tookOver(
+        _ stores: Set<UInt16>, loaded: TakeOver?, at now: Timestamp, instant: ContinuousClock.Instant
+    ) -> CoordinatorActions {
+        loading.subtract(stores)
+        guard let loaded, let book = leases else { return takeActions() }
+        for (member, promos) in loaded.promoFires where profiles[member] != nil {
+            for (promo, time) in promos where (promoFires[member]?[promo]).map({ $0 < time }) ?? true {
+                promoFires[member, default: [:]][promo] = time
+            }
+        }
+        for id in loaded.handledCheckins where handledCheckins[id] == nil { handledCheckins[id] = now }
+        var taken: Set<UInt16> = []
+        for store in loaded.stores.sorted() where book.holds(store, at: instant) && !active.contains(store) {
+            engine.takeOver(store: store, visits: loaded.visits.filter { $0.store == store })
+            active.insert(store)
+            activeSince[store] = book.since[store] ?? now
+            dirtyStores.insert(store)
+            lastSnapshot[store] = nil
+            taken.insert(store)
+            logger.notice("lease taken: deciding", metadata: ["store": "\(store)"])
+        }
+        guard !taken.isEmpty else { return takeActions() }
+        actions.status = status
+        let waiting = standbyCheckins
+        standbyCheckins.removeAll { taken.contains($0.store) }
+        for (request, store, at) in waiting where taken.contains(store) && now - at <= Self.standbyCheckinMemory {
+            checkIn(request, store: store, at: now)
+        }
+        return takeActions()
+    }
+
     // MARK: Engine outputs
 
     private mutating func apply(_ outputs: [PresenceEngine.Output], at now: Timestamp) {
         for output in outputs {
+            // A store stood by for: the engine stays warm, and nothing of it is published, counted or written.
+            if leases != nil, let store = output.store, !active.contains(store) { continue }
             switch output {
             case .arrived(let member, let store, let department, let at, let evidence):
                 guard let (profile, visit) = countVisit(member: member, at: at) else { continue }
@@ -239,7 +380,8 @@ struct CoordinatorState {
         eventsPublished += 1
         metrics.countEvent(type: event.type)
         let payload = WireCodec.encode(event)
-        actions.publications.append(Publication(topic: topics.events(store: store), payload: payload, qos: .atLeastOnce, retain: false))
+        actions.publications.append(
+            Publication(topic: topics.events(store: store), payload: payload, qos: .atLeastOnce, retain: false, store: store))
         logger.info("event", metadata: ["type": "\(event.type)", "store": "\(store)", "member": "\(event.member?.id ?? "-")"])
         return payload
     }
@@ -277,7 +419,8 @@ struct CoordinatorState {
                 request: request.id, checkins: profile.checkins, verified: false),
             store: storeID, at: now)
         actions.publications.append(
-            Publication(topic: topics.checkins(member: profile.id), payload: event, qos: .atLeastOnce, retain: false))
+            Publication(
+                topic: topics.checkins(member: profile.id), payload: event, qos: .atLeastOnce, retain: false, store: storeID))
     }
 
     /// Forgets handled check-in requests older than `checkinMemory`, once an hour.
@@ -319,7 +462,7 @@ struct CoordinatorState {
                 actions.publications.append(
                     Publication(
                         topic: topics.offers(member: visit.member), payload: WireCodec.encode(offer),
-                        qos: .atLeastOnce, retain: false))
+                        qos: .atLeastOnce, retain: false, store: store.id))
             }
         }
     }
@@ -330,7 +473,7 @@ struct CoordinatorState {
     /// others every `snapshotRefreshInterval`; the longest waiting first, no more than a fair share per tick.
     private func storesDueForSnapshot(at now: Timestamp) -> Set<UInt16> {
         var due: [(store: UInt16, last: Timestamp?)] = []
-        for store in configuration.storeIDs {
+        for store in configuration.storeIDs where active.contains(store) {
             let last = lastSnapshot[store]
             guard let last else {
                 due.append((store, nil))
@@ -389,13 +532,17 @@ struct CoordinatorState {
             database: .init(
                 failing: database.failure != nil, queued: database.queued, error: database.failure,
                 since: database.failingSince),
-            rangingReports: counters.rangingReports)
+            rangingReports: counters.rangingReports,
+            leases: active.sorted().map { store in
+                let since = activeSince[store] ?? startedAt
+                return .init(store: store, since: since, heldSeconds: max(0, (now - since).wholeMilliseconds / 1000))
+            })
         actions.health = health
     }
 
     /// Saves every visit the engine holds (open and recently left), with their latest last-seen times (at a stop).
     mutating func saveVisits() -> CoordinatorActions {
-        for visit in engine.visits { actions.registry.save(visit) }
+        for visit in engine.visits where active.contains(visit.store) { actions.registry.save(visit) }
         return takeActions()
     }
 
@@ -409,7 +556,7 @@ struct CoordinatorState {
         let end = min(slots, visitSaveCursor + (slots + ticks - 1) / ticks)
         let visits = engine.visits(inSlots: visitSaveCursor..<end)
         visitSaveCursor = end
-        for visit in visits { actions.registry.save(visit) }
+        for visit in visits where active.contains(visit.store) { actions.registry.save(visit) }
     }
 
     /// Takes members as others left them (read by the caller outside the decisions): the `members` command, and with
@@ -456,6 +603,8 @@ struct SnapshotSource: Sendable {
     let guests: [UInt16: Int]
     let nodes: [PresenceSnapshot.NodeState]
     let at: Timestamp
+    /// With leases: until when (monotonic) the store may be decided for; the snapshot is not published after.
+    var decidingUntil: ContinuousClock.Instant? = nil
 
     /// How many bytes of member photos one snapshot carries at most.
     static let photoBudget = 128 * 1024
@@ -489,5 +638,20 @@ struct SnapshotSource: Sendable {
             occupancy[department, default: .init(members: 0, guests: 0)].guests += guests
         }
         return PresenceSnapshot(store: store.id, name: store.name, updatedAt: at, members: members, occupancy: occupancy, nodes: nodes)
+    }
+}
+
+extension PresenceEngine.Output {
+    /// The store the output is about, if any.
+    fileprivate var store: UInt16? {
+        switch self {
+        case .arrived(_, let store, _, _, _), .resumed(_, let store, _, _), .moved(_, let store, _, _, _, _),
+            .left(_, let store, _, _, _), .presenceChanged(let store):
+            return store
+        case .node(let node, _, _):
+            return node.store
+        case .visitChanged(let visit):
+            return visit.store
+        }
     }
 }

@@ -1,11 +1,14 @@
+import BeaconMeshCore
 import BeaconMeshRegistry
 import Synchronization
 
-/// What the coordinator's decision loop takes next: decoded messages in arrival order, ticks, registry changes.
+/// What the coordinator's decision loop takes next: decoded messages in arrival order, ticks, registry changes, lease
+/// renewals and take-overs.
 ///
 /// Message chunks are bounded (`push` waits while `capacity` chunks wait, so a backlog stays in the MQTT inbox and
-/// the broker, not here); ticks and registry changes are coalesced (a tick requested twice before it is taken is
-/// one tick, a member's newer read replaces an older one), so they need no bound. One consumer, one chunk producer.
+/// the broker, not here); ticks, member changes and lease renewals are coalesced (a tick requested twice before it
+/// is taken is one tick, a member's newer read or a newer renewal replaces an older one), and take-overs are one per
+/// store at most (the decisions ask once), so they need no bound. One consumer, one chunk producer.
 final class DecisionInbox: Sendable {
     /// One thing to decide.
     enum Item: Sendable {
@@ -15,6 +18,10 @@ final class DecisionInbox: Sendable {
         case tick
         /// Members as others (the `members` command, other coordinators) left them.
         case membersChanged(MemberChanges)
+        /// A lease renewal's answer: the stores held, with since when, and when (monotonic) it was sent.
+        case leasesRenewed([UInt16: LeaseGrant], sentAt: ContinuousClock.Instant)
+        /// What the registry holds of stores being taken over (`nil`: it could not be read).
+        case tookOver(Set<UInt16>, CoordinatorState.TakeOver?)
     }
 
     private struct State: ~Copyable {
@@ -23,14 +30,25 @@ final class DecisionInbox: Sendable {
         var tickDue = false
         /// Member changes, merged while they wait.
         var memberChanges = MemberChanges()
+        var renewal: (held: [UInt16: LeaseGrant], sentAt: ContinuousClock.Instant)?
+        var takeOvers: [(stores: Set<UInt16>, loaded: CoordinatorState.TakeOver?)] = []
         var consumer: CheckedContinuation<Item?, Never>?
         var producer: CheckedContinuation<Void, Never>?
         var closed = false
 
         var waitingChunks: Int { chunks.count - head }
 
-        /// The next item by priority: registry changes, then a tick, then the oldest chunk.
+        /// The next item by priority: lease renewals and take-overs (fencing and hand-over wait for nothing), registry
+        /// changes, then a tick, then the oldest chunk.
         mutating func take() -> Item? {
+            if let renewal {
+                self.renewal = nil
+                return .leasesRenewed(renewal.held, sentAt: renewal.sentAt)
+            }
+            if !takeOvers.isEmpty {
+                let first = takeOvers.removeFirst()
+                return .tookOver(first.stores, first.loaded)
+            }
             if !memberChanges.isEmpty {
                 defer { memberChanges = MemberChanges() }
                 return .membersChanged(memberChanges)
@@ -105,6 +123,16 @@ final class DecisionInbox: Sendable {
     /// Asks for a tick (one tick however often asked before it is taken).
     func requestTick() {
         deliver { $0.tickDue = true }
+    }
+
+    /// Hands over a lease renewal's answer (replacing an older one not yet taken).
+    func leasesRenewed(_ held: [UInt16: LeaseGrant], sentAt: ContinuousClock.Instant) {
+        deliver { $0.renewal = (held, sentAt) }
+    }
+
+    /// Hands over what a take-over of `stores` loaded.
+    func tookOver(_ stores: Set<UInt16>, _ loaded: CoordinatorState.TakeOver?) {
+        deliver { $0.takeOvers.append((stores, loaded)) }
     }
 
     /// Hands over members as last read (merged over changes not yet taken).

@@ -101,11 +101,28 @@ public struct ChainBoard: Sendable {
     /// The stores in number order.
     public var storesInOrder: [StoreBoard] { stores.keys.sorted().compactMap { stores[$0] } }
 
-    /// The coordinator that serves `store` (the first by id that lists it), with its id.
+    /// The coordinator that serves `store`, with its id: the online one that decides for it (holds its lease: its
+    /// `active` lists it); when none does, the first by id that lists it (a standby, or one that is offline).
     public func coordinator(of store: UInt16) -> (id: String, status: CoordinatorStatus)? {
+        holder(of: store)
+            ?? coordinators.keys.sorted().lazy.compactMap { id in
+                self.coordinators[id].flatMap { $0.stores.contains(store) ? (id, $0) : nil }
+            }.first
+    }
+
+    /// The online coordinator that decides for `store` now (its `active` lists it), with its id; `nil`: no coordinator
+    /// holds the store, so nobody is greeted there.
+    public func holder(of store: UInt16) -> (id: String, status: CoordinatorStatus)? {
         coordinators.keys.sorted().lazy.compactMap { id in
-            self.coordinators[id].flatMap { $0.stores.contains(store) ? (id, $0) : nil }
+            self.coordinators[id].flatMap { $0.state == .online && $0.active.contains(store) ? (id, $0) : nil }
         }.first
+    }
+
+    /// The ids of the online coordinators that list `store` but do not decide for it: they stand by to take it over.
+    public func standbys(of store: UInt16) -> [String] {
+        coordinators.keys.sorted().filter { id in
+            coordinators[id].map { $0.state == .online && $0.stores.contains(store) && !$0.active.contains(store) } ?? false
+        }
     }
 
     /// The board of `store`; for a store not heard yet, an empty one that shares the chain's broker link.

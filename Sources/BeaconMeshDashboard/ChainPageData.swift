@@ -2,7 +2,8 @@ import BeaconMeshCore
 import BeaconMeshWire
 
 /// What the chain overview receives in each server-sent event: every store heard with its headcount, departments,
-/// nodes and coordinator, and whether it needs attention (quiet, nodes offline, coordinator offline or unknown).
+/// nodes, the coordinator that decides for it and those standing by, and whether it needs attention (quiet, nodes
+/// offline, coordinator offline or unknown, no coordinator holding it).
 ///
 /// Only the stores in `stores` are in it: totals count only them, and a coordinator is listed only with those of its
 /// stores, and only when it serves one of them, so a signed-in user learns nothing of another store.
@@ -19,7 +20,8 @@ public enum ChainPageData {
             let coordinator = board.coordinator(of: store.store)
             let quiet = store.isQuiet(at: now)
             let coordinatorDown = coordinator?.status.state != .online
-            let attention = quiet || offline > 0 || coordinatorDown
+            let held = board.holder(of: store.store) != nil
+            let attention = quiet || offline > 0 || coordinatorDown || !held
             totalMembers += headcount.members
             totalGuests += headcount.guests
             totalOffline += offline
@@ -47,6 +49,8 @@ public enum ChainPageData {
                             })
                     ),
                     ("coordinator", CoordinatorData.json(coordinator)),
+                    ("held", .bool(held)),
+                    ("standby", .array(board.standbys(of: store.store).map { .string($0) })),
                     ("lastHeard", store.lastHeard.map { .int($0.milliseconds) } ?? .null),
                     ("quiet", .bool(quiet)),
                     ("attention", .bool(attention)),
@@ -57,7 +61,9 @@ public enum ChainPageData {
             if served.isEmpty && visible != .all { return nil }
             return .object([
                 ("id", .string(id)), ("state", .string(status.state.rawValue)),
-                ("stores", .array(served.map { .int(Int64($0)) })), ("startedAt", .int(status.startedAt.milliseconds)),
+                ("stores", .array(served.map { .int(Int64($0)) })),
+                ("active", .array(status.active.filter { visible.allows($0) }.map { .int(Int64($0)) })),
+                ("startedAt", .int(status.startedAt.milliseconds)),
             ])
         }
         let stale = board.isLinkLost

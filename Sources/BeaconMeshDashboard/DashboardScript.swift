@@ -209,13 +209,15 @@ public enum DashboardScript {
             meta.appendChild(make('span', 'nodes-offline' + (store.nodesOffline ? ' offline' : ''), store.nodesOffline + ' offline'));
             meta.appendChild(document.createTextNode(' · coordinator '));
             meta.appendChild(make('span', 'coordinator' + (store.coordinator && store.coordinator.state === 'online' ? '' : ' offline'),
-              store.coordinator ? store.coordinator.id + ' ' + store.coordinator.state : 'unknown'));
+              store.coordinator ? store.coordinator.id + ' ' + (store.held ? 'serving' : store.coordinator.state) : 'unknown'));
+            if (store.standby.length) meta.appendChild(make('span', 'standby', ' · standing by: ' + store.standby.join(', ')));
             card.appendChild(meta);
             var problems = [];
             if (store.quiet) problems.push(store.lastHeard ? 'quiet for ' + duration(serverNow() - store.lastHeard) : 'never heard');
             if (store.nodesOffline) problems.push('offline: ' + store.offlineNodes.join(', '));
             if (!store.coordinator) problems.push('no coordinator serves it');
             else if (store.coordinator.state !== 'online') problems.push('coordinator offline');
+            else if (!store.held) problems.push('no coordinator holds it');
             if (problems.length) card.appendChild(make('div', 'problems', '⚠ ' + problems.join(' · ')));
             return card;
           }
@@ -228,7 +230,8 @@ public enum DashboardScript {
             replaceChildren($('stores'), data.stores.map(storeCard));
             $('no-stores').style.display = data.stores.length ? 'none' : '';
             replaceChildren($('coordinators'), data.coordinators.length ? data.coordinators.map(function (c) {
-              return make('li', c.state, c.id + ' — ' + c.state + ' — stores ' + c.stores.join(', ') + ' — since ' + clock(c.startedAt));
+              return make('li', c.state, c.id + ' — ' + c.state + ' — stores ' + c.stores.join(', ') + ' — serving ' +
+                (c.active.length ? c.active.join(', ') : 'none') + ' — since ' + clock(c.startedAt));
             }) : [make('li', 'empty', 'No coordinator heard yet.')]);
           }
 

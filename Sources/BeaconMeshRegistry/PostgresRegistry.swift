@@ -17,9 +17,9 @@ import PostgresNIO
 /// announced on `PostgresSchema.channel` by triggers, whoever made it.
 public final class PostgresRegistry: MemberRegistry {
     let session: PostgresSession
-    private let settings: PostgresSettings
-    private let password: String?
-    private let logger: Logger
+    let settings: PostgresSettings
+    let password: String?
+    let logger: Logger
 
     public var location: String { settings.displayURL }
 
@@ -222,6 +222,9 @@ public final class PostgresRegistry: MemberRegistry {
                 guard fresh > 0 else { return }
             }
             let scope = stores.map { $0.map { Int32($0) } }
+            // Without leases (the `members` command, a coordinator's own tests) no holder is anybody else.
+            let holder = changes.decidedBy ?? ""
+            let fenceVisits = changes.decidedBy != nil
             let saved = changes.visits.values.compactMap { $0 }
             if !saved.isEmpty {
                 let left = NullableColumn(saved.map { $0.leftAt?.milliseconds }, placeholder: 0)
@@ -236,6 +239,7 @@ public final class PostgresRegistry: MemberRegistry {
                         \(left.values)::bigint[], \(left.present)::bool[], \(saved.map(\.proximity.rawValue))::text[])
                         AS v(member, store, arrived_at, department, in_department_since, last_seen, left_at, has_left, proximity)
                     WHERE EXISTS (SELECT 1 FROM member WHERE id = v.member)
+                        AND (NOT \(fenceVisits) OR NOT EXISTS (SELECT 1 FROM store_lease l WHERE l.store = v.store AND l.holder <> \(holder)))
                     ON CONFLICT (member, store) DO UPDATE SET arrived_at = excluded.arrived_at,
                         department = excluded.department, in_department_since = excluded.in_department_since,
                         last_seen = excluded.last_seen, left_at = excluded.left_at, proximity = excluded.proximity
@@ -244,7 +248,10 @@ public final class PostgresRegistry: MemberRegistry {
             let ended = changes.visits.filter { $0.value == nil }.map(\.key)
             if !ended.isEmpty {
                 try statements.execute(
-                    "DELETE FROM visit WHERE member = ANY(\(ended)) AND (\(scope == nil) OR store = ANY(\(scope ?? [])))")
+                    """
+                    DELETE FROM visit v WHERE member = ANY(\(ended)) AND (\(scope == nil) OR store = ANY(\(scope ?? [])))
+                        AND (NOT \(fenceVisits) OR NOT EXISTS (SELECT 1 FROM store_lease l WHERE l.store = v.store AND l.holder <> \(holder)))
+                    """)
             }
             let counts = changes.counts.sorted { $0.key < $1.key }
             if !counts.isEmpty {

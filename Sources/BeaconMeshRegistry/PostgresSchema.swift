@@ -73,7 +73,26 @@ enum PostgresSchema {
                     FOR EACH ROW EXECUTE FUNCTION beaconmesh_notify_member()
                 """,
             ]
-        )
+        ),
+        (
+            2, "store leases",
+            [
+                // One row per store: the coordinator that decides for it, since when, until when unless renewed
+                // (times by the database's clock), and whether it knew of a standby (then it fences, and the lease may
+                // be taken once run out). Version 3 is visit history's.
+                """
+                CREATE TABLE store_lease (
+                    store integer PRIMARY KEY, holder text NOT NULL, since timestamptz NOT NULL,
+                    expires_at timestamptz NOT NULL, fenced boolean NOT NULL)
+                """,
+                // Every coordinator listing a store, as of its last claim: the holder's standbys.
+                """
+                CREATE TABLE lease_candidate (
+                    store integer NOT NULL, coordinator text NOT NULL, seen_at timestamptz NOT NULL,
+                    PRIMARY KEY (store, coordinator))
+                """,
+            ]
+        ),
     ]
 
     /// Brings the schema up to date; returns the versions it applied.

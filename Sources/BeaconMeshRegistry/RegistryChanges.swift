@@ -23,6 +23,11 @@ public struct RegistryChanges: Sendable {
     public internal(set) var forgetCheckinRequestsBefore: Timestamp?
     /// Registry events published: their rows leave the outbox.
     public internal(set) var publishedRegistryEvents: Set<Int64> = []
+    /// The coordinator that decided these changes, if it shares its stores through leases: its visit rows (saved or
+    /// ended) are written only for stores whose lease no other coordinator holds, so that a coordinator whose writes
+    /// waited out a database outage never overwrites what the store's new holder saved meanwhile. Counts, promo
+    /// firings and check-ins are always written: they are what was announced.
+    public var decidedBy: String?
 
     /// A promo firing, as the registry keeps it.
     public struct PromoFire: Hashable, Sendable {
@@ -84,5 +89,6 @@ public struct RegistryChanges: Sendable {
         checkinRequests.merge(later.checkinRequests) { _, new in new }
         if let before = later.forgetCheckinRequestsBefore { forgetCheckinRequests(before: before) }
         publishedRegistryEvents.formUnion(later.publishedRegistryEvents)
+        decidedBy = later.decidedBy ?? decidedBy
     }
 }

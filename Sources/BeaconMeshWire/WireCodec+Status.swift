@@ -56,6 +56,8 @@ extension WireCodec {
             body.member("state", status.state.rawValue)
             body.key("stores")
             body.array(status.stores) { store, writer in writer.int(store) }
+            body.key("active")
+            body.array(status.active) { store, writer in writer.int(store) }
             body.member("startedAt", status.startedAt)
         }
     }
@@ -64,8 +66,10 @@ extension WireCodec {
     public static func decodeCoordinatorStatus(_ bytes: [UInt8]) throws(WireError) -> CoordinatorStatus {
         try JSONReader.withVersion1Document(bytes) { body throws(WireError) in
             let stores = try body.optionalUInt16s("stores", expected: "an array of store numbers")
+            // A coordinator from before leases says no `active`: it decides for all its stores.
+            let active = body.contains("active") ? try body.optionalUInt16s("active", expected: "an array of store numbers") : stores
             return CoordinatorStatus(
-                state: try body.linkState("state"), stores: stores,
+                state: try body.linkState("state"), stores: stores, active: active,
                 startedAt: try body.optionalTimestamp("startedAt") ?? Timestamp(milliseconds: 0))
         }
     }
@@ -105,6 +109,14 @@ extension WireCodec {
                 database.member("error", orNull: health.database.error)
                 database.member("since", orNull: health.database.since)
             }
+            body.key("leases")
+            body.array(health.leases) { lease, writer in
+                writer.object { entry in
+                    entry.member("store", lease.store)
+                    entry.member("since", lease.since)
+                    entry.member("heldSeconds", lease.heldSeconds)
+                }
+            }
         }
     }
 
@@ -118,8 +130,17 @@ extension WireCodec {
                 dropped: dropped, gaps: UInt64(clamping: try body.int("gaps")),
                 duplicates: UInt64(clamping: try body.int("duplicates")), tracked: Int(try body.int("tracked")),
                 rssBytes: Int(try body.int("rssBytes")), nodes: try decodeHealthNodes(body), database: try decodeHealthDatabase(body),
-                rangingReports: UInt64(clamping: try body.optionalInt("rangingReports") ?? 0))
+                rangingReports: UInt64(clamping: try body.optionalInt("rangingReports") ?? 0), leases: try decodeHealthLeases(body))
         }
+    }
+
+    private static func decodeHealthLeases(_ body: JSONReader) throws(WireError) -> [CoordinatorHealth.Lease] {
+        var leases: [CoordinatorHealth.Lease] = []
+        try body.forEachObject("leases", optional: true) { entry throws(WireError) in
+            leases.append(
+                .init(store: try entry.uint16("store"), since: try entry.timestamp("since"), heldSeconds: try entry.int("heldSeconds")))
+        }
+        return leases
     }
 
     private static func decodeHealthNodes(_ body: JSONReader) throws(WireError) -> [CoordinatorHealth.Node] {

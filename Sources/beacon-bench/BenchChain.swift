@@ -30,7 +30,10 @@ struct BenchChain {
         """.write(toFile: work + "/coordinator.yaml", atomically: true, encoding: .utf8)
     }
 
-    var coordinatorPath: String {
+    var coordinatorPath: String { Self.coordinatorPathBesideBench }
+
+    /// The `beacon-coordinator` built next to `beacon-bench`.
+    static var coordinatorPathBesideBench: String {
         URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("beacon-coordinator").path
     }

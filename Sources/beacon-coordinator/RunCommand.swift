@@ -51,6 +51,19 @@ struct RunCommand: AsyncParsableCommand {
         } catch {
             throw UsageError(error.description)
         }
+        // Several coordinators may list a store only with a shared PostgreSQL registry, where leases pick the one that
+        // decides; a SQLite registry is one coordinator's, and a second one on the same file is refused.
+        var leases: (any StoreLeases)?
+        var soleLock: SoleCoordinatorLock?
+        do {
+            if let shared = registry as? PostgresRegistry {
+                leases = try shared.leases(timeout: configuration.lease.ttl / 2)
+            } else if case .sqlite(let path) = try RegistryLocation(configuration.database) {
+                soleLock = try SoleCoordinatorLock(database: path)
+            }
+        } catch {
+            throw UsageError("\(config): \(error)")
+        }
         if let members = configuration.members {
             do {
                 let summary = try registry.merge(try MembersCSV.read(path: members))
@@ -61,7 +74,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         MQTTLibrary.initialize()
         let service = CoordinatorService(
-            configuration: configuration, registry: registry,
+            configuration: configuration, registry: registry, leases: leases,
             session: try MQTTClient(configuration: connections.session, logger: logger),
             publisher: try MQTTClient(configuration: connections.publisher, logger: logger), logger: logger,
             healthInterval: healthInterval.duration)
@@ -79,5 +92,6 @@ struct RunCommand: AsyncParsableCommand {
             configuration: .init(
                 services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+        withExtendedLifetime(soleLock) {}
     }
 }

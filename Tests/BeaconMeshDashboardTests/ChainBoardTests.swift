@@ -93,6 +93,25 @@ struct ChainBoardTests {
         #expect(ChainPageData.json(board, at: F.at(seconds: 10))["stores"].flatMap(first)?["attention"] == .bool(true))
     }
 
+    @Test("with two coordinators listing a store, the overview names the one that holds it and flags a store nobody holds")
+    func leaseHolders() throws {
+        var board = ChainBoard(broker: "b")
+        _ = board.receive(topic: F.topics.presence(store: 1), payload: F.snapshot(members: [], at: 0), at: F.at(seconds: 0))
+        let standing = WireCodec.encode(CoordinatorStatus(state: .online, stores: [1], active: [], startedAt: F.at(seconds: 0)))
+        let holding = WireCodec.encode(CoordinatorStatus(state: .online, stores: [1], active: [1], startedAt: F.at(seconds: 0)))
+        _ = board.receive(topic: F.topics.coordinatorStatus(id: "a-first"), payload: standing, at: F.at(seconds: 0))
+        _ = board.receive(topic: F.topics.coordinatorStatus(id: "b-second"), payload: holding, at: F.at(seconds: 0))
+        var store = try #require(ChainPageData.json(board, at: F.at(seconds: 1))["stores"].flatMap(first))
+        #expect(store["coordinator"]?["id"] == .string("b-second"), "the holder, not the first by id")
+        #expect(store["held"] == .bool(true) && store["attention"] == .bool(false))
+        #expect(store["standby"] == .array([.string("a-first")]))
+        // The holder lost the lease (its database went away) and nobody took the store over yet.
+        _ = board.receive(topic: F.topics.coordinatorStatus(id: "b-second"), payload: standing, at: F.at(seconds: 2))
+        store = try #require(ChainPageData.json(board, at: F.at(seconds: 3))["stores"].flatMap(first))
+        #expect(store["held"] == .bool(false) && store["attention"] == .bool(true))
+        #expect(board.holder(of: 1) == nil)
+    }
+
     @Test("with --store, other stores' messages change nothing and are not shown")
     func storeFilter() {
         var board = ChainBoard(broker: "b", stores: [2])

@@ -66,10 +66,19 @@ struct WireCodecTests {
         #expect(try WireCodec.decodeNodeHealth(WireCodec.encode(health)) == health)
         let coordinator = CoordinatorStatus(state: .offline, stores: [1, 9], startedAt: Timestamp(milliseconds: 7))
         #expect(try WireCodec.decodeCoordinatorStatus(WireCodec.encode(coordinator)) == coordinator)
+        let standby = CoordinatorStatus(state: .online, stores: [1, 9], active: [9], startedAt: Timestamp(milliseconds: 7))
+        #expect(try WireCodec.decodeCoordinatorStatus(WireCodec.encode(standby)) == standby)
+        #expect(String(decoding: WireCodec.encode(standby), as: UTF8.self).contains(#""stores":[1,9],"active":[9]"#))
+        // A coordinator from before leases says no `active`: it decides for every store it lists.
+        let old = Array(#"{"v":1,"state":"online","stores":[2],"startedAt":7}"#.utf8)
+        #expect(try WireCodec.decodeCoordinatorStatus(old).active == [2])
         let coordinatorHealth = CoordinatorHealth(
             uptimeSeconds: 1, batches: 2, sightings: 3, events: 4,
             dropped: ["invalid-json": 1], gaps: 5, duplicates: 6, tracked: 7, rssBytes: 8,
-            rangingReports: 9)
+            rangingReports: 9, leases: [.init(store: 9, since: Timestamp(milliseconds: 1000), heldSeconds: 42)])
+        #expect(
+            String(decoding: WireCodec.encode(coordinatorHealth), as: UTF8.self).contains(
+                #""leases":[{"store":9,"since":1000,"heldSeconds":42}]"#))
         #expect(try WireCodec.decodeCoordinatorHealth(WireCodec.encode(coordinatorHealth)) == coordinatorHealth)
         #expect(String(decoding: WireCodec.encode(coordinatorHealth), as: UTF8.self).contains(#""rangingReports":9"#))
         let older =

@@ -186,6 +186,8 @@ struct WirePayloadRoundTripTests {
             tracked: 0, rssBytes: 0)
         #expect(try WireCodec.decodeCoordinatorHealth(WireCodec.encode(healthy)) == healthy)
         #expect(text(WireCodec.encode(healthy)).contains(#""dropped":{},"#))
-        #expect(text(WireCodec.encode(healthy)).hasSuffix(#""nodes":[],"database":{"state":"ok","queued":0,"error":null,"since":null}}"#))
+        #expect(
+            text(WireCodec.encode(healthy)).hasSuffix(
+                #""nodes":[],"database":{"state":"ok","queued":0,"error":null,"since":null},"leases":[]}"#))
     }
 }

@@ -344,4 +344,25 @@ struct CoordinatorEndToEndTests {
         #expect(errors.first?.contains("unknown key 'colour'") == true, "\(errors)")
         #expect(errors.first?.contains("coordinator.yaml:") == true, "\(errors)")
     }
+
+    @Test("a second coordinator on the same SQLite registry exits 2 with one line saying why; the first goes on")
+    func secondCoordinatorOnSQLite() async throws {
+        let broker = try await MosquittoBroker.start()
+        let directory = try Mesh.temporaryDirectory()
+        let config = try Mesh.writeCoordinatorConfig(in: directory, brokerURL: broker.url)
+        let first = try Mesh.program("beacon-coordinator", ["run", "--config", config])
+        #expect(await first.waitForLine(in: .stderr, timeout: .seconds(20)) { $0.contains("coordinator running") } != nil)
+        let second = try Mesh.program("beacon-coordinator", ["run", "--config", config])
+        #expect(await second.waitForExit() == .exited(2), "\(second.transcript)")
+        let errors = second.stderrLines.filter { !$0.isEmpty }
+        #expect(errors.count == 1, "\(errors)")
+        #expect(errors.first?.contains("another coordinator runs on the SQLite registry") == true, "\(errors)")
+        #expect(first.isRunning)
+        #expect(await first.stop(with: SIGTERM) == .exited(0))
+        // Once the first has stopped, a coordinator starts on the file again.
+        let again = try Mesh.program("beacon-coordinator", ["run", "--config", config])
+        #expect(await again.waitForLine(in: .stderr, timeout: .seconds(20)) { $0.contains("coordinator running") } != nil)
+        await again.stop(with: SIGTERM)
+        await broker.stop()
+    }
 }

@@ -350,6 +350,34 @@ public struct PresenceEngine: Sendable {
         }
     }
 
+    /// Takes `store` over from another decider (a lease changed hands): the store's visits become `visits` (the
+    /// registry's, as the previous decider left them), without emitting events.
+    ///
+    /// A standby that kept its engine warm heard the same sightings: a visit it holds open in the store keeps the later
+    /// of its own last-seen time and the registry's (the registry's is saved only now and then), so a member heard all
+    /// along is not taken for one who went away. A visit it holds in the store that the registry lacks was never
+    /// announced: it is dropped, and its member, if still heard, arrives (and is greeted) once their readings settle.
+    public mutating func takeOver(store: UInt16, visits: [Visit]) {
+        guard departments[store] != nil else { return }
+        var given: [String: Visit] = [:]
+        for visit in visits where visit.store == store { given[visit.member] = visit }
+        for (id, number) in memberNumbers {
+            guard let held = members[Int(number)].visit, held.store == store else { continue }
+            if var visit = given[id] {
+                if held.leftAt == nil, visit.leftAt == nil, held.lastSeen > visit.lastSeen { visit.lastSeen = held.lastSeen }
+                given[id] = visit
+            } else {
+                changeMember(number) { person in
+                    person.visit = nil
+                    person.firstHeard = person.readings.map(\.lastSeen).min()
+                    person.nextCheck = 0
+                }
+                scheduleMember(number, at: 0)
+            }
+        }
+        restore(given.values.sorted { $0.member < $1.member })
+    }
+
     /// Restores what the engine knew of a node (from its retained status), without emitting events.
     /// The same retained status comes again at every re-subscription (after a reconnect): the order of the boot the
     /// engine already follows is kept, so that the next batch is not taken for a gap or a late one for new.
@@ -1033,16 +1061,22 @@ public struct PresenceEngine: Sendable {
 
     /// Forgets visits that ended more than `visitGap` ago; returns the members whose visit ended for good.
     public mutating func expireVisits(at now: Timestamp) -> [String] {
-        var expired: [String] = []
+        expireVisitsByStore(at: now).map(\.member).sorted()
+    }
+
+    /// Forgets visits that ended more than `visitGap` ago; returns the members whose visit ended for good, with the
+    /// store of that visit, ordered by member.
+    public mutating func expireVisitsByStore(at now: Timestamp) -> [(member: String, store: UInt16)] {
+        var expired: [(member: String, store: UInt16)] = []
         while let entry = visitExpiries.popDue(at: now.milliseconds) {
             // An entry of a visit since resumed, or forgotten, or of a member number since reused, finds nothing due.
             guard let visit = members[Int(entry.id)].visit, let leftAt = visit.leftAt,
                 now - leftAt >= rules(store: visit.store, department: visit.department).visitGap
             else { continue }
             changeMember(entry.id) { $0.visit = nil }
-            expired.append(memberIDs[Int(entry.id)])
+            expired.append((memberIDs[Int(entry.id)], visit.store))
         }
-        return expired.sorted()
+        return expired.sorted { $0.member < $1.member }
     }
 
     // MARK: Member indexes

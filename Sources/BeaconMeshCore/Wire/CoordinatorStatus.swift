@@ -1,12 +1,17 @@
-/// A coordinator's retained status: which stores it serves, since when.
+/// A coordinator's retained status: which stores it serves, which of them it decides for now, since when it runs.
 public struct CoordinatorStatus: Hashable, Sendable {
     public var state: LinkState
+    /// The stores in its config.
     public var stores: [UInt16]
+    /// The stores it decides for now (it holds their lease); it stands by for the others.
+    public var active: [UInt16]
     public var startedAt: Timestamp
 
-    public init(state: LinkState, stores: [UInt16], startedAt: Timestamp) {
+    /// A status; `active` defaults to every store (a coordinator that holds all its stores' leases).
+    public init(state: LinkState, stores: [UInt16], active: [UInt16]? = nil, startedAt: Timestamp) {
         self.state = state
         self.stores = stores
+        self.active = active ?? stores
         self.startedAt = startedAt
     }
 }
@@ -28,6 +33,23 @@ public struct CoordinatorHealth: Hashable, Sendable {
     public var nodes: [Node]
     /// How the registry database is doing: writes wait in a queue while it cannot be written.
     public var database: Database
+    /// The stores whose lease it holds, each with since when (by the database's clock), by store.
+    public var leases: [Lease] = []
+
+    /// One store's lease that the coordinator holds.
+    public struct Lease: Hashable, Sendable {
+        public var store: UInt16
+        /// When the hold began.
+        public var since: Timestamp
+        /// How long it has been held, in whole seconds, when the report was made.
+        public var heldSeconds: Int64
+
+        public init(store: UInt16, since: Timestamp, heldSeconds: Int64) {
+            self.store = store
+            self.since = since
+            self.heldSeconds = heldSeconds
+        }
+    }
 
     /// One node as the coordinator sees it.
     public struct Node: Hashable, Sendable {
@@ -65,8 +87,9 @@ public struct CoordinatorHealth: Hashable, Sendable {
     public init(
         uptimeSeconds: Int64, batches: UInt64, sightings: UInt64, events: UInt64, dropped: [String: UInt64],
         gaps: UInt64, duplicates: UInt64, tracked: Int, rssBytes: Int, nodes: [Node] = [], database: Database = Database(),
-        rangingReports: UInt64 = 0
+        rangingReports: UInt64 = 0, leases: [Lease] = []
     ) {
+        self.leases = leases
         self.rangingReports = rangingReports
         self.nodes = nodes
         self.database = database

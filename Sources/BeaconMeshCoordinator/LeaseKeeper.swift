@@ -1,0 +1,129 @@
+import BeaconMeshCore
+import BeaconMeshRegistry
+import Foundation
+import Logging
+import Synchronization
+
+/// Keeps the coordinator's store leases, off the decisions: on a thread of its own it claims and renews them every
+/// `renewInterval` and hands each answer, with when it was sent, to the decisions (`DecisionInbox.leasesRenewed`);
+/// on a queue of its own it reads what a take-over needs when the decisions ask (`load`); at a clean stop it
+/// releases them, so that a standby takes the stores over at its next claim instead of after the ttl.
+///
+/// It decides nothing: whether a store may be decided for is the decisions' `LeaseBook`, from the answers and the
+/// monotonic clock, so a renewal that hangs or fails can never keep a lease alive.
+final class LeaseKeeper: Sendable {
+    private let leases: any StoreLeases
+    private let registry: any MemberRegistry
+    private let stores: [UInt16]
+    private let holder: String
+    private let ttl: Duration
+    private let renewInterval: Duration
+    private let inbox: DecisionInbox
+    private let logger: Logger
+    private let clock: @Sendable () -> Timestamp
+    private let loads = DispatchQueue(label: "beaconmesh.lease-take-over")
+    private let wakeUp = NSCondition()
+    private let state = Mutex(State())
+
+    private struct State {
+        var stopping = false
+        var stopped = false
+        var failing: String?
+    }
+
+    /// A keeper of `holder`'s leases of `stores` in `leases`, each for `ttl`, renewed every `renewInterval`; take-overs
+    /// are read from `registry`; answers go to `inbox`.
+    init(
+        leases: any StoreLeases, registry: any MemberRegistry, stores: [UInt16], holder: String, ttl: Duration,
+        renewInterval: Duration, inbox: DecisionInbox, logger: Logger, clock: @escaping @Sendable () -> Timestamp
+    ) {
+        self.leases = leases
+        self.registry = registry
+        self.stores = stores
+        self.holder = holder
+        self.ttl = ttl
+        self.renewInterval = renewInterval
+        self.inbox = inbox
+        self.logger = logger
+        self.clock = clock
+    }
+
+    /// Starts claiming and renewing.
+    func start() {
+        let thread = Thread { [self] in self.run() }
+        thread.name = "lease-keeper"
+        thread.start()
+    }
+
+    private func run() {
+        while !state.withLock({ $0.stopping }) {
+            let sentAt = ContinuousClock.now
+            do {
+                let held = try leases.claim(stores, for: holder, ttl: ttl)
+                inbox.leasesRenewed(held, sentAt: sentAt)
+                let recovered = state.withLock { state in
+                    defer { state.failing = nil }
+                    return state.failing
+                }
+                if let failure = recovered {
+                    logger.notice("leases renewed again", metadata: ["after": "\(failure)"])
+                }
+            } catch {
+                let reason = registry.describe(error)
+                let first = state.withLock { state in
+                    defer { state.failing = reason }
+                    return state.failing == nil
+                }
+                if first {
+                    logger.error(
+                        "cannot renew the store leases: standing by for the stores as their leases run out",
+                        metadata: ["database": "\(registry.location)", "error": "\(reason)"])
+                }
+            }
+            let next = sentAt + renewInterval
+            wakeUp.lock()
+            while !state.withLock({ $0.stopping }), ContinuousClock.now < next {
+                let left = ContinuousClock.now.duration(to: next)
+                _ = wakeUp.wait(until: Date(timeIntervalSinceNow: Double(left.wholeMilliseconds) / 1000 + 0.001))
+            }
+            wakeUp.unlock()
+        }
+        wakeUp.lock()
+        state.withLock { $0.stopped = true }
+        wakeUp.broadcast()
+        wakeUp.unlock()
+    }
+
+    /// Reads what taking `stores` over needs, on the keeper's queue, and hands it to the decisions.
+    func load(_ stores: Set<UInt16>) {
+        loads.async { [registry, inbox, clock, logger] in
+            do {
+                inbox.tookOver(stores, try CoordinatorState.TakeOver.read(stores: stores, from: registry, at: clock()))
+            } catch {
+                logger.error(
+                    "cannot read the stores to take over; trying again at the next renewal",
+                    metadata: ["stores": "\(stores.sorted())", "error": "\(registry.describe(error))"])
+                inbox.tookOver(stores, nil)
+            }
+        }
+    }
+
+    /// Stops renewing; with `release`, gives the leases up (after the visits were saved: a clean stop).
+    func stop(release: Bool) {
+        wakeUp.lock()
+        state.withLock { $0.stopping = true }
+        wakeUp.broadcast()
+        while !state.withLock({ $0.stopped }) { wakeUp.wait() }
+        wakeUp.unlock()
+        if release {
+            do {
+                try leases.release(stores, for: holder)
+                logger.info("leases released", metadata: ["stores": "\(stores.map(String.init).joined(separator: ","))"])
+            } catch {
+                logger.warning(
+                    "cannot release the store leases; they run out by themselves", metadata: ["error": "\(registry.describe(error))"])
+            }
+        }
+        leases.close()
+    }
+}

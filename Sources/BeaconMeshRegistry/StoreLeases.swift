@@ -1,0 +1,58 @@
+import BeaconMeshCore
+
+/// The stores' leases in a chain's shared registry: for each store at most one coordinator holds an unexpired lease,
+/// and only it decides for the store. Expiry is the database's clock (`now()`), never a coordinator's.
+///
+/// Every call blocks until the database answered (at most the timeout the leases were made with) and is one
+/// statement: the caller runs them on a thread of its own, never on the path from a sighting to an event.
+public protocol StoreLeases: AnyObject, Sendable {
+    /// Says that `holder` lists `stores` (it stands by for those it does not hold), claims the lease of each that is
+    /// free, or expired with a holder that knew it had to fence, and renews those it holds, each until `ttl` after the
+    /// database's now; returns the stores `holder` holds now, each with when its hold began and whether it must fence.
+    func claim(_ stores: [UInt16], for holder: String, ttl: Duration) throws -> [UInt16: LeaseGrant]
+
+    /// Ends `holder`'s leases of `stores` at once and stops standing by for them (a clean stop), so that a standby
+    /// need not wait out the ttl.
+    func release(_ stores: [UInt16], for holder: String) throws
+
+    /// The unexpired leases of every store, by store.
+    func holders() throws -> [UInt16: StoreLease]
+
+    /// Closes the leases' own database connection.
+    func close()
+}
+
+/// A lease held, as a claim returns it.
+public struct LeaseGrant: Sendable, Hashable {
+    /// When the hold began (the database's clock).
+    public var since: Timestamp
+    /// Whether another coordinator stands by for the store (it listed the store within the last three ttls): the
+    /// holder must then stop deciding before its lease can run out unrenewed. A holder alone goes on deciding when it
+    /// cannot renew (as a lone coordinator cut off from the database always has), and its lease is not taken from it
+    /// until it has renewed once knowing of the standby, or released it.
+    public var fenced: Bool
+
+    public init(since: Timestamp, fenced: Bool) {
+        self.since = since
+        self.fenced = fenced
+    }
+}
+
+/// Who holds one store's lease, by the database's clock.
+public struct StoreLease: Sendable, Hashable {
+    /// The coordinator's id.
+    public var holder: String
+    /// When its hold began.
+    public var since: Timestamp
+    /// When the lease runs out unless renewed.
+    public var expiresAt: Timestamp
+    /// Whether the holder knew of a standby at its last renewal (see `LeaseGrant.fenced`).
+    public var fenced: Bool
+
+    public init(holder: String, since: Timestamp, expiresAt: Timestamp, fenced: Bool) {
+        self.holder = holder
+        self.since = since
+        self.expiresAt = expiresAt
+        self.fenced = fenced
+    }
+}

@@ -1,0 +1,292 @@
+import BeaconMeshTesting
+import Foundation
+import Testing
+
+/// Coordinators that stand in for each other: real `beacon-coordinator` processes sharing one PostgreSQL registry (a
+/// server of the test's own) and one mosquitto, with `lease: {ttl: 2s}`. One of them may reach the database through a
+/// relay the test cuts. Everything the broker carries about the stores and the coordinators is recorded in order.
+private struct LeaseChain {
+    static let ttl = 2
+    let server: PostgresServer
+    let url: String
+    let broker: MosquittoBroker
+    let relay: TCPRelay
+    let directory: String
+    /// Events of every store and every coordinator's status, in arrival order.
+    let watch: Subscription
+
+    static let members = """
+        id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt
+        ana,Ana Souza,Flat white,ibeacon:\(Mesh.uuid):1:1,,11,1763683200000,1735689600000
+        zoe,Zoë Martin,,ibeacon:\(Mesh.uuid):1:4,,0,,
+        kim,Kim Lee,,ibeacon:\(Mesh.uuid):1:5,,0,,
+        """
+
+    static func start() async throws -> LeaseChain {
+        let server = try PostgresServer.start()
+        let url = try server.createDatabase()
+        let broker = try await MosquittoBroker.start()
+        let relay = try TCPRelay(to: server.port)
+        let directory = try Mesh.temporaryDirectory()
+        try members.write(toFile: directory + "/members.csv", atomically: true, encoding: .utf8)
+        let watch = try await MosquittoClients.subscribe(
+            port: broker.port, filters: ["beaconmesh/v1/stores/+/events", "beaconmesh/v1/coordinators/+/status"], qos: 1)
+        return LeaseChain(server: server, url: url, broker: broker, relay: relay, directory: directory, watch: watch)
+    }
+
+    /// Starts coordinator `id` listing `stores` (departments 10 and 20 each); it reaches the database through the relay
+    /// if `throughRelay`. Waits until it runs.
+    func startCoordinator(id: String, stores: [Int], throughRelay: Bool = false) async throws -> TestProcess {
+        let database = throughRelay ? url.replacingOccurrences(of: ":\(server.port)/", with: ":\(relay.port)/") : url
+        let storeList = stores.map { store in
+            """
+              - id: \(store)
+                name: Store \(store)
+                greeting: "Welcome back, {name}! Visit {visits}."
+                departments:
+                  - {id: 10, name: Clothing}
+            """
+        }.joined(separator: "\n")
+        let config = """
+            id: \(id)
+            broker: {url: "\(broker.url)"}
+            database: "\(database)"
+            members: members.csv
+            lease: {ttl: \(Self.ttl)s}
+            presence: {staleAfter: 3s, exitAfter: 2s, switchMargin: 4, switchDwell: 1s, visitGap: 20m}
+            stores:
+            \(storeList)
+            """
+        let path = directory + "/\(id).yaml"
+        try config.write(toFile: path, atomically: true, encoding: .utf8)
+        let coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", path, "--health-interval", "1s"])
+        let running = await coordinator.waitForLine(in: .stderr, timeout: .seconds(20)) { $0.contains("coordinator running") }
+        try #require(running != nil, "\(coordinator.transcript)")
+        return coordinator
+    }
+
+    /// The latest status coordinator `id` published (retained).
+    func status(of id: String) -> [String: Any]? {
+        watch.lines.last { Mesh.topic(of: $0) == "beaconmesh/v1/coordinators/\(id)/status" }.flatMap(Mesh.payload(of:))
+    }
+
+    /// The stores coordinator `id` last said it decides for (none while offline).
+    func active(_ id: String) -> [Int] {
+        guard let status = status(of: id), status["state"] as? String == "online" else { return [] }
+        return (status["active"] as? [Int]) ?? []
+    }
+
+    /// Waits until coordinator `id` says it decides for exactly `stores`.
+    func waitUntil(_ id: String, decides stores: [Int], timeout: Duration) async -> Bool {
+        await eventually(timeout: timeout, interval: .milliseconds(20)) { active(id) == stores }
+    }
+
+    /// The index in `watch.lines` of the first status of `id` that decides for `store`.
+    func takeOverLine(of store: Int, by id: String) -> Int? {
+        watch.lines.firstIndex { line in
+            Mesh.topic(of: line) == "beaconmesh/v1/coordinators/\(id)/status"
+                && ((Mesh.payload(of: line)?["active"] as? [Int])?.contains(store) ?? false)
+        }
+    }
+
+    /// The member with beacon `minor` in store `store` for `seconds`: a reading every 250 ms from a node of their own
+    /// (department 10), then silence.
+    func walk(store: Int, minor: Int, seconds: Double) async throws {
+        let boot = "w\(minor)-\(UInt32.random(in: 0...UInt32.max))"
+        for seq in 0..<Int(seconds * 4) {
+            try await MosquittoClients.publish(
+                port: broker.port, topic: "beaconmesh/v1/stores/\(store)/departments/10/nodes/m\(minor)/sightings",
+                string: Mesh.batch(
+                    store: store, department: 10, node: "m\(minor)", boot: boot, seq: seq + 1, minor: minor,
+                    at: Mesh.nowMilliseconds), qos: 1)
+            try await Task.sleep(for: .milliseconds(250))
+        }
+    }
+
+    /// Every event line of `store`, in order.
+    func eventLines(store: Int) -> [String] {
+        watch.lines.filter { Mesh.topic(of: $0) == "beaconmesh/v1/stores/\(store)/events" }
+    }
+
+    /// Events of `type` in `store` about member `member`.
+    func events(_ type: String, store: Int, member: String) -> [[String: Any]] {
+        eventLines(store: store).compactMap(Mesh.payload(of:)).filter {
+            $0["type"] as? String == type && ($0["member"] as? [String: Any])?["id"] as? String == member
+        }
+    }
+
+    func waitFor(_ type: String, store: Int, member: String, count: Int = 1, timeout: Duration = .seconds(10)) async -> Bool {
+        await eventually(timeout: timeout, interval: .milliseconds(50)) { events(type, store: store, member: member).count >= count }
+    }
+
+    /// The coordinator that published the event on `line` (event ids are `{coordinator id}/{random}-{n}`).
+    static func publisher(of line: String) -> String? {
+        (Mesh.payload(of: line)?["id"] as? String).flatMap { $0.split(separator: "/").first.map(String.init) }
+    }
+
+    /// Event ids seen more than once, in any store.
+    var repeatedEventIDs: [String] {
+        let ids = watch.lines.filter { Mesh.topic(of: $0).hasSuffix("/events") }.compactMap { Mesh.payload(of: $0)?["id"] as? String }
+        return Dictionary(grouping: ids, by: { $0 }).filter { $0.value.count > 1 }.map(\.key)
+    }
+
+    /// The member's visit count in the registry.
+    func visits(of member: String) throws -> Int? {
+        let database = String(url.split(separator: "/").last ?? "")
+        return Int(
+            try server.psql("SELECT visits FROM member WHERE id = '\(member)'", database: database).trimmingCharacters(
+                in: .whitespacesAndNewlines))
+    }
+
+    func stop(_ coordinators: [TestProcess]) async {
+        for coordinator in coordinators { _ = await coordinator.stop(with: SIGTERM, timeout: .seconds(10)) }
+        await watch.stop()
+        await broker.stop()
+        relay.stop()
+        server.stop()
+    }
+}
+
+@Suite("Coordinators standing in for each other through leases", .serialized)
+struct LeaseFailoverTests {
+    @Test("kill -9 the active one mid-visit: the standby decides within ttl + 5 s, greets nobody twice, and the killed one stands by")
+    func killedMidVisit() async throws {
+        let chain = try await LeaseChain.start()
+        let north = try await chain.startCoordinator(id: "north", stores: [1])
+        #expect(await chain.waitUntil("north", decides: [1], timeout: .seconds(10)), "\(north.transcript)")
+        let south = try await chain.startCoordinator(id: "south", stores: [1])
+        try await Task.sleep(for: .seconds(1))
+        #expect(chain.active("south") == [], "exactly one decides")
+
+        async let ana: Void = chain.walk(store: 1, minor: 1, seconds: 12)
+        #expect(await chain.waitFor("arrived", store: 1, member: "ana"), "\(north.transcript)")
+        try await Task.sleep(for: .seconds(1))
+        north.send(SIGKILL)
+        let killedAt = ContinuousClock.now
+        #expect(await chain.waitUntil("south", decides: [1], timeout: .seconds(LeaseChain.ttl + 5)), "\(south.transcript)")
+        let takeOver = killedAt.duration(to: .now)
+        // Kim arrives after the take-over: greeted once, by the new holder.
+        try await chain.walk(store: 1, minor: 5, seconds: 3)
+        try await ana
+        #expect(await chain.waitFor("left", store: 1, member: "ana"))
+        #expect(await chain.waitFor("left", store: 1, member: "kim"))
+        try await Task.sleep(for: .seconds(3))
+        #expect(chain.events("arrived", store: 1, member: "ana").count == 1, "Ana not greeted again: \(chain.eventLines(store: 1))")
+        #expect(chain.events("left", store: 1, member: "ana").count == 1, "Ana leaves once")
+        #expect(chain.events("arrived", store: 1, member: "kim").count == 1)
+        #expect(chain.events("left", store: 1, member: "kim").count == 1)
+        let kim = try #require(chain.eventLines(store: 1).first { $0.contains("\"arrived\"") && $0.contains("\"kim\"") })
+        #expect(LeaseChain.publisher(of: kim) == "south")
+
+        // The killed one, restarted, stands by.
+        let restarted = try await chain.startCoordinator(id: "north", stores: [1])
+        try await Task.sleep(for: .seconds(Double(LeaseChain.ttl) + 1))
+        #expect(chain.status(of: "north")?["state"] as? String == "online")
+        #expect(chain.active("north") == [] && chain.active("south") == [1])
+        #expect(chain.repeatedEventIDs.isEmpty, "\(chain.repeatedEventIDs)")
+        #expect(await eventually(timeout: .seconds(5)) { (try? chain.visits(of: "ana")) == 12 && (try? chain.visits(of: "kim")) == 1 })
+        print("lease take-over after kill -9: \(takeOver)")
+        await chain.stop([restarted, south])
+    }
+
+    @Test("the active one frozen (SIGSTOP) past the ttl, then resumed, publishes not one decision after the standby took over")
+    func frozenPastTheTTL() async throws {
+        let chain = try await LeaseChain.start()
+        let north = try await chain.startCoordinator(id: "north", stores: [1])
+        #expect(await chain.waitUntil("north", decides: [1], timeout: .seconds(10)))
+        let south = try await chain.startCoordinator(id: "south", stores: [1])
+        async let ana: Void = chain.walk(store: 1, minor: 1, seconds: 14)
+        #expect(await chain.waitFor("arrived", store: 1, member: "ana"), "\(north.transcript)")
+        try await Task.sleep(for: .seconds(1))
+        north.send(SIGSTOP)
+        #expect(await chain.waitUntil("south", decides: [1], timeout: .seconds(LeaseChain.ttl + 5)), "\(south.transcript)")
+        try await Task.sleep(for: .seconds(1))
+        north.send(SIGCONT)
+        // Resumed: it says it stands by, and meanwhile Zoë comes and Ana goes.
+        #expect(await eventually(timeout: .seconds(5)) { chain.status(of: "north").map { ($0["active"] as? [Int]) == [] } ?? false })
+        try await chain.walk(store: 1, minor: 4, seconds: 3)
+        try await ana
+        #expect(await chain.waitFor("left", store: 1, member: "ana"))
+        #expect(await chain.waitFor("left", store: 1, member: "zoe"))
+        try await Task.sleep(for: .seconds(3))
+        let takenAt = try #require(chain.takeOverLine(of: 1, by: "south"))
+        let after = chain.watch.lines[takenAt...].filter { Mesh.topic(of: $0) == "beaconmesh/v1/stores/1/events" }
+        #expect(!after.isEmpty)
+        #expect(after.allSatisfy { LeaseChain.publisher(of: $0) == "south" }, "\(after)")
+        #expect(chain.events("arrived", store: 1, member: "ana").count == 1 && chain.events("left", store: 1, member: "ana").count == 1)
+        #expect(chain.events("arrived", store: 1, member: "zoe").count == 1 && chain.events("left", store: 1, member: "zoe").count == 1)
+        #expect(chain.repeatedEventIDs.isEmpty)
+        #expect(await eventually(timeout: .seconds(5)) { (try? chain.visits(of: "ana")) == 12 && (try? chain.visits(of: "zoe")) == 1 })
+        await chain.stop([north, south])
+    }
+
+    @Test("the active one cut off from the database, not the broker, stops deciding within the ttl; the standby takes over")
+    func cutOffFromTheDatabase() async throws {
+        let chain = try await LeaseChain.start()
+        let north = try await chain.startCoordinator(id: "north", stores: [1], throughRelay: true)
+        #expect(await chain.waitUntil("north", decides: [1], timeout: .seconds(10)))
+        let south = try await chain.startCoordinator(id: "south", stores: [1])
+        async let ana: Void = chain.walk(store: 1, minor: 1, seconds: 12)
+        #expect(await chain.waitFor("arrived", store: 1, member: "ana"), "\(north.transcript)")
+        try await Task.sleep(for: .seconds(1))
+        chain.relay.cut()
+        let cutAt = ContinuousClock.now
+        #expect(await chain.waitUntil("north", decides: [], timeout: .seconds(LeaseChain.ttl)), "\(north.transcript)")
+        let stoodDown = cutAt.duration(to: .now)
+        #expect(await chain.waitUntil("south", decides: [1], timeout: .seconds(LeaseChain.ttl + 5)), "\(south.transcript)")
+        try await chain.walk(store: 1, minor: 4, seconds: 3)
+        try await ana
+        #expect(await chain.waitFor("left", store: 1, member: "ana"))
+        #expect(await chain.waitFor("left", store: 1, member: "zoe"))
+        try await Task.sleep(for: .seconds(2))
+        #expect(chain.events("arrived", store: 1, member: "ana").count == 1 && chain.events("left", store: 1, member: "ana").count == 1)
+        #expect(chain.events("arrived", store: 1, member: "zoe").count == 1)
+        let takenAt = try #require(chain.takeOverLine(of: 1, by: "south"))
+        #expect(
+            chain.watch.lines[takenAt...].filter { Mesh.topic(of: $0) == "beaconmesh/v1/stores/1/events" }.allSatisfy {
+                LeaseChain.publisher(of: $0) == "south"
+            })
+        #expect(chain.repeatedEventIDs.isEmpty)
+        print("stood down after the database cut: \(stoodDown)")
+        await chain.stop([north, south])
+    }
+
+    @Test("three coordinators, three stores: a killed one's stores move to the two others, and only its stores")
+    func threeServers() async throws {
+        let chain = try await LeaseChain.start()
+        // Each store is listed by two coordinators; started in this order, east holds 1 and 2, west 3, south none.
+        let east = try await chain.startCoordinator(id: "east", stores: [1, 2])
+        #expect(await chain.waitUntil("east", decides: [1, 2], timeout: .seconds(10)))
+        let west = try await chain.startCoordinator(id: "west", stores: [2, 3])
+        #expect(await chain.waitUntil("west", decides: [3], timeout: .seconds(10)))
+        let south = try await chain.startCoordinator(id: "south", stores: [3, 1])
+        try await Task.sleep(for: .seconds(Double(LeaseChain.ttl)))
+        #expect(chain.active("south") == [])
+        east.send(SIGKILL)
+        #expect(await chain.waitUntil("south", decides: [1], timeout: .seconds(LeaseChain.ttl + 5)), "\(south.transcript)")
+        #expect(await chain.waitUntil("west", decides: [2, 3], timeout: .seconds(LeaseChain.ttl + 5)), "\(west.transcript)")
+        // Store 3 never left west; south never decided for it.
+        let statuses = chain.watch.lines.filter { Mesh.topic(of: $0).hasSuffix("/status") }.compactMap(Mesh.payload(of:))
+        #expect(
+            !chain.watch.lines.contains {
+                Mesh.topic(of: $0).hasSuffix("/south/status") && ((Mesh.payload(of: $0)?["active"] as? [Int])?.contains(3) ?? false)
+            })
+        #expect(statuses.count >= 4)
+        // A visit in each store now: greeted once each, by its new holder.
+        async let one: Void = chain.walk(store: 1, minor: 1, seconds: 3)
+        async let two: Void = chain.walk(store: 2, minor: 4, seconds: 3)
+        async let three: Void = chain.walk(store: 3, minor: 5, seconds: 3)
+        _ = try await (one, two, three)
+        #expect(await chain.waitFor("left", store: 1, member: "ana"))
+        #expect(await chain.waitFor("left", store: 2, member: "zoe"))
+        #expect(await chain.waitFor("left", store: 3, member: "kim"))
+        try await Task.sleep(for: .seconds(1))
+        for (store, member, holder) in [(1, "ana", "south"), (2, "zoe", "west"), (3, "kim", "west")] {
+            let arrived = chain.eventLines(store: store).filter { $0.contains("\"arrived\"") && $0.contains("\"\(member)\"") }
+            #expect(arrived.count == 1 && arrived.allSatisfy { LeaseChain.publisher(of: $0) == holder }, "\(arrived)")
+        }
+        #expect(chain.repeatedEventIDs.isEmpty)
+        #expect(await eventually(timeout: .seconds(5)) { (try? chain.visits(of: "ana")) == 12 && (try? chain.visits(of: "zoe")) == 1 })
+        await chain.stop([west, south])
+    }
+}
