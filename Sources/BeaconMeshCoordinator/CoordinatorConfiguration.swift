@@ -21,6 +21,8 @@ public struct CoordinatorConfiguration: Sendable, Equatable {
     public var topicRoot = "beaconmesh"
     /// Where to serve Prometheus metrics at `/metrics` (`HOST:PORT`); none when absent.
     public var metrics: ListenAddress?
+    /// How long history is kept (`retention:`).
+    public var retention = Retention()
 
     public init(id: String) {
         self.id = id
@@ -34,6 +36,14 @@ public struct CoordinatorConfiguration: Sendable, Equatable {
         public var passwordFile: String?
         /// CA certificate for `mqtts://` (the system trust store when absent).
         public var cafile: String?
+        public init() {}
+    }
+
+    /// How long the registry keeps history: member visits older than `visits` are deleted (at start and hourly);
+    /// guest counts carry no identity and are kept.
+    public struct Retention: Sendable, Hashable {
+        /// How long a member's visit history is kept (default 365 days).
+        public var visits: Duration = .seconds(365 * 24 * 3600)
         public init() {}
     }
 
