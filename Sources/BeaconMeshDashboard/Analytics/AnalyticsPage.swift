@@ -27,7 +27,7 @@ enum AnalyticsPage {
             title: "Store \(store) analytics", user: user)
         body += "<main class=\"analytics\">"
         body += picker(action: "/stores/\(store)/analytics", period: (analytics.from, analytics.to), timeZone: timeZone, now: now)
-        body += #"<section class="figures" aria-label="Totals">"#
+        body += #"<section class="totals" aria-label="Totals">"#
         for (id, value, label) in [
             ("members", String(visits.members), "members"), ("newMembers", String(visits.newMembers), "new"),
             ("repeatMembers", String(visits.repeatMembers), "repeat"), ("guests", String(visits.guests), "guest visits"),
@@ -39,7 +39,7 @@ enum AnalyticsPage {
             body +=
                 #"<div class="total"><span id="figure-\#(id)" class="figure">\#(escape(value))</span><span class="label">\#(label)</span></div>"#
         }
-        body += "</section>" + csv(.summary)
+        body += "</section>" + csv(.summary).replacingOccurrences(of: #"class="csv""#, with: #"class="csv summary""#)
 
         body += section("Visits per hour today, against the average \(profile.weekday)")
         body += SVGChart.bars(

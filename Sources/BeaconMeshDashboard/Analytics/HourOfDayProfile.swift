@@ -39,7 +39,7 @@ struct HourOfDayProfile: Equatable {
         }
         self.today = todayCounts
         sameWeekdayAverage = past.map { $0 / Double(Self.weeks) }
-        let names = calendar.weekdaySymbols
+        let names = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
         self.weekday = names.indices.contains(weekday - 1) ? names[weekday - 1] : "weekday"
     }
 

@@ -17,15 +17,15 @@ enum SVGChart {
 
     /// Grouped vertical bars: one group per label, one bar per series.
     static func bars(id: String, title: String, summary: String, labels: [String], series: [Series]) -> String {
-        let top = niceCeiling(series.flatMap(\.values).max() ?? 0)
+        let top = 4 * niceCeiling((series.flatMap(\.values).max() ?? 0) / 4)
         let plotWidth = width - margin.left - margin.right
         let plotHeight = height - margin.top - margin.bottom
         let groupWidth = labels.isEmpty ? plotWidth : plotWidth / Double(labels.count)
-        let barWidth = max(1, groupWidth * 0.8 / Double(max(1, series.count)))
+        let barWidth = min(36, max(1, groupWidth * 0.8 / Double(max(1, series.count))))
         var out = open(id: id, title: title, summary: summary, height: height)
         out += axis(top: top, plotHeight: plotHeight)
         for (index, label) in labels.enumerated() {
-            let groupX = margin.left + Double(index) * groupWidth + groupWidth * 0.1
+            let groupX = margin.left + Double(index) * groupWidth + (groupWidth - barWidth * Double(series.count)) / 2
             for (number, line) in series.enumerated() {
                 let value = index < line.values.count ? line.values[index] : 0
                 let barHeight = top > 0 ? plotHeight * value / top : 0
@@ -39,7 +39,7 @@ enum SVGChart {
             let step = max(1, Int((Double(labels.count) * 34 / plotWidth).rounded(.up)))
             if index % step == 0 {
                 out +=
-                    #"<text x="\#(format(groupX + groupWidth * 0.4))" y="\#(format(height - margin.bottom + 16))" text-anchor="middle" class="tick">\#(escape(label))</text>"#
+                    #"<text x="\#(format(margin.left + (Double(index) + 0.5) * groupWidth))" y="\#(format(height - margin.bottom + 16))" text-anchor="middle" class="tick">\#(escape(label))</text>"#
             }
         }
         out += legend(series.map { ($0.name, $0.colour) })
