@@ -58,6 +58,9 @@ public enum DashboardRoutes {
             }
         }
         if let analytics { AnalyticsRoutes.add(to: router, source: analytics, hub: hub) }
+        router.get("/api/openapi.json") { _, _ in
+            json(Array(DashboardOpenAPI.document.utf8))
+        }
         router.get("/healthz") { _, _ in
             let (connection, stores) = hub.read { ($0.connection, $0.stores.count) }
             let connected = connection == .connected
