@@ -23,13 +23,13 @@ public final class SQLiteRegistry: MemberRegistry {
         // Write-ahead log, synced at checkpoints: a visit count is a quick append, readers (the `members` command)
         // never block the coordinator, and a crash of the process loses nothing (a power cut may lose the last second).
         configuration.prepareDatabase { db in
+            // Pages freed by the retention's deletes go back to the file system (`reclaimSpace`). Only a new file
+            // takes this, and only before it turns to write-ahead logging: an older file gets a VACUUM instead.
+            try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             // Deleted rows are overwritten with zeros, so `forget` leaves nothing readable behind.
             try db.execute(sql: "PRAGMA secure_delete = ON")
-            // Pages freed by the retention's deletes go back to the file system (`PRAGMA incremental_vacuum` after
-            // them): takes effect for a new file at once, for an older one after its next VACUUM (`forget` runs one).
-            try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
         }
         do {
             database = try DatabaseQueue(path: path, configuration: configuration)
@@ -374,10 +374,21 @@ public final class SQLiteRegistry: MemberRegistry {
     }
 
     /// Gives the pages freed by deleted history back to the file system and empties the write-ahead log, which
-    /// holds the old pages until a checkpoint (the deleted rows were zeroed: `secure_delete`).
+    /// holds the old pages until a checkpoint (the deleted rows were zeroed: `secure_delete`). A file made with
+    /// incremental auto-vacuum frees them at once; an older one is rewritten (VACUUM) once a quarter of it is free.
     func reclaimSpace() throws {
         try database.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA incremental_vacuum")
+            let incremental = try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") == 2
+            if incremental {
+                try db.execute(sql: "PRAGMA incremental_vacuum")
+            } else {
+                let free = try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
+                let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+                if free * 4 > pages {
+                    try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+                    try db.execute(sql: "VACUUM")
+                }
+            }
             try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
         }
     }

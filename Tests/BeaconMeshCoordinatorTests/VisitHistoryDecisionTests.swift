@@ -101,6 +101,25 @@ struct VisitHistoryDecisionTests {
         #expect(Self.records(actions).isEmpty, "a guest has no member history")
     }
 
+    @Test("a check-in at the till during the visit is kept with the visit, with its department and time")
+    func checkinKept() throws {
+        var state = Decisions.state()
+        var seq: UInt64 = 0
+        var actions = Decisions.walk(&state, in: Decisions.cafe, from: Decisions.start, seconds: 4, seq: &seq)
+        let at = Decisions.start + .seconds(4)
+        actions.append(
+            state.handle([.checkin(CheckinRequest(id: "till-1", member: "ana", department: 20, till: "counter", at: at), store: 1)], at: at)
+        )
+        // Delivered again: counted once, kept once.
+        actions.append(
+            state.handle([.checkin(CheckinRequest(id: "till-1", member: "ana", department: 20, till: "counter", at: at), store: 1)], at: at)
+        )
+        actions += Self.wait(&state, from: at, seconds: 40)
+        let last = try #require(Self.records(actions).last)
+        #expect(last.leftAt != nil)
+        #expect(last.checkins == [.init(department: 20, at: at)])
+    }
+
     /// A state started as a restarted coordinator would be: Ana's profile with the visit counted, `visits` and
     /// `history` read back from the registry.
     static func restarted(visits: [PresenceEngine.Visit], history: [VisitRecord], at time: Timestamp) -> CoordinatorState {

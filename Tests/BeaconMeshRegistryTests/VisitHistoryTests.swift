@@ -93,6 +93,38 @@ struct VisitHistoryTests {
         #expect(old.visits.members == 0 && old.visits.guests == 1)
     }
 
+    @Test(
+        "retention gives the pages of SQLite's deleted history back to the file system (a new file at once, an older one by VACUUM)",
+        arguments: [false, true])
+    func retentionReclaimsSpace(olderFile: Bool) throws {
+        let path = try temporaryFolder() + "/db.sqlite"
+        if olderFile {
+            // A file an older version made: write-ahead logging before anything, so auto-vacuum can no longer be set.
+            let sqlite = Process()
+            sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+            sqlite.arguments = [path, "PRAGMA journal_mode = WAL; CREATE TABLE t (x); DROP TABLE t;"]
+            sqlite.standardOutput = FileHandle.nullDevice
+            try sqlite.run()
+            sqlite.waitUntilExit()
+        }
+        let registry = try SQLiteRegistry(path: path)
+        try registry.merge(try members(["ana", "ben"]))
+        var changes = RegistryChanges()
+        for index in 0..<3000 {
+            let member = index % 2 == 0 ? "ana" : "ben"
+            changes.record(visit(member, start: day - 30 * 24 * hour + Int64(index) * 60_000, stops: [(10, 60), (20, 30), (30, 10)]))
+        }
+        try registry.apply(changes)
+        var retention = RegistryChanges()
+        retention.forgetHistory(before: at(day))
+        try registry.apply(retention)
+        #expect(try registry.history(store: 1, from: at(0), to: at(day)).isEmpty)
+        // 3,000 visits of three stops took well over a megabyte; what is left is the schema and two members.
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+        let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+        #expect(size < 200_000 && log == 0, "file \(size) bytes, write-ahead log \(log) bytes")
+    }
+
     @Test("forget deletes the member's history: no row, nothing in the SQLite file or pg_dump", arguments: Backend.allCases)
     func forgetErasesHistory(backend: Backend) throws {
         let database = try backend.makeDatabase()
