@@ -125,6 +125,30 @@ struct AnalyticsEndToEndTests {
             #expect(try await HTTP.get(api).body == last, "the bad requests changed nothing")
 
             if backend == .sqlite { try await Self.checkPage(mesh: mesh, from: from, to: to, expected: got) }
+
+            // Forgetting Ana (while the coordinator runs) takes her history with her: the analytics lose her visit, the
+            // guest stays, and the promo only she was offered is nowhere in the SQLite file or in pg_dump's data.
+            let db = backend == .sqlite ? mesh.directory + "/mesh.sqlite" : database
+            func stored() throws -> [(String, Data)] {
+                switch backend {
+                case .sqlite:
+                    return try [db, db + "-wal"].filter { FileManager.default.fileExists(atPath: $0) }.map {
+                        ($0, try Data(contentsOf: URL(fileURLWithPath: $0)))
+                    }
+                case .postgres:
+                    let name = String(database.split(separator: "/").last ?? "")
+                    return [("pg_dump --data-only", Data(try PostgresServer.shared().dumpData(database: name).utf8))]
+                }
+            }
+            #expect(try stored().contains { $0.1.range(of: Data("shirts".utf8)) != nil }, "the look below would find the promo")
+            let forget = try Mesh.program("beacon-coordinator", ["members", "forget", "ana", "--db", db])
+            #expect(await forget.waitForExit(timeout: .seconds(20)) == .exited(0), "\(forget.transcript)")
+            let after = try #require(Analytics(try await HTTP.get(api).body))
+            #expect(after.visits == [1, 1, 0, 1])
+            #expect(after.promos.isEmpty && after.flows.isEmpty)
+            for (place, bytes) in try stored() {
+                #expect(bytes.range(of: Data("shirts".utf8)) == nil, "Ana's promo is still in \(place)")
+            }
         }
     }
 
