@@ -80,7 +80,11 @@ enum AnalyticsQuery {
     private static let periodVisits = """
         h.store = :store AND h.arrived_at >= :from AND h.arrived_at < :to AND h.left_at IS NOT NULL
         """
-    private static let sameVisit = "h.member = x.member AND h.store = x.store AND h.arrived_at = x.arrived_at"
+    /// The stops, offers or check-ins (`x`) of the period's finished visits: read alone, in the order of their
+    /// primary key (store, arrival), without a look-up of each visit.
+    private static let periodRows = """
+        x.store = :store AND x.arrived_at >= :from AND x.arrived_at < :to AND x.finished = 1
+        """
 
     static let visitCounts = """
         SELECT COUNT(DISTINCT h.member), COUNT(DISTINCT CASE WHEN h.number = 1 THEN h.member END)
@@ -115,33 +119,31 @@ enum AnalyticsQuery {
         FROM (SELECT department, name, d, ROW_NUMBER() OVER (PARTITION BY department ORDER BY d) AS r,
                 COUNT(*) OVER (PARTITION BY department) AS n
             FROM (SELECT x.department, MAX(x.name) AS name, CAST(SUM(x.dwell_ms) AS BIGINT) AS d
-                FROM visit_stop x JOIN visit_history h ON \(sameVisit) WHERE \(periodVisits)
+                FROM visit_stop x WHERE \(periodRows)
                 GROUP BY x.member, x.arrived_at, x.department) per_visit) ranked
         GROUP BY department ORDER BY department
         """
 
     static let flows = """
         SELECT x.department, y.department, COUNT(*)
-        FROM visit_stop x JOIN visit_stop y ON y.member = x.member AND y.store = x.store AND y.arrived_at = x.arrived_at
+        FROM visit_stop x JOIN visit_stop y ON y.store = x.store AND y.arrived_at = x.arrived_at AND y.member = x.member
                 AND y.position = x.position + 1
-            JOIN visit_history h ON \(sameVisit)
-        WHERE \(periodVisits) AND x.department <> y.department
+        WHERE \(periodRows) AND x.department <> y.department
         GROUP BY x.department, y.department ORDER BY COUNT(*) DESC, x.department, y.department
         """
 
     static let checkins = """
         SELECT CAST(COALESCE(SUM(k), 0) AS BIGINT), COUNT(*)
-        FROM (SELECT COUNT(*) AS k FROM visit_checkin x JOIN visit_history h ON \(sameVisit) WHERE \(periodVisits)
-            GROUP BY x.member, x.arrived_at) per_visit
+        FROM (SELECT COUNT(*) AS k FROM visit_checkin x WHERE \(periodRows) GROUP BY x.member, x.arrived_at) per_visit
         """
 
     static let promos = """
         SELECT promo, MIN(department), CAST(SUM(k) AS BIGINT),
-            CAST(SUM(CASE WHEN EXISTS (SELECT 1 FROM visit_checkin c WHERE c.member = t.member AND c.store = t.store
-                AND c.arrived_at = t.arrived_at AND c.at >= t.first_at) THEN 1 ELSE 0 END) AS BIGINT)
+            CAST(SUM(CASE WHEN EXISTS (SELECT 1 FROM visit_checkin c WHERE c.store = t.store AND c.arrived_at = t.arrived_at
+                AND c.member = t.member AND c.at >= t.first_at) THEN 1 ELSE 0 END) AS BIGINT)
         FROM (SELECT x.member, x.store, x.arrived_at, x.promo, MIN(x.department) AS department, COUNT(*) AS k,
                 MIN(x.at) AS first_at
-            FROM visit_offer x JOIN visit_history h ON \(sameVisit) WHERE \(periodVisits)
+            FROM visit_offer x WHERE \(periodRows)
             GROUP BY x.member, x.store, x.arrived_at, x.promo) t
         GROUP BY promo ORDER BY promo
         """

@@ -364,12 +364,13 @@ public final class PostgresRegistry: MemberRegistry {
         if !stops.isEmpty {
             try statements.execute(
                 """
-                INSERT INTO visit_stop (member, store, arrived_at, position, department, name, entered_at, dwell_ms)
+                INSERT INTO visit_stop (member, store, arrived_at, position, finished, department, name, entered_at, dwell_ms)
                 SELECT s.* FROM unnest(\(stops.map(\.record.member))::text[], \(stops.map { Int32($0.record.store) })::integer[],
                     \(stops.map(\.record.arrivedAt.milliseconds))::bigint[], \(stops.map(\.position))::integer[],
+                    \(stops.map { Int16($0.record.leftAt == nil ? 0 : 1) })::smallint[],
                     \(stops.map { Int32($0.item.department) })::integer[], \(stops.map(\.item.name))::text[],
                     \(stops.map(\.item.enteredAt.milliseconds))::bigint[], \(stops.map(\.item.dwell.wholeMilliseconds))::bigint[])
-                    AS s(member, store, arrived_at, position, department, name, entered_at, dwell_ms)
+                    AS s(member, store, arrived_at, position, finished, department, name, entered_at, dwell_ms)
                 WHERE EXISTS (SELECT 1 FROM visit_history h WHERE h.member = s.member AND h.store = s.store AND h.arrived_at = s.arrived_at)
                 """)
         }
@@ -377,12 +378,13 @@ public final class PostgresRegistry: MemberRegistry {
         if !offers.isEmpty {
             try statements.execute(
                 """
-                INSERT INTO visit_offer (member, store, arrived_at, position, promo, department, at)
+                INSERT INTO visit_offer (member, store, arrived_at, position, finished, promo, department, at)
                 SELECT o.* FROM unnest(\(offers.map(\.record.member))::text[], \(offers.map { Int32($0.record.store) })::integer[],
                     \(offers.map(\.record.arrivedAt.milliseconds))::bigint[], \(offers.map(\.position))::integer[],
+                    \(offers.map { Int16($0.record.leftAt == nil ? 0 : 1) })::smallint[],
                     \(offers.map(\.item.promo))::text[], \(offers.map { Int32($0.item.department) })::integer[],
                     \(offers.map(\.item.at.milliseconds))::bigint[])
-                    AS o(member, store, arrived_at, position, promo, department, at)
+                    AS o(member, store, arrived_at, position, finished, promo, department, at)
                 WHERE EXISTS (SELECT 1 FROM visit_history h WHERE h.member = o.member AND h.store = o.store AND h.arrived_at = o.arrived_at)
                 """)
         }
@@ -390,11 +392,12 @@ public final class PostgresRegistry: MemberRegistry {
         if !checkins.isEmpty {
             try statements.execute(
                 """
-                INSERT INTO visit_checkin (member, store, arrived_at, position, department, at)
+                INSERT INTO visit_checkin (member, store, arrived_at, position, finished, department, at)
                 SELECT c.* FROM unnest(\(checkins.map(\.record.member))::text[], \(checkins.map { Int32($0.record.store) })::integer[],
                     \(checkins.map(\.record.arrivedAt.milliseconds))::bigint[], \(checkins.map(\.position))::integer[],
+                    \(checkins.map { Int16($0.record.leftAt == nil ? 0 : 1) })::smallint[],
                     \(checkins.map { Int32($0.item.department) })::integer[], \(checkins.map(\.item.at.milliseconds))::bigint[])
-                    AS c(member, store, arrived_at, position, department, at)
+                    AS c(member, store, arrived_at, position, finished, department, at)
                 WHERE EXISTS (SELECT 1 FROM visit_history h WHERE h.member = c.member AND h.store = c.store AND h.arrived_at = c.arrived_at)
                 """)
         }

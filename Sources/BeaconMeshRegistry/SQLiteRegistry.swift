@@ -112,16 +112,18 @@ public final class SQLiteRegistry: MemberRegistry {
             }
         }
         migrator.registerMigration("v5: history") { db in
-            // Member visits, kept `retention.visits`; erased with the member (`forget`, `remove`).
-            try db.create(table: "visit_history") { table in
+            // Member visits, kept `retention.visits`; erased with the member (`forget`, `remove`). Stored in the order
+            // of store and arrival (WITHOUT ROWID: the primary key is the table's order), so a store's period is read
+            // in one pass; the member's key is the unique one the stops, offers and check-ins refer to.
+            try db.create(table: "visit_history", options: [.withoutRowID]) { table in
                 table.column("member", .text).notNull().references("member", onDelete: .cascade)
                 table.column("store", .integer).notNull()
                 table.column("arrived_at", .integer).notNull()
                 table.column("left_at", .integer)
                 table.column("number", .integer).notNull()
-                table.primaryKey(["member", "store", "arrived_at"])
+                table.primaryKey(["store", "arrived_at", "member"])
             }
-            try db.create(index: "visit_history_store_arrived_at", on: "visit_history", columns: ["store", "arrived_at"])
+            try db.create(index: "visit_history_member", on: "visit_history", columns: ["member", "store", "arrived_at"], unique: true)
             try db.create(index: "visit_history_arrived_at", on: "visit_history", columns: ["arrived_at"])
             for (name, columns) in [
                 (
@@ -131,18 +133,20 @@ public final class SQLiteRegistry: MemberRegistry {
                 ("visit_offer", [("promo", .text), ("department", .integer), ("at", .integer)]),
                 ("visit_checkin", [("department", .integer), ("at", .integer)]),
             ] {
-                try db.create(table: name) { table in
+                // `finished` repeats whether the visit has ended, so analytics read these rows alone, in store order.
+                try db.create(table: name, options: [.withoutRowID]) { table in
                     table.column("member", .text).notNull()
                     table.column("store", .integer).notNull()
                     table.column("arrived_at", .integer).notNull()
                     table.column("position", .integer).notNull()
+                    table.column("finished", .integer).notNull()
                     for (column, type) in columns { table.column(column, type).notNull() }
-                    table.primaryKey(["member", "store", "arrived_at", "position"])
+                    table.primaryKey(["store", "arrived_at", "member", "position"])
                     table.foreignKey(
                         ["member", "store", "arrived_at"], references: "visit_history", columns: ["member", "store", "arrived_at"],
                         onDelete: .cascade)
                 }
-                try db.create(index: "\(name)_store_arrived_at", on: name, columns: ["store", "arrived_at"])
+                try db.create(index: "\(name)_member", on: name, columns: ["member", "store", "arrived_at"])
             }
             // Guests, as counts only: never a beacon.
             try db.create(table: "guest_count") { table in
@@ -399,6 +403,7 @@ public final class SQLiteRegistry: MemberRegistry {
     /// nothing for a member that no longer exists.
     private static func keep(_ record: VisitRecord, in db: Database) throws {
         let key: StatementArguments = [record.member, record.store, record.arrivedAt.milliseconds]
+        let finished = record.leftAt == nil ? 0 : 1
         try db.cachedStatement(sql: "DELETE FROM visit_history WHERE member = ? AND store = ? AND arrived_at = ?").execute(arguments: key)
         try db.cachedStatement(
             sql: """
@@ -408,22 +413,27 @@ public final class SQLiteRegistry: MemberRegistry {
         ).execute(arguments: key + [record.leftAt?.milliseconds, record.number, record.member])
         guard db.changesCount > 0 else { return }
         let stop = try db.cachedStatement(
-            sql:
-                "INSERT INTO visit_stop (member, store, arrived_at, position, department, name, entered_at, dwell_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-        )
+            sql: """
+                INSERT INTO visit_stop (member, store, arrived_at, position, finished, department, name, entered_at, dwell_ms)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
         for (position, item) in record.stops.enumerated() {
             try stop.execute(
-                arguments: key + [position, item.department, item.name, item.enteredAt.milliseconds, item.dwell.wholeMilliseconds])
+                arguments: key + [
+                    position, finished, item.department, item.name, item.enteredAt.milliseconds, item.dwell.wholeMilliseconds,
+                ])
         }
         let offer = try db.cachedStatement(
-            sql: "INSERT INTO visit_offer (member, store, arrived_at, position, promo, department, at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+            sql:
+                "INSERT INTO visit_offer (member, store, arrived_at, position, finished, promo, department, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        )
         for (position, item) in record.offers.enumerated() {
-            try offer.execute(arguments: key + [position, item.promo, item.department, item.at.milliseconds])
+            try offer.execute(arguments: key + [position, finished, item.promo, item.department, item.at.milliseconds])
         }
         let checkin = try db.cachedStatement(
-            sql: "INSERT INTO visit_checkin (member, store, arrived_at, position, department, at) VALUES (?, ?, ?, ?, ?, ?)")
+            sql: "INSERT INTO visit_checkin (member, store, arrived_at, position, finished, department, at) VALUES (?, ?, ?, ?, ?, ?, ?)")
         for (position, item) in record.checkins.enumerated() {
-            try checkin.execute(arguments: key + [position, item.department, item.at.milliseconds])
+            try checkin.execute(arguments: key + [position, finished, item.department, item.at.milliseconds])
         }
     }
 
