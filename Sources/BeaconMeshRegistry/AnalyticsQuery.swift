@@ -129,6 +129,8 @@ enum AnalyticsQuery {
         FROM visit_stop x JOIN visit_stop y ON y.store = x.store AND y.arrived_at = x.arrived_at AND y.member = x.member
                 AND y.position = x.position + 1
         WHERE \(periodRows) AND x.department <> y.department
+            -- the same bounds on the next stop, which PostgreSQL's planner does not carry over from x
+            AND y.store = :store AND y.arrived_at >= :from AND y.arrived_at < :to
         GROUP BY x.department, y.department ORDER BY COUNT(*) DESC, x.department, y.department
         """
 

@@ -23,6 +23,8 @@ struct AnalyticsBenchmark: ParsableCommand {
     @Option(help: "Member visits a day in each store of the chain.") var chainVisitsPerDay = 100
     @Option(help: "Days of history of each store of the chain.") var chainDays = 30
     @Option(help: "Loyalty members the visits are spread over.") var members = 20_000
+    @Flag(help: "Measure the history already in --db (written by an earlier run with the same options) without writing.")
+    var measureOnly = false
 
     /// The end of the history: a Monday, 00:00 UTC.
     static let end: Int64 = 1_763_942_400_000
@@ -30,9 +32,20 @@ struct AnalyticsBenchmark: ParsableCommand {
 
     func run() throws {
         let registry = try RegistryLocation(db).open()
-        guard try registry.historyStores().isEmpty else {
-            throw ValidationError("\(db) already holds history: give a new database")
+        var written = 0
+        if measureOnly {
+            written = days * visitsPerDay + stores * chainDays * chainVisitsPerDay
+        } else {
+            guard try registry.historyStores().isEmpty else {
+                throw ValidationError("\(db) already holds history: give a new database, or --measure-only")
+            }
+            written = try writeHistory(registry)
         }
+        try measure(registry, written: written)
+    }
+
+    /// Members, then the one store's year and the chain's month; returns how many visits were written.
+    private func writeHistory(_ registry: any MemberRegistry) throws -> Int {
         let uuid = BenchBeacons.uuid
         var people: [MemberRecord] = []
         for index in 0..<members {
@@ -50,7 +63,11 @@ struct AnalyticsBenchmark: ParsableCommand {
             written += try write(registry, store: UInt16(1000 + store), days: chainDays, perDay: chainVisitsPerDay, random: &random)
         }
         print("history written: \(written) member visits in \(Self.format(ContinuousClock.now - writing)) s")
+        return written
+    }
 
+    /// Times the one store's 7-day report and the chain's month, and prints the history's size per visit.
+    private func measure(_ registry: any MemberRegistry, written: Int) throws {
         var week: [Duration] = []
         var last = StoreAnalytics(store: 1, from: Timestamp(milliseconds: 0), to: Timestamp(milliseconds: 0))
         for _ in 0..<5 {
