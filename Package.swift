@@ -97,7 +97,7 @@ let package = Package(
         .target(
             name: "BeaconMeshDashboard",
             dependencies: [
-                "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService",
+                "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "BeaconMeshRegistry",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -151,7 +151,7 @@ let package = Package(
         .executableTarget(
             name: "beacon-coordinator",
             dependencies: [
-                "BeaconMeshCoordinator", "BeaconMeshRegistry", "BeaconMeshMetrics",
+                "BeaconMeshCoordinator", "BeaconMeshRegistry", "BeaconMeshMetrics", "BeaconMeshWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
@@ -162,7 +162,8 @@ let package = Package(
         .executableTarget(
             name: "beacon-dashboard",
             dependencies: [
-                "BeaconMeshDashboard", "BeaconMeshMetrics", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "BeaconMeshDashboard", "BeaconMeshMetrics", "BeaconMeshRegistry",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "beacon-phone",

@@ -14,6 +14,8 @@ packages+=(chromium chromium-driver fonts-droid-fallback)
 # A chain's shared registry runs on PostgreSQL: the registry tests and the chain's end-to-end tests start their own
 # server (initdb and pg_ctl as the postgres user, in a temporary folder); pg_dump checks what `forget` leaves.
 packages+=(postgresql)
+# The dashboard's API test runs schemathesis (PyPI) from a virtual environment (deploy/install-schemathesis.sh).
+packages+=(python3-venv)
 # promtool (in Debian's prometheus package) checks the Prometheus example and unit-tests the alert rules.
 packages+=(prometheus)
 

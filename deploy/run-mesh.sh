@@ -2,7 +2,7 @@
 # Runs the whole mesh on this machine: the broker (mosquitto.conf, port 1884), the coordinator with the demo config
 # (deploy/demo), simulated scanners in San Francisco's three departments, one phone-only member (Mia: no beacon, heard
 # only through her simulated phone app ranging the departments), the web dashboard (BEACONMESH_DASHBOARD, default
-# 127.0.0.1:8080) and the monitor of store 1.
+# 127.0.0.1:8080, with the store's analytics from the coordinator's database) and the monitor of store 1.
 # Logs go to .mesh/. Ctrl-C (or q in the monitor) stops everything.
 # BEACONMESH_RUN_FOR=SECONDS stops it by itself after that long (used by the tests).
 set -euo pipefail
@@ -46,10 +46,12 @@ done
   >.mesh/phone-mia.log 2>&1 & pids+=($!)
 
 dashboard=${BEACONMESH_DASHBOARD:-127.0.0.1:8080}
-"$bin/beacon-dashboard" --broker "$broker" --listen "$dashboard" >.mesh/dashboard.out 2>.mesh/dashboard.log & pids+=($!)
+# With the coordinator's database (--db): the store's analytics page fills up as the simulated shoppers come and go.
+"$bin/beacon-dashboard" --broker "$broker" --listen "$dashboard" --db .mesh/beaconmesh.sqlite \
+  >.mesh/dashboard.out 2>.mesh/dashboard.log & pids+=($!)
 for _ in $(seq 50); do grep -q "serving" .mesh/dashboard.out 2>/dev/null && break; sleep 0.1; done
 if grep -q "serving" .mesh/dashboard.out 2>/dev/null; then
-  echo "Dashboard: http://$dashboard/ (store 1: http://$dashboard/stores/1); coordinator metrics: http://127.0.0.1:9464/metrics" >&2
+  echo "Dashboard: http://$dashboard/ (store 1: http://$dashboard/stores/1, its analytics: http://$dashboard/stores/1/analytics?from=$(date -d today +%Y-%m-%d)); coordinator metrics: http://127.0.0.1:9464/metrics" >&2
 else
   echo "The dashboard did not start on $dashboard (see .mesh/dashboard.log); set BEACONMESH_DASHBOARD=HOST:PORT to move it." >&2
 fi

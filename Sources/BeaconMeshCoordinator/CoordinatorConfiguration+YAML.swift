@@ -43,6 +43,7 @@ extension CoordinatorConfiguration {
             allowed: [
                 "id", "broker", "database", "databasePasswordFile", "presence", "promos", "stores", "members", "topicRoot", "metrics",
                 "lease",
+                "retention",
             ])
         var configuration = CoordinatorConfiguration(id: defaultID)
         if let id = top["id"] {
@@ -98,6 +99,16 @@ extension CoordinatorConfiguration {
             let fields = try reader.mapping(promos, at: "promos", allowed: ["dwell", "cooldown"])
             if let dwell = fields["dwell"] { configuration.promos.dwell = try reader.duration(dwell, at: "promos.dwell") }
             if let cooldown = fields["cooldown"] { configuration.promos.cooldown = try reader.duration(cooldown, at: "promos.cooldown") }
+        }
+        if let retention = top["retention"] {
+            let fields = try reader.mapping(retention, at: "retention", allowed: ["visits"])
+            if let visits = fields["visits"] {
+                let kept = try reader.duration(visits, at: "retention.visits")
+                guard kept >= .seconds(3600) else {
+                    throw reader.error(visits, "retention.visits must be at least 1h, such as 90d or 365d")
+                }
+                configuration.retention.visits = kept
+            }
         }
         if let stores = top["stores"] {
             for (index, node) in try reader.sequence(stores, at: "stores").enumerated() {

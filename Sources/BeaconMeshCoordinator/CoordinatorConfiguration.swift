@@ -23,6 +23,8 @@ public struct CoordinatorConfiguration: Sendable, Equatable {
     public var metrics: ListenAddress?
     /// How the stores' leases work with a shared PostgreSQL registry (`lease:`).
     public var lease = Lease()
+    /// How long history is kept (`retention:`).
+    public var retention = Retention()
 
     public init(id: String) {
         self.id = id
@@ -50,6 +52,14 @@ public struct CoordinatorConfiguration: Sendable, Equatable {
 
     /// Whether the registry is a shared PostgreSQL database (leases, several coordinators) rather than a SQLite file.
     public var sharesRegistry: Bool { database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") }
+
+    /// How long the registry keeps history: member visits older than `visits` are deleted (at start and hourly);
+    /// guest counts carry no identity and are kept.
+    public struct Retention: Sendable, Hashable {
+        /// How long a member's visit history is kept (default 365 days).
+        public var visits: Duration = .seconds(365 * 24 * 3600)
+        public init() {}
+    }
 
     /// When promos fire unless a promo says otherwise.
     public struct PromoDefaults: Sendable, Equatable {

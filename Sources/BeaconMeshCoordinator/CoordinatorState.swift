@@ -61,6 +61,12 @@ struct CoordinatorState {
     private var standbyCheckins: [(request: CheckinRequest, store: UInt16, at: Timestamp)] = []
     /// How long check-in requests for a store stood by for are kept.
     static let standbyCheckinMemory: Duration = .seconds(30)
+    /// The member visits going on, as the history keeps them.
+    private var journal = VisitJournal()
+    /// When history older than `retention.visits` was last deleted (`nil`: not yet, so the first tick does it).
+    private var lastRetentionRun: Timestamp?
+    /// How often the retention runs.
+    static let retentionInterval: Duration = .seconds(3600)
 
     /// What the state starts from, as the registry held it at start.
     struct Start: Sendable {
@@ -70,12 +76,15 @@ struct CoordinatorState {
         var visits: [PresenceEngine.Visit]
         /// Ids of check-in requests handled within `checkinMemory`.
         var handledCheckins: Set<String>
+        /// The visits the history keeps as going on (those of `visits` go on being written under the same key).
+        var history: [VisitRecord] = []
 
         /// Reads what a state starts from out of `registry` (at `now`).
         static func read(from registry: any MemberRegistry, stores: Set<UInt16>? = nil, at now: Timestamp) throws -> Start {
             Start(
                 contents: try registry.contents(), visits: try registry.loadVisits(stores: stores),
-                handledCheckins: try registry.checkinRequests(since: now - CoordinatorState.checkinMemory))
+                handledCheckins: try registry.checkinRequests(since: now - CoordinatorState.checkinMemory),
+                history: try registry.openHistory(stores: stores))
         }
     }
 
@@ -111,6 +120,11 @@ struct CoordinatorState {
         profiles = start.contents.profiles
         promoFires = start.contents.promoFires
         engine.restore(start.visits)
+        let names = configuration
+        journal.restore(
+            start.history, visits: start.visits.filter { configuration.store($0.store) != nil },
+            visitNumbers: start.contents.profiles.mapValues(\.visits),
+            name: { store, department in names.store(store)?.department(department)?.name ?? "Department \(department)" })
         lastHealth = startedAt
         dirtyStores = Set(configuration.storeIDs)
         logger.info(
@@ -122,6 +136,10 @@ struct CoordinatorState {
 
     /// Hands out what has been decided since the last call.
     private mutating func takeActions() -> CoordinatorActions {
+        // A store stood by for counts its guests where it is decided, not here.
+        for guest in engine.takeGuestVisits() where leases == nil || active.contains(guest.store) {
+            actions.registry.countGuest(guest)
+        }
         defer { actions = CoordinatorActions() }
         return actions
     }
@@ -188,7 +206,9 @@ struct CoordinatorState {
         apply(engine.tick(at: now), at: now)
         for (member, store) in engine.expireVisitsByStore(at: now) where active.contains(store) {
             actions.registry.endVisit(of: member)
+            journal.ended(member: member)
         }
+        forgetOldHistory(at: now)
         pruneCheckins(at: now)
         if let oldest = standbyCheckins.first, now - oldest.at > Self.standbyCheckinMemory {
             standbyCheckins.removeAll { now - $0.at > Self.standbyCheckinMemory }
@@ -230,12 +250,15 @@ struct CoordinatorState {
         var visits: [PresenceEngine.Visit]
         var promoFires: [String: [String: Timestamp]]
         var handledCheckins: Set<String>
+        /// The visits the history keeps as going on in `stores` (the take-over goes on writing them under their key).
+        var history: [VisitRecord] = []
 
         /// Reads what taking `stores` over needs out of `registry` (at `now`).
         static func read(stores: Set<UInt16>, from registry: any MemberRegistry, at now: Timestamp) throws -> TakeOver {
             TakeOver(
                 stores: stores, visits: try registry.loadVisits(stores: stores), promoFires: try registry.promoFires(),
-                handledCheckins: try registry.checkinRequests(since: now - CoordinatorState.checkinMemory))
+                handledCheckins: try registry.checkinRequests(since: now - CoordinatorState.checkinMemory),
+                history: try registry.openHistory(stores: stores))
         }
     }
 
@@ -297,7 +320,13 @@ struct CoordinatorState {
         for id in loaded.handledCheckins where handledCheckins[id] == nil { handledCheckins[id] = now }
         var taken: Set<UInt16> = []
         for store in loaded.stores.sorted() where book.holds(store, at: instant) && !active.contains(store) {
-            engine.takeOver(store: store, visits: loaded.visits.filter { $0.store == store })
+            let visits = loaded.visits.filter { $0.store == store }
+            engine.takeOver(store: store, visits: visits)
+            // The history of the visits going on continues as a restart continues it.
+            let names = configuration
+            journal.restore(
+                loaded.history.filter { $0.store == store }, visits: visits, visitNumbers: profiles.mapValues(\.visits),
+                name: { store, department in names.store(store)?.department(department)?.name ?? "Department \(department)" })
             active.insert(store)
             activeSince[store] = book.since[store] ?? now
             dirtyStores.insert(store)
@@ -324,20 +353,26 @@ struct CoordinatorState {
             switch output {
             case .arrived(let member, let store, let department, let at, let evidence):
                 guard let (profile, visit) = countVisit(member: member, at: at) else { continue }
+                actions.registry.record(
+                    journal.arrived(
+                        member: member, store: store, department: department, name: departmentName(store, department),
+                        number: visit.number, at: at))
                 let greeting = (configuration.store(store)?.greeting ?? .standard).render(for: profile, visit: visit.number)
                 publish(
                     event: .arrived(
                         member: profile, department: department, departmentName: departmentName(store, department),
                         visit: visit, greeting: greeting, evidence: evidence), store: store, at: at)
-            case .resumed:
-                break
+            case .resumed(let member, let store, let department, let at):
+                keep(journal.resumed(member: member, department: department, name: departmentName(store, department), at: at))
             case .moved(let member, let store, let from, let to, let at, let evidence):
                 guard let profile = profiles[member] else { continue }
+                keep(journal.moved(member: member, to: to, name: departmentName(store, to), at: at))
                 publish(
                     event: .moved(
                         member: profile, from: from, to: to, fromName: departmentName(store, from),
                         toName: departmentName(store, to), evidence: evidence), store: store, at: at)
             case .left(let member, let store, let department, let dwell, let at):
+                keep(journal.left(member: member, dwell: dwell))
                 guard let profile = profiles[member] else { continue }
                 publish(
                     event: .left(member: profile, department: department, dwellSeconds: Int((dwell.wholeMilliseconds + 500) / 1000)),
@@ -350,6 +385,20 @@ struct CoordinatorState {
                 actions.registry.save(visit)
             }
         }
+    }
+
+    /// Hands a visit of the journal to the registry writer for the history.
+    private mutating func keep(_ record: VisitRecord?) {
+        if let record { actions.registry.record(record) }
+    }
+
+    /// Deletes member visit history older than `retention.visits`: at the first tick and then every hour.
+    private mutating func forgetOldHistory(at now: Timestamp) {
+        // A coordinator that decides for no store (it stands by for all) leaves the registry to those that do.
+        guard leases == nil || !active.isEmpty else { return }
+        guard lastRetentionRun.map({ now - $0 >= Self.retentionInterval }) ?? true else { return }
+        lastRetentionRun = now
+        actions.registry.forgetHistory(before: now - configuration.retention.visits)
     }
 
     /// Counts the visit in memory (the count goes to the registry writer with the open visit, which the engine's
@@ -413,6 +462,9 @@ struct CoordinatorState {
         profile.checkins += 1
         profiles[request.member] = profile
         actions.registry.countCheckin(of: profile.id)
+        if journal.visit(of: profile.id)?.store == storeID {
+            keep(journal.checkedIn(member: profile.id, department: department.id, at: now))
+        }
         let event = publish(
             event: .checkin(
                 member: profile, department: department.id, departmentName: department.name,
@@ -453,6 +505,7 @@ struct CoordinatorState {
                 else { continue }
                 promoFires[visit.member, default: [:]][rule.promo.id] = now
                 actions.registry.promoFired(rule.promo.id, member: visit.member, store: store.id, at: now)
+                keep(journal.offered(member: visit.member, promo: rule.promo.id, department: department.id, at: now))
                 publish(
                     event: .promo(member: profile, department: department.id, departmentName: department.name, promo: rule.promo),
                     store: store.id, at: now)

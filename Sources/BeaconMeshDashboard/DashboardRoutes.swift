@@ -5,7 +5,8 @@ import Hummingbird
 
 /// The dashboard's HTTP routes: `/` the chain overview, `/stores/{store}` a store's live page, their event streams
 /// (`/live`, `/stores/{store}/live`), `/api/stores` and `/api/stores/{store}` (the pages' data as JSON),
-/// `/api/stores/{store}/presence` (the retained snapshot as received), `/healthz`, `/metrics` and the page's
+/// `/api/stores/{store}/presence` (the retained snapshot as received), with `--db` the analytics pages and API
+/// (`AnalyticsRoutes`), `/healthz`, `/metrics` and the page's
 /// stylesheet and script. A store number that is not 0–65535 is a 400 with one line saying so; a store the signed-in
 /// user may not see is a 403; a store this dashboard does not show (`--store`) or has no snapshot of yet is a 404.
 ///
@@ -14,7 +15,8 @@ import Hummingbird
 /// `SecurityHeadersMiddleware`'s headers.
 public enum DashboardRoutes {
     public static func router(
-        hub: DashboardHub, metricsText: @escaping @Sendable () -> String, access: DashboardAccess? = nil, https: Bool = false
+        hub: DashboardHub, metricsText: @escaping @Sendable () -> String, access: DashboardAccess? = nil, https: Bool = false,
+        analytics: AnalyticsSource? = nil
     ) -> Router<DashboardRequestContext> {
         let router = Router(context: DashboardRequestContext.self)
         router.add(middleware: SecurityHeadersMiddleware(https: https))
@@ -54,6 +56,10 @@ public enum DashboardRoutes {
                 }
                 return json(payload)
             }
+        }
+        if let analytics { AnalyticsRoutes.add(to: router, source: analytics, hub: hub) }
+        router.get("/api/openapi.json") { _, _ in
+            json(Array(DashboardOpenAPI.document.utf8))
         }
         router.get("/healthz") { _, _ in
             let (connection, stores) = hub.read { ($0.connection, $0.stores.count) }

@@ -12,10 +12,11 @@ public enum DashboardServer {
     /// With `access`, every page but `/login` and `/healthz` needs sign-in.
     public static func service(
         hub: DashboardHub, listen: ListenAddress, metricsText: @escaping @Sendable () -> String,
-        access: DashboardAccess? = nil, tls: TLSConfiguration? = nil,
+        access: DashboardAccess? = nil, tls: TLSConfiguration? = nil, analytics: AnalyticsSource? = nil,
         logger: Logger, onListening: @escaping @Sendable (ListenAddress) -> Void = { _ in }
     ) throws -> any Service {
-        let router = DashboardRoutes.router(hub: hub, metricsText: metricsText, access: access, https: tls != nil)
+        let router = DashboardRoutes.router(
+            hub: hub, metricsText: metricsText, access: access, https: tls != nil, analytics: analytics)
         return Application(
             router: router,
             server: try tls.map { try .tls(.http1(), tlsConfiguration: $0) } ?? .http1(),

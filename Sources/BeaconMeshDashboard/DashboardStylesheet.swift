@@ -107,5 +107,26 @@ public enum DashboardStylesheet {
         .store-card .problems { color: var(--warn); font-weight: 600; font-size: 0.9rem; margin-top: 0.3rem; }
         .coordinators li { padding: 0.2rem 0; }
         .coordinators .offline { color: var(--warn); font-weight: 600; }
+
+        /* Analytics: figures, a period picker, charts (SVG drawn by the program) each with its table and CSV */
+        main.analytics { display: grid; grid-template-columns: minmax(0, 1fr); gap: 1rem; }
+        @media (min-width: 1100px) { main.analytics { grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); }
+          main.analytics > form.period, main.analytics > .totals, main.analytics > a.csv.summary { grid-column: 1 / -1; } }
+        form.period { display: flex; flex-wrap: wrap; align-items: center; gap: 0.4rem 0.8rem; background: var(--card);
+          border-radius: 0.6rem; padding: 0.6rem 0.8rem; }
+        form.period input, form.period button { font: inherit; padding: 0.2rem 0.4rem; border: 1px solid var(--line); border-radius: 0.4rem; }
+        form.period .presets a { margin-right: 0.5rem; }
+        form.period .period-shown { flex-basis: 100%; margin: 0; color: var(--muted); font-size: 0.85rem; }
+        .chart-box { background: var(--card); border-radius: 0.6rem; padding: 0.7rem 0.8rem; margin: 0; min-width: 0; }
+        svg.chart { display: block; width: 100%; height: auto; max-height: 70vh; }
+        svg.chart text { font-family: inherit; fill: var(--ink); }
+        svg.chart .tick { font-size: 11px; fill: var(--muted); }
+        svg.chart .legend, svg.chart .value { font-size: 12px; }
+        svg.chart .cell-value { font-size: 13px; font-weight: 700; }
+        table.figures-table { border-collapse: collapse; margin: 0.6rem 0 0.3rem; font-size: 0.9rem; max-width: 100%; }
+        table.figures-table caption { text-align: left; color: var(--muted); font-size: 0.8rem; }
+        table.figures-table th, table.figures-table td { padding: 0.2rem 0.7rem 0.2rem 0; text-align: left; border-bottom: 1px solid var(--line);
+          font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
+        a.csv { font-size: 0.85rem; }
         """#
 }

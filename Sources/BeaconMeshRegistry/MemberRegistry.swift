@@ -43,6 +43,20 @@ public protocol MemberRegistry: AnyObject, Sendable {
     /// The open (or recently left) visits saved for `stores` (all if `nil`).
     func loadVisits(stores: Set<UInt16>?) throws -> [PresenceEngine.Visit]
 
+    /// The visits the history keeps as still going on, for `stores` (all if `nil`): what a restarted coordinator
+    /// goes on with, so that each visit is kept once.
+    func openHistory(stores: Set<UInt16>?) throws -> [VisitRecord]
+
+    /// The member visits kept for `store` that began in `[from, to)`, oldest first, with their stops, offers and
+    /// check-ins.
+    func history(store: UInt16, from: Timestamp, to: Timestamp) throws -> [VisitRecord]
+
+    /// The contract's analytics object for `store` and `[from, to)`, computed by the database (`AnalyticsQuery`).
+    func analytics(store: UInt16, from: Timestamp, to: Timestamp) throws -> StoreAnalytics
+
+    /// The stores the history holds anything of, in order.
+    func historyStores() throws -> [UInt16]
+
     /// When each promo last fired for each member: `[member: [promo: time]]`.
     func promoFires() throws -> [String: [String: Timestamp]]
 

@@ -93,6 +93,50 @@ enum PostgresSchema {
                 """,
             ]
         ),
+        (
+            3, "history: member visits with their stops, offers and check-ins; guest counts",
+            [
+                """
+                CREATE TABLE visit_history (
+                    member text NOT NULL REFERENCES member(id) ON DELETE CASCADE, store integer NOT NULL,
+                    arrived_at bigint NOT NULL, left_at bigint, number bigint NOT NULL,
+                    PRIMARY KEY (store, arrived_at, member), UNIQUE (member, store, arrived_at))
+                """,
+                "CREATE INDEX visit_history_arrived_at ON visit_history (arrived_at)",
+                """
+                CREATE TABLE visit_stop (
+                    member text NOT NULL, store integer NOT NULL, arrived_at bigint NOT NULL, position integer NOT NULL,
+                    finished smallint NOT NULL,
+                    department integer NOT NULL, name text NOT NULL, entered_at bigint NOT NULL, dwell_ms bigint NOT NULL,
+                    PRIMARY KEY (store, arrived_at, member, position),
+                    FOREIGN KEY (member, store, arrived_at) REFERENCES visit_history (member, store, arrived_at) ON DELETE CASCADE)
+                """,
+                """
+                CREATE TABLE visit_offer (
+                    member text NOT NULL, store integer NOT NULL, arrived_at bigint NOT NULL, position integer NOT NULL,
+                    finished smallint NOT NULL,
+                    promo text NOT NULL, department integer NOT NULL, at bigint NOT NULL,
+                    PRIMARY KEY (store, arrived_at, member, position),
+                    FOREIGN KEY (member, store, arrived_at) REFERENCES visit_history (member, store, arrived_at) ON DELETE CASCADE)
+                """,
+                """
+                CREATE TABLE visit_checkin (
+                    member text NOT NULL, store integer NOT NULL, arrived_at bigint NOT NULL, position integer NOT NULL,
+                    finished smallint NOT NULL,
+                    department integer NOT NULL, at bigint NOT NULL,
+                    PRIMARY KEY (store, arrived_at, member, position),
+                    FOREIGN KEY (member, store, arrived_at) REFERENCES visit_history (member, store, arrived_at) ON DELETE CASCADE)
+                """,
+                "CREATE INDEX visit_stop_member ON visit_stop (member, store, arrived_at)",
+                "CREATE INDEX visit_offer_member ON visit_offer (member, store, arrived_at)",
+                "CREATE INDEX visit_checkin_member ON visit_checkin (member, store, arrived_at)",
+                """
+                CREATE TABLE guest_count (
+                    store integer NOT NULL, hour bigint NOT NULL, department integer NOT NULL, visits bigint NOT NULL,
+                    dwell_ms bigint NOT NULL, PRIMARY KEY (store, hour, department))
+                """,
+            ]
+        ),
     ]
 
     /// Brings the schema up to date; returns the versions it applied.

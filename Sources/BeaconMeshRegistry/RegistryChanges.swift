@@ -28,6 +28,25 @@ public struct RegistryChanges: Sendable {
     /// waited out a database outage never overwrites what the store's new holder saved meanwhile. Counts, promo
     /// firings and check-ins are always written: they are what was announced.
     public var decidedBy: String?
+    /// Member visits to keep in the history, as they now stand (each replaces what is kept under its key).
+    public internal(set) var history: [VisitRecord.Key: VisitRecord] = [:]
+    /// Guest stays to add to the history's counts, per store, hour and department.
+    public internal(set) var guestCounts: [GuestCountKey: GuestCount] = [:]
+    /// Member visit history that began before this time is deleted (`retention.visits`).
+    public internal(set) var forgetHistoryBefore: Timestamp?
+
+    /// Where guest stays are counted: a store, an hour (its start, epoch milliseconds, UTC) and a department.
+    public struct GuestCountKey: Hashable, Sendable {
+        public var store: UInt16
+        public var hour: Timestamp
+        public var department: UInt16
+    }
+
+    /// Guest stays counted in one place and hour, and their total length.
+    public struct GuestCount: Hashable, Sendable {
+        public var visits: Int
+        public var dwell: Duration
+    }
 
     /// A promo firing, as the registry keeps it.
     public struct PromoFire: Hashable, Sendable {
@@ -39,11 +58,12 @@ public struct RegistryChanges: Sendable {
     public init() {}
 
     /// Whether nothing waits.
-    public var isEmpty: Bool { count == 0 && forgetCheckinRequestsBefore == nil }
+    public var isEmpty: Bool { count == 0 && forgetCheckinRequestsBefore == nil && forgetHistoryBefore == nil }
 
     /// How many rows applying these changes writes.
     public var count: Int {
         visits.count + counts.count + promoFires.count + checkins.count + checkinRequests.count + publishedRegistryEvents.count
+            + history.count + guestCounts.count
     }
 
     /// Saves `visit` (replacing the member's saved one).
@@ -80,6 +100,21 @@ public struct RegistryChanges: Sendable {
     /// Removes the published registry event `seq` from the outbox.
     public mutating func registryEventPublished(_ seq: Int64) { publishedRegistryEvents.insert(seq) }
 
+    /// Keeps `visit` in the history as it now stands (replacing what is kept of it).
+    public mutating func record(_ visit: VisitRecord) { history[visit.key] = visit }
+
+    /// Counts a guest's stay in the history (never its beacon).
+    public mutating func countGuest(_ visit: GuestVisit) {
+        let key = GuestCountKey(store: visit.store, hour: visit.hour, department: visit.department)
+        let known = guestCounts[key] ?? GuestCount(visits: 0, dwell: .zero)
+        guestCounts[key] = GuestCount(visits: known.visits + 1, dwell: known.dwell + visit.dwell)
+    }
+
+    /// Deletes member visit history that began before `time`.
+    public mutating func forgetHistory(before time: Timestamp) {
+        forgetHistoryBefore = max(forgetHistoryBefore ?? time, time)
+    }
+
     /// Adds `later` on top of these changes (its entries replace these where both name the same thing).
     public mutating func merge(_ later: RegistryChanges) {
         visits.merge(later.visits) { _, new in new }
@@ -90,5 +125,11 @@ public struct RegistryChanges: Sendable {
         if let before = later.forgetCheckinRequestsBefore { forgetCheckinRequests(before: before) }
         publishedRegistryEvents.formUnion(later.publishedRegistryEvents)
         decidedBy = later.decidedBy ?? decidedBy
+        history.merge(later.history) { _, new in new }
+        for (key, count) in later.guestCounts {
+            let known = guestCounts[key] ?? GuestCount(visits: 0, dwell: .zero)
+            guestCounts[key] = GuestCount(visits: known.visits + count.visits, dwell: known.dwell + count.dwell)
+        }
+        if let before = later.forgetHistoryBefore { forgetHistory(before: before) }
     }
 }

@@ -23,6 +23,9 @@ public final class SQLiteRegistry: MemberRegistry {
         // Write-ahead log, synced at checkpoints: a visit count is a quick append, readers (the `members` command)
         // never block the coordinator, and a crash of the process loses nothing (a power cut may lose the last second).
         configuration.prepareDatabase { db in
+            // Pages freed by the retention's deletes go back to the file system (`reclaimSpace`). Only a new file
+            // takes this, and only before it turns to write-ahead logging: an older file gets a VACUUM instead.
+            try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             // Deleted rows are overwritten with zeros, so `forget` leaves nothing readable behind.
@@ -106,6 +109,53 @@ public final class SQLiteRegistry: MemberRegistry {
             try db.create(table: "appliedWrite") { table in
                 table.primaryKey("id", .text)
                 table.column("at", .integer).notNull().indexed()
+            }
+        }
+        migrator.registerMigration("v5: history") { db in
+            // Member visits, kept `retention.visits`; erased with the member (`forget`, `remove`). Stored in the order
+            // of store and arrival (WITHOUT ROWID: the primary key is the table's order), so a store's period is read
+            // in one pass; the member's key is the unique one the stops, offers and check-ins refer to.
+            try db.create(table: "visit_history", options: [.withoutRowID]) { table in
+                table.column("member", .text).notNull().references("member", onDelete: .cascade)
+                table.column("store", .integer).notNull()
+                table.column("arrived_at", .integer).notNull()
+                table.column("left_at", .integer)
+                table.column("number", .integer).notNull()
+                table.primaryKey(["store", "arrived_at", "member"])
+            }
+            try db.create(index: "visit_history_member", on: "visit_history", columns: ["member", "store", "arrived_at"], unique: true)
+            try db.create(index: "visit_history_arrived_at", on: "visit_history", columns: ["arrived_at"])
+            for (name, columns) in [
+                (
+                    "visit_stop",
+                    [("department", Database.ColumnType.integer), ("name", .text), ("entered_at", .integer), ("dwell_ms", .integer)]
+                ),
+                ("visit_offer", [("promo", .text), ("department", .integer), ("at", .integer)]),
+                ("visit_checkin", [("department", .integer), ("at", .integer)]),
+            ] {
+                // `finished` repeats whether the visit has ended, so analytics read these rows alone, in store order.
+                try db.create(table: name, options: [.withoutRowID]) { table in
+                    table.column("member", .text).notNull()
+                    table.column("store", .integer).notNull()
+                    table.column("arrived_at", .integer).notNull()
+                    table.column("position", .integer).notNull()
+                    table.column("finished", .integer).notNull()
+                    for (column, type) in columns { table.column(column, type).notNull() }
+                    table.primaryKey(["store", "arrived_at", "member", "position"])
+                    table.foreignKey(
+                        ["member", "store", "arrived_at"], references: "visit_history", columns: ["member", "store", "arrived_at"],
+                        onDelete: .cascade)
+                }
+                try db.create(index: "\(name)_member", on: name, columns: ["member", "store", "arrived_at"])
+            }
+            // Guests, as counts only: never a beacon.
+            try db.create(table: "guest_count") { table in
+                table.column("store", .integer).notNull()
+                table.column("hour", .integer).notNull()
+                table.column("department", .integer).notNull()
+                table.column("visits", .integer).notNull()
+                table.column("dwell_ms", .integer).notNull()
+                table.primaryKey(["store", "hour", "department"])
             }
         }
         return migrator
@@ -267,6 +317,7 @@ public final class SQLiteRegistry: MemberRegistry {
     /// needs no narrowing: a member has one saved visit.
     public func apply(_ changes: RegistryChanges, batch: String?, stores: Set<UInt16>?) throws {
         guard !changes.isEmpty else { return }
+        var purged = false
         try database.write { db in
             if let batch {
                 try db.execute(
@@ -300,6 +351,21 @@ public final class SQLiteRegistry: MemberRegistry {
             for seq in changes.publishedRegistryEvents {
                 try db.cachedStatement(sql: "DELETE FROM registryEvent WHERE seq = ?").execute(arguments: [seq])
             }
+            if let before = changes.forgetHistoryBefore {
+                try db.execute(sql: "DELETE FROM visit_history WHERE arrived_at < ?", arguments: [before.milliseconds])
+                purged = db.changesCount > 0
+            }
+            for record in changes.history.values { try SQLiteRegistry.keep(record, in: db) }
+            let guests = try db.cachedStatement(
+                sql: """
+                    INSERT INTO guest_count (store, hour, department, visits, dwell_ms) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT(store, hour, department) DO UPDATE SET visits = visits + excluded.visits, dwell_ms = dwell_ms + excluded.dwell_ms
+                    """)
+            for (key, count) in changes.guestCounts {
+                try guests.execute(arguments: [
+                    key.store, key.hour.milliseconds, key.department, count.visits, count.dwell.wholeMilliseconds,
+                ])
+            }
             for (fire, time) in changes.promoFires {
                 try db.execute(
                     sql: """
@@ -307,6 +373,165 @@ public final class SQLiteRegistry: MemberRegistry {
                         SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM member WHERE id = ?)
                         """, arguments: [fire.member, fire.promo, fire.store, time.milliseconds, fire.member])
             }
+        }
+        if purged { try reclaimSpace() }
+    }
+
+    /// Gives the pages freed by deleted history back to the file system and empties the write-ahead log, which
+    /// holds the old pages until a checkpoint (the deleted rows were zeroed: `secure_delete`). A file made with
+    /// incremental auto-vacuum frees them at once; an older one is rewritten (VACUUM) once a quarter of it is free.
+    func reclaimSpace() throws {
+        try database.writeWithoutTransaction { db in
+            let incremental = try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") == 2
+            if incremental {
+                try db.execute(sql: "PRAGMA incremental_vacuum")
+            } else {
+                let free = try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
+                let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+                if free * 4 > pages {
+                    try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+                    try db.execute(sql: "VACUUM")
+                }
+            }
+            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+    }
+
+    // MARK: History
+
+    /// Keeps `record` in the history, replacing what was kept under its key (its stops, offers and check-ins too);
+    /// nothing for a member that no longer exists.
+    private static func keep(_ record: VisitRecord, in db: Database) throws {
+        let key: StatementArguments = [record.member, record.store, record.arrivedAt.milliseconds]
+        let finished = record.leftAt == nil ? 0 : 1
+        try db.cachedStatement(sql: "DELETE FROM visit_history WHERE member = ? AND store = ? AND arrived_at = ?").execute(arguments: key)
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO visit_history (member, store, arrived_at, left_at, number)
+                SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM member WHERE id = ?)
+                """
+        ).execute(arguments: key + [record.leftAt?.milliseconds, record.number, record.member])
+        guard db.changesCount > 0 else { return }
+        let stop = try db.cachedStatement(
+            sql: """
+                INSERT INTO visit_stop (member, store, arrived_at, position, finished, department, name, entered_at, dwell_ms)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        for (position, item) in record.stops.enumerated() {
+            try stop.execute(
+                arguments: key + [
+                    position, finished, item.department, item.name, item.enteredAt.milliseconds, item.dwell.wholeMilliseconds,
+                ])
+        }
+        let offer = try db.cachedStatement(
+            sql:
+                "INSERT INTO visit_offer (member, store, arrived_at, position, finished, promo, department, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        )
+        for (position, item) in record.offers.enumerated() {
+            try offer.execute(arguments: key + [position, finished, item.promo, item.department, item.at.milliseconds])
+        }
+        let checkin = try db.cachedStatement(
+            sql: "INSERT INTO visit_checkin (member, store, arrived_at, position, finished, department, at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        for (position, item) in record.checkins.enumerated() {
+            try checkin.execute(arguments: key + [position, finished, item.department, item.at.milliseconds])
+        }
+    }
+
+    public func openHistory(stores: Set<UInt16>?) throws -> [VisitRecord] {
+        try database.read { db in
+            var records: [VisitRecord.Key: VisitRecord] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM visit_history WHERE left_at IS NULL") {
+                let store: UInt16 = row["store"]
+                guard stores?.contains(store) ?? true else { continue }
+                let record = VisitRecord(
+                    member: row["member"], store: store, arrivedAt: Timestamp(milliseconds: row["arrived_at"]), number: row["number"])
+                records[record.key] = record
+            }
+            guard !records.isEmpty else { return [] }
+            let open = "(SELECT member, store, arrived_at FROM visit_history WHERE left_at IS NULL)"
+            func key(_ row: Row) -> VisitRecord.Key {
+                VisitRecord.Key(member: row["member"], store: row["store"], arrivedAt: Timestamp(milliseconds: row["arrived_at"]))
+            }
+            for row in try Row.fetchAll(
+                db, sql: "SELECT * FROM visit_stop WHERE (member, store, arrived_at) IN \(open) ORDER BY position")
+            {
+                records[key(row)]?.stops.append(
+                    .init(
+                        department: row["department"], name: row["name"], enteredAt: Timestamp(milliseconds: row["entered_at"]),
+                        dwell: .milliseconds(row["dwell_ms"] as Int64)))
+            }
+            for row in try Row.fetchAll(
+                db, sql: "SELECT * FROM visit_offer WHERE (member, store, arrived_at) IN \(open) ORDER BY position")
+            {
+                records[key(row)]?.offers.append(
+                    .init(promo: row["promo"], department: row["department"], at: Timestamp(milliseconds: row["at"])))
+            }
+            for row in try Row.fetchAll(
+                db, sql: "SELECT * FROM visit_checkin WHERE (member, store, arrived_at) IN \(open) ORDER BY position")
+            {
+                records[key(row)]?.checkins.append(.init(department: row["department"], at: Timestamp(milliseconds: row["at"])))
+            }
+            return Array(records.values)
+        }
+    }
+
+    public func history(store: UInt16, from: Timestamp, to: Timestamp) throws -> [VisitRecord] {
+        try database.read { db in
+            let arguments: StatementArguments = [store, from.milliseconds, to.milliseconds]
+            let range = "store = ? AND arrived_at >= ? AND arrived_at < ?"
+            var records: [VisitRecord.Key: VisitRecord] = [:]
+            var order: [VisitRecord.Key] = []
+            func key(_ row: Row) -> VisitRecord.Key {
+                VisitRecord.Key(member: row["member"], store: row["store"], arrivedAt: Timestamp(milliseconds: row["arrived_at"]))
+            }
+            for row in try Row.fetchAll(
+                db, sql: "SELECT * FROM visit_history WHERE \(range) ORDER BY arrived_at, member", arguments: arguments)
+            {
+                let record = VisitRecord(
+                    member: row["member"], store: row["store"], arrivedAt: Timestamp(milliseconds: row["arrived_at"]),
+                    leftAt: (row["left_at"] as Int64?).map(Timestamp.init(milliseconds:)), number: row["number"])
+                records[record.key] = record
+                order.append(record.key)
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM visit_stop WHERE \(range) ORDER BY position", arguments: arguments) {
+                records[key(row)]?.stops.append(
+                    .init(
+                        department: row["department"], name: row["name"], enteredAt: Timestamp(milliseconds: row["entered_at"]),
+                        dwell: .milliseconds(row["dwell_ms"] as Int64)))
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM visit_offer WHERE \(range) ORDER BY position", arguments: arguments) {
+                records[key(row)]?.offers.append(
+                    .init(promo: row["promo"], department: row["department"], at: Timestamp(milliseconds: row["at"])))
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM visit_checkin WHERE \(range) ORDER BY position", arguments: arguments) {
+                records[key(row)]?.checkins.append(.init(department: row["department"], at: Timestamp(milliseconds: row["at"])))
+            }
+            return order.compactMap { records[$0] }
+        }
+    }
+
+    public func analytics(store: UInt16, from: Timestamp, to: Timestamp) throws -> StoreAnalytics {
+        try database.read { db in
+            let arguments: StatementArguments = ["store": store, "from": from.milliseconds, "to": to.milliseconds]
+            return try AnalyticsQuery.run(store: store, from: from, to: to) { sql in
+                try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                    row.databaseValues.map { value -> AnalyticsQuery.Value in
+                        switch value.storage {
+                        case .int64(let number): return .integer(number)
+                        case .double(let number): return .integer(Int64(number.rounded()))
+                        case .string(let text): return .text(text)
+                        case .null, .blob: return .null
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    public func historyStores() throws -> [UInt16] {
+        try database.read { db in
+            try Int.fetchAll(db, sql: "SELECT store FROM visit_history UNION SELECT store FROM guest_count ORDER BY store")
+                .compactMap { UInt16(exactly: $0) }
         }
     }
 

@@ -12,7 +12,7 @@ struct BeaconBench: ParsableCommand {
         subcommands: [
             ScannerBenchmark.self, ScannerLiveBenchmark.self, ScannerProcessBenchmark.self, EngineBenchmark.self, CrowdBenchmark.self,
             CrowdArrivalBenchmark.self, WireBenchmark.self, CoordinatorBenchmark.self, CoordinatorInMemoryBenchmark.self,
-            RangingBenchmark.self, RegistryBenchmark.self, RegistryLoadBenchmark.self, FailoverBenchmark.self,
+            RangingBenchmark.self, RegistryBenchmark.self, RegistryLoadBenchmark.self, FailoverBenchmark.self, AnalyticsBenchmark.self,
             DashboardBenchmark.self, SoakBenchmark.self, AccuracyBenchmark.self,
         ])
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import BeaconMeshDashboard
 import BeaconMeshMQTT
 import BeaconMeshMetrics
+import BeaconMeshRegistry
 import BeaconMeshService
 import Logging
 import ServiceLifecycle
@@ -18,12 +19,14 @@ struct BeaconDashboard: AsyncParsableCommand {
         abstract: "Serve the chain overview and live store pages on the web, read from the broker.",
         usage: """
             beacon-dashboard [--broker <URL>] [--username <U>] [--password-file <F>] [--cafile <F>] [--listen <HOST:PORT>] \
-            [--store <N> ...] [--users <FILE>] [--tls-cert <F> --tls-key <F>] [--log-level <log-level>]
+            [--store <N> ...] [--db <FILE|URL>] [--users <FILE>] [--tls-cert <F> --tls-key <F>] [--log-level <log-level>]
             beacon-dashboard users add <name> --stores <1,2|all> --file <FILE>
             """,
         discussion: """
             Pages: / (the chain overview), /stores/N (a store's live page), /api/stores/N/presence (the latest \
-            presence snapshot as JSON), /healthz, /metrics (Prometheus). The broker password comes from \
+            presence snapshot as JSON), /healthz, /metrics (Prometheus). With --db (the registry, read only): \
+            /analytics, /stores/N/analytics (charts) and /api/stores/N/analytics?from=MS&to=MS (the analytics object); \
+            the PostgreSQL password comes from BEACONMESH_DB_PASSWORD. The broker password comes from \
             --password-file or the BEACONMESH_PASSWORD environment variable.
             Sign-in: --users FILE (make it with `beacon-dashboard users add`) lets in only the people it lists, each \
             to their own stores, through /login or HTTP Basic. Without --users the dashboard listens on loopback only.
@@ -42,6 +45,12 @@ struct BeaconDashboard: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "The registry for shopper analytics: the coordinators' SQLite file or postgres:// URL (only read).",
+            valueName: "FILE|URL"))
+    var db: String?
+
+    @Option(
+        help: ArgumentHelp(
             "Users file (YAML; beacon-dashboard users add): sign-in required, each user sees only their stores.", valueName: "FILE"))
     var users: String?
 
@@ -55,6 +64,13 @@ struct BeaconDashboard: AsyncParsableCommand {
     var logLevel: Logger.Level = .notice
 
     func validate() throws {
+        if let db {
+            do {
+                _ = try RegistryLocation(db)
+            } catch {
+                throw ValidationError("--db: \(error.description)")
+            }
+        }
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together: give both or neither") }
         if users == nil && !listen.isLoopback {
             throw ValidationError(
@@ -85,6 +101,13 @@ struct BeaconDashboard: AsyncParsableCommand {
         let tls = try tlsCert.map { certificate throws(UsageError) in
             try DashboardServer.tlsConfiguration(certificate: certificate, key: tlsKey ?? "")
         }
+        let analytics = try db.map { location throws(UsageError) in
+            do throws(RegistryFailure) {
+                return AnalyticsSource(registry: try RegistryLocation(location).open(logger: logger))
+            } catch {
+                throw UsageError(error.description)
+            }
+        }
         let scheme = tls == nil ? "http" : "https"
         let signIn = access == nil ? "" : ", sign-in required"
         var mqtt: MQTTConfiguration
@@ -102,7 +125,8 @@ struct BeaconDashboard: AsyncParsableCommand {
         let feed = DashboardFeed(client: client, hub: hub, stores: stores, logger: logger)
         let broker = mqtt.broker
         let server = try DashboardServer.service(
-            hub: hub, listen: listen, metricsText: PrometheusMetrics.exposition, access: access, tls: tls, logger: logger
+            hub: hub, listen: listen, metricsText: PrometheusMetrics.exposition, access: access, tls: tls, analytics: analytics,
+            logger: logger
         ) { bound in
             CommandLineProgram.printLine("beacon-dashboard: serving \(bound.url(scheme: scheme)) (broker \(broker)\(signIn))")
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Logging
 import Testing
 
@@ -69,6 +70,19 @@ struct BeaconCoordinatorCommandTests {
             ),
             (["provision", "monitor", "--store", "1", "--broker-pid-file", "/run/mosquitto.pid"], "--broker-pid-file needs --reload"),
             (["frobnicate"], "Unexpected argument 'frobnicate'"),
+            (
+                ["report", "--db", "x.sqlite", "--store", "1", "--from", "yesterday"],
+                "'from' must be epoch milliseconds or a local date YYYY-MM-DD[THH:MM] (found 'yesterday')"
+            ),
+            (
+                ["report", "--db", "x.sqlite", "--store", "1", "--from", "2025-02-30"],
+                "'from' must be epoch milliseconds or a local date YYYY-MM-DD[THH:MM] (found '2025-02-30')"
+            ),
+            (
+                ["report", "--db", "x.sqlite", "--store", "1", "--from", "2025-03-02", "--to", "2025-03-01"],
+                "the period is empty: 'from' (\(localMidnight(2025, 3, 2))) must be before 'to' (\(localMidnight(2025, 3, 1)))"
+            ),
+            (["report", "--db", "x.sqlite", "--store", "70000"], "The value '70000' is invalid for '--store <store>'"),
         ])
     func wrongValue(arguments: [String], message: String) {
         do {
@@ -88,6 +102,7 @@ struct BeaconCoordinatorCommandTests {
         #expect(BeaconCoordinator.helpMessage(for: MembersCommand.self, columns: 120) == Self.membersHelp)
         #expect(BeaconCoordinator.helpMessage(for: ProvisionCommand.self, columns: 120) == Self.provisionHelp)
         #expect(BeaconCoordinator.helpMessage(for: PromosCommand.self, columns: 120) == Self.promosHelp)
+        #expect(BeaconCoordinator.helpMessage(for: ReportCommand.self, columns: 120) == Self.reportHelp + "\n")
     }
 
     static let help = #"""
@@ -104,8 +119,24 @@ struct BeaconCoordinatorCommandTests {
           provision               Create or revoke broker credentials (password + ACL rules) for nodes, monitors, coordinators
                                   and member apps.
           promos                  Check the department promos of a config.
+          report                  A store's shopper analytics for a period (default the last 7 days), as tables or JSON.
 
           See 'beacon-coordinator help <subcommand>' for detailed help.
+        """#
+
+    static let reportHelp = #"""
+        OVERVIEW: A store's shopper analytics for a period (default the last 7 days), as tables or JSON.
+
+        USAGE: beacon-coordinator report --db <FILE|URL> --store <store> [--from <TIME>] [--to <TIME>] [--json]
+
+        OPTIONS:
+          --db <FILE|URL>         The config's database: a SQLite file, or postgres://USER@HOST:PORT/DB[?sslmode=require]
+                                  (password from BEACONMESH_DB_PASSWORD).
+          --store <store>         The store's number.
+          --from <TIME>           Start of the period: epoch ms or a local YYYY-MM-DD[THH:MM].
+          --to <TIME>             End of the period (not included): epoch ms or a local YYYY-MM-DD[THH:MM].
+          --json                  Print the contract's analytics object as JSON.
+          -h, --help              Show help information.
         """#
 
     static let runHelp = #"""
@@ -190,4 +221,10 @@ struct BeaconCoordinatorCommandTests {
 
           See 'beacon-coordinator help promos <subcommand>' for detailed help.
         """#
+}
+
+/// Epoch milliseconds of local midnight of a date (the report's `YYYY-MM-DD`).
+private func localMidnight(_ year: Int, _ month: Int, _ day: Int) -> Int64 {
+    let date = Calendar.current.date(from: DateComponents(year: year, month: month, day: day)) ?? Date()
+    return Int64(date.timeIntervalSince1970 * 1000)
 }

@@ -79,12 +79,13 @@ struct BeaconDashboardCommandTests {
         OVERVIEW: Serve the chain overview and live store pages on the web, read from the broker.
 
         Pages: / (the chain overview), /stores/N (a store's live page), /api/stores/N/presence (the latest presence snapshot as
-        JSON), /healthz, /metrics (Prometheus). The broker password comes from --password-file or the BEACONMESH_PASSWORD
-        environment variable.
+        JSON), /healthz, /metrics (Prometheus). With --db (the registry, read only): /analytics, /stores/N/analytics (charts)
+        and /api/stores/N/analytics?from=MS&to=MS (the analytics object); the PostgreSQL password comes from
+        BEACONMESH_DB_PASSWORD. The broker password comes from --password-file or the BEACONMESH_PASSWORD environment variable.
         Sign-in: --users FILE (make it with `beacon-dashboard users add`) lets in only the people it lists, each to their own
         stores, through /login or HTTP Basic. Without --users the dashboard listens on loopback only.
 
-        USAGE: beacon-dashboard [--broker <URL>] [--username <U>] [--password-file <F>] [--cafile <F>] [--listen <HOST:PORT>] [--store <N> ...] [--users <FILE>] [--tls-cert <F> --tls-key <F>] [--log-level <log-level>]
+        USAGE: beacon-dashboard [--broker <URL>] [--username <U>] [--password-file <F>] [--cafile <F>] [--listen <HOST:PORT>] [--store <N> ...] [--db <FILE|URL>] [--users <FILE>] [--tls-cert <F> --tls-key <F>] [--log-level <log-level>]
                beacon-dashboard users add <name> --stores <1,2|all> --file <FILE>
 
         OPTIONS:
@@ -94,6 +95,8 @@ struct BeaconDashboardCommandTests {
           --cafile <F>            CA certificate file to verify an mqtts:// broker (default: the system store).
           --listen <HOST:PORT>    Where to serve the pages (port 0: any free port). (default: 127.0.0.1:8080)
           --store <N>             Show only this store (0-65535); repeat for several. Default: every store heard.
+          --db <FILE|URL>         The registry for shopper analytics: the coordinators' SQLite file or postgres:// URL (only
+                                  read).
           --users <FILE>          Users file (YAML; beacon-dashboard users add): sign-in required, each user sees only their
                                   stores.
           --tls-cert <F>          Serve HTTPS with this PEM certificate (chain); needs --tls-key.

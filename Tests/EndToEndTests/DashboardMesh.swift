@@ -22,7 +22,8 @@ struct DashboardMesh {
     /// Starts the mesh; `prepare` runs in its folder before the dashboard starts and returns the dashboard's extra
     /// arguments (a users file it made, say).
     static func start(
-        extraMembers: [String] = [], prepare: (_ directory: String) async throws -> [String] = { _ in [] }
+        extraMembers: [String] = [], database: String = "mesh.sqlite",
+        prepare: (_ directory: String) async throws -> [String] = { _ in [] }
     ) async throws -> DashboardMesh {
         let broker = try await MosquittoBroker.start()
         let directory = try Mesh.temporaryDirectory()
@@ -41,7 +42,7 @@ struct DashboardMesh {
         let config = """
             id: e2e
             broker: {url: "\(broker.url)"}
-            database: mesh.sqlite
+            database: "\(database)"
             members: members.csv
             metrics: "127.0.0.1:\(metricsPort)"
             presence: {staleAfter: 3s, exitAfter: 2s, switchMargin: 4, switchDwell: 1s, visitGap: 20m}
@@ -173,10 +174,10 @@ final class Shoppers: Sendable {
 extension DashboardMesh {
     /// Starts a mesh, runs `body` with it and stops it, also when `body` throws.
     static func run(
-        extraMembers: [String] = [], prepare: (_ directory: String) async throws -> [String] = { _ in [] },
-        _ body: (inout DashboardMesh) async throws -> Void
+        extraMembers: [String] = [], database: String = "mesh.sqlite",
+        prepare: (_ directory: String) async throws -> [String] = { _ in [] }, _ body: (inout DashboardMesh) async throws -> Void
     ) async throws {
-        var mesh = try await start(extraMembers: extraMembers, prepare: prepare)
+        var mesh = try await start(extraMembers: extraMembers, database: database, prepare: prepare)
         do {
             try await body(&mesh)
         } catch {

@@ -10,6 +10,9 @@
 ///
 /// A count asked for a time after the last recount adds the guests whose deadline falls in between, recounted on
 /// the spot; asked for an earlier time (a clock set back), it walks every guest.
+///
+/// A guest's stay (first heard until its last reading is `exitAfter` old) ends as a `GuestVisit` — store,
+/// department first placed in, start and length, never the beacon — which `takeFinishedVisits` hands out.
 struct GuestTracker: Sendable {
     /// One guest: its beacon, its readings, and the earliest deadline it has queued.
     struct Guest: Sendable {
@@ -17,6 +20,11 @@ struct GuestTracker: Sendable {
         var readings: [PresenceEngine.Reading]
         /// `Int64.max` when it has none queued; a queued entry with another deadline is outdated.
         var queuedAt: Int64
+        /// When the stay began (our clock) and the latest reading of it.
+        var firstHeard: Int64 = 0
+        var lastHeard: Int64 = 0
+        /// Where the guest was first counted: the stay's store and department.
+        var placedIn: (store: UInt16, department: UInt16)?
     }
 
     /// What the tracker knows of a node: its `staleAfter` and the tally its counted readings add to.
@@ -42,6 +50,8 @@ struct GuestTracker: Sendable {
     private var talliesByStore: [UInt16: [Int32]] = [:]
     /// The latest time guests were counted at; counts for an earlier time are walked.
     private var countedUpTo = Int64.min
+    /// Stays that ended since the last `takeFinishedVisits`.
+    private var finished: [GuestVisit] = []
 
     init(exitAfter: Int64) {
         self.exitAfter = exitAfter
@@ -87,6 +97,8 @@ struct GuestTracker: Sendable {
             slot = allocate(beacon)
         }
         uncount(slot)
+        if guests[Int(slot)].readings.isEmpty { guests[Int(slot)].firstHeard = now }
+        guests[Int(slot)].lastHeard = max(guests[Int(slot)].lastHeard, reading.lastSeen)
         if guests[Int(slot)].readings.absorb(reading) { heardBy[Int(reading.node)].insert(slot) }
         count(slot, at: now)
     }
@@ -120,7 +132,7 @@ struct GuestTracker: Sendable {
         uncount(slot)
         for reading in guests[Int(slot)].readings { heardBy[Int(reading.node)].remove(slot) }
         guests[Int(slot)].readings.removeAll()
-        release(slot)
+        release(slot, finished: false)
     }
 
     /// Drops readings `exitAfter` old and recounts the guests whose counted reading went stale, up to `now`.
@@ -236,6 +248,7 @@ struct GuestTracker: Sendable {
             let node = nodes[Int(reading.node)]
             counts[Int(node.tally)] += 1
             guests[Int(slot)].readings[index].counted = true
+            if guests[Int(slot)].placedIn == nil { guests[Int(slot)].placedIn = (reading.store, reading.department) }
             deadline = min(deadline, reading.lastSeen &+ node.staleAfter)
         }
         if deadline < guests[Int(slot)].queuedAt {
@@ -257,8 +270,24 @@ struct GuestTracker: Sendable {
         return slot
     }
 
-    /// Frees the slot of a guest that has no readings left.
-    private mutating func release(_ slot: Int32) {
+    /// Hands out the guest stays that ended since the last call, oldest end first.
+    mutating func takeFinishedVisits() -> [GuestVisit] {
+        defer { finished = [] }
+        return finished
+    }
+
+    /// Frees the slot of a guest that has no readings left; its stay, if it was ever placed, is `finished` (not when
+    /// the beacon turned out to be a member's).
+    private mutating func release(_ slot: Int32, finished isStay: Bool = true) {
+        if isStay, let place = guests[Int(slot)].placedIn {
+            let guest = guests[Int(slot)]
+            finished.append(
+                GuestVisit(
+                    store: place.store, department: place.department, arrivedAt: Timestamp(milliseconds: guest.firstHeard),
+                    dwell: .milliseconds(max(0, guest.lastHeard - guest.firstHeard))))
+        }
+        guests[Int(slot)].placedIn = nil
+        guests[Int(slot)].lastHeard = 0
         slotsByBeacon.remove(guests[Int(slot)].beacon)
         guests[Int(slot)].readings = []
         guests[Int(slot)].queuedAt = .max

@@ -1059,6 +1059,10 @@ public struct PresenceEngine: Sendable {
         (nodesByStore[store] ?? []).map { (nodes[Int($0)].address, nodes[Int($0)].state) }.sorted { $0.node < $1.node }
     }
 
+    /// Hands out the guest stays that ended since the last call (a guest's last reading `exitAfter` old, or lost by
+    /// every node): store, department, start and length, never the beacon.
+    public mutating func takeGuestVisits() -> [GuestVisit] { guests.takeFinishedVisits() }
+
     /// Forgets visits that ended more than `visitGap` ago; returns the members whose visit ended for good.
     public mutating func expireVisits(at now: Timestamp) -> [String] {
         expireVisitsByStore(at: now).map(\.member).sorted()
