@@ -165,7 +165,7 @@ struct DashboardEndToEndTests {
         #expect(await process.waitForExit(timeout: .seconds(10)) == .exited(0))
         #expect(
             process.stdoutLines.contains(
-                "USAGE: beacon-dashboard [--broker <URL>] [--username <U>] [--password-file <F>] [--cafile <F>] [--listen <HOST:PORT>] [--store <N> ...] [--users <FILE>] [--tls-cert <F> --tls-key <F>] [--log-level <log-level>]"
+                "USAGE: beacon-dashboard [--broker <URL>] [--username <U>] [--password-file <F>] [--cafile <F>] [--listen <HOST:PORT>] [--store <N> ...] [--db <FILE|URL>] [--users <FILE>] [--tls-cert <F> --tls-key <F>] [--log-level <log-level>]"
             ),
             "\(process.transcript)")
         #expect(process.stdoutLines.contains { $0.hasPrefix("  --listen <HOST:PORT>    Where to serve the pages") })
