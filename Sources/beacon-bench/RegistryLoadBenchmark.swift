@@ -32,6 +32,12 @@ struct RegistryLoadBenchmark: ParsableCommand {
     @Option(help: "Visit writes per second the other stores make during the busy phase.")
     var chainWrites: Int = 2_000
 
+    @Flag(
+        help:
+            "The other stores write to another database on the same server (SQLite: another file): the coordinator hears none of it, the machine's cores are shared as before."
+    )
+    var writesElsewhere = false
+
     @Flag(help: "SQLite only (no PostgreSQL server is started).")
     var sqliteOnly = false
 
@@ -88,7 +94,13 @@ struct RegistryLoadBenchmark: ParsableCommand {
             let quiet = try await ArrivalLatencyStream(
                 rate: rate, arrivals: arrivals, probeEvery: probeEvery, sightingsPerBatch: 10, firstNewcomer: base, boot: "quiet-\(index)"
             ).run(port: broker.port, observations: observations)
-            let load = ChainWrites(location: location, perSecond: chainWrites, members: members, logger: logger)
+            var loadLocation = location
+            if writesElsewhere {
+                let elsewhere = name == "PostgreSQL" ? try postgres?.createDatabase() : nil
+                loadLocation = try RegistryLocation(elsewhere ?? work + "/elsewhere-\(index).sqlite")
+                try loadLocation.open().merge(records())
+            }
+            let load = ChainWrites(location: loadLocation, perSecond: chainWrites, members: members, logger: logger)
             let busy = try await ArrivalLatencyStream(
                 rate: rate, arrivals: arrivals, probeEvery: probeEvery, sightingsPerBatch: 10, firstNewcomer: base + arrivals,
                 boot: "busy-\(index)"
@@ -107,7 +119,7 @@ struct RegistryLoadBenchmark: ParsableCommand {
             )
             print("    quiet registry                                       \(figures(quiet))")
             print(
-                "    other stores writing \(Measure.grouped(Double(chainWrites))) visits/s (\(Measure.grouped(written))/s written, at most \(waiting) waiting)   \(figures(busy))"
+                "    other stores writing \(Measure.grouped(Double(chainWrites))) visits/s\(writesElsewhere ? " elsewhere" : "") (\(Measure.grouped(written))/s written, at most \(waiting) waiting)   \(figures(busy))"
             )
         }
     }
