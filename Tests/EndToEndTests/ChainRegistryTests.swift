@@ -5,14 +5,14 @@ import Testing
 /// Two stores of one chain, each with its own coordinator, on one PostgreSQL registry (a server of the test's own),
 /// one broker; store 2's coordinator may reach the database through a relay the test cuts.
 private struct Chain {
-    let server: PostgresServer
-    let url: String
-    let broker: MosquittoBroker
-    let relay: TCPRelay
-    let directory: String
+    let base: ChainInfrastructure
     var lisboa: TestProcess
     var porto: TestProcess
-    let events: Subscription
+    var server: PostgresServer { base.server }
+    var url: String { base.url }
+    var broker: MosquittoBroker { base.broker }
+    var relay: TCPRelay { base.relay }
+    var events: Subscription { base.watch }
 
     static let members = """
         id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt
@@ -21,44 +21,31 @@ private struct Chain {
         """
 
     static func start() async throws -> Chain {
-        let server = try PostgresServer.start()
-        let url = try server.createDatabase()
-        let broker = try await MosquittoBroker.start()
-        let relay = try TCPRelay(to: server.port)
-        let directory = try Mesh.temporaryDirectory()
-        try members.write(toFile: directory + "/members.csv", atomically: true, encoding: .utf8)
-        let events = try await MosquittoClients.subscribe(
-            port: broker.port, filters: ["beaconmesh/v1/stores/+/events", "beaconmesh/v1/registry/events"], qos: 1)
-        let lisboa = try await startCoordinator(store: 1, database: url, broker: broker, in: directory, members: true)
-        let throughRelay = url.replacingOccurrences(of: ":\(server.port)/", with: ":\(relay.port)/")
-        let porto = try await startCoordinator(store: 2, database: throughRelay, broker: broker, in: directory, members: false)
-        return Chain(
-            server: server, url: url, broker: broker, relay: relay, directory: directory, lisboa: lisboa, porto: porto,
-            events: events)
+        let base = try await ChainInfrastructure.start(
+            members: members, filters: ["beaconmesh/v1/stores/+/events", "beaconmesh/v1/registry/events"])
+        let lisboa = try await startCoordinator(store: 1, database: base.url, on: base, members: true)
+        let porto = try await startCoordinator(store: 2, database: base.relayURL, on: base, members: false)
+        return Chain(base: base, lisboa: lisboa, porto: porto)
     }
 
     static func startCoordinator(
-        store: Int, database: String, broker: MosquittoBroker, in directory: String, members: Bool
+        store: Int, database: String, on base: ChainInfrastructure, members: Bool
     ) async throws -> TestProcess {
-        let config = """
-            id: store-\(store)
-            broker: {url: "\(broker.url)"}
-            database: "\(database)"
-            \(members ? "members: members.csv" : "")
-            presence: {staleAfter: 3s, exitAfter: 2s, switchMargin: 4, switchDwell: 1s, visitGap: 20m}
-            stores:
-              - id: \(store)
-                name: Store \(store)
-                greeting: "Welcome back, {name}! Visit {visits}."
-                departments:
-                  - {id: 10, name: Clothing}
-            """
-        let path = directory + "/store-\(store).yaml"
-        try config.write(toFile: path, atomically: true, encoding: .utf8)
-        let coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", path, "--health-interval", "1s"])
-        let running = await coordinator.waitForLine(in: .stderr, timeout: .seconds(20)) { $0.contains("coordinator running") }
-        try #require(running != nil, "\(coordinator.transcript)")
-        return coordinator
+        try await base.startCoordinator(
+            name: "store-\(store)",
+            config: """
+                id: store-\(store)
+                broker: {url: "\(base.broker.url)"}
+                database: "\(database)"
+                \(members ? "members: members.csv" : "")
+                presence: {staleAfter: 3s, exitAfter: 2s, switchMargin: 4, switchDwell: 1s, visitGap: 20m}
+                stores:
+                  - id: \(store)
+                    name: Store \(store)
+                    greeting: "Welcome back, {name}! Visit {visits}."
+                    departments:
+                      - {id: 10, name: Clothing}
+                """)
     }
 
     /// A visit of the member with beacon `minor` to store `store`: readings for `seconds`, then silence until left.
@@ -88,21 +75,9 @@ private struct Chain {
         return command
     }
 
-    func visits(of member: String) throws -> Int? {
-        let database = String(url.split(separator: "/").last ?? "")
-        return Int(
-            try server.psql("SELECT visits FROM member WHERE id = '\(member)'", database: database).trimmingCharacters(
-                in: .whitespacesAndNewlines))
-    }
+    func visits(of member: String) throws -> Int? { try base.visits(of: member) }
 
-    func stop() async {
-        _ = await lisboa.stop(with: SIGTERM, timeout: .seconds(10))
-        _ = await porto.stop(with: SIGTERM, timeout: .seconds(10))
-        await events.stop()
-        await broker.stop()
-        relay.stop()
-        server.stop()
-    }
+    func stop() async { await base.stop([lisboa, porto]) }
 }
 
 @Suite("A chain's coordinators on one PostgreSQL registry", .serialized)

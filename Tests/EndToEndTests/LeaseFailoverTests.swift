@@ -7,13 +7,12 @@ import Testing
 /// relay the test cuts. Everything the broker carries about the stores and the coordinators is recorded in order.
 private struct LeaseChain {
     static let ttl = 2
-    let server: PostgresServer
-    let url: String
-    let broker: MosquittoBroker
-    let relay: TCPRelay
-    let directory: String
+    let base: ChainInfrastructure
+    var server: PostgresServer { base.server }
+    var broker: MosquittoBroker { base.broker }
+    var relay: TCPRelay { base.relay }
     /// Events of every store and every coordinator's status, in arrival order.
-    let watch: Subscription
+    var watch: Subscription { base.watch }
 
     static let members = """
         id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt
@@ -23,21 +22,15 @@ private struct LeaseChain {
         """
 
     static func start() async throws -> LeaseChain {
-        let server = try PostgresServer.start()
-        let url = try server.createDatabase()
-        let broker = try await MosquittoBroker.start()
-        let relay = try TCPRelay(to: server.port)
-        let directory = try Mesh.temporaryDirectory()
-        try members.write(toFile: directory + "/members.csv", atomically: true, encoding: .utf8)
-        let watch = try await MosquittoClients.subscribe(
-            port: broker.port, filters: ["beaconmesh/v1/stores/+/events", "beaconmesh/v1/coordinators/+/status"], qos: 1)
-        return LeaseChain(server: server, url: url, broker: broker, relay: relay, directory: directory, watch: watch)
+        LeaseChain(
+            base: try await ChainInfrastructure.start(
+                members: members, filters: ["beaconmesh/v1/stores/+/events", "beaconmesh/v1/coordinators/+/status"]))
     }
 
     /// Starts coordinator `id` listing `stores` (departments 10 and 20 each); it reaches the database through the relay
     /// if `throughRelay`. Waits until it runs.
     func startCoordinator(id: String, stores: [Int], throughRelay: Bool = false) async throws -> TestProcess {
-        let database = throughRelay ? url.replacingOccurrences(of: ":\(server.port)/", with: ":\(relay.port)/") : url
+        let database = throughRelay ? base.relayURL : base.url
         let storeList = stores.map { store in
             """
               - id: \(store)
@@ -57,12 +50,7 @@ private struct LeaseChain {
             stores:
             \(storeList)
             """
-        let path = directory + "/\(id).yaml"
-        try config.write(toFile: path, atomically: true, encoding: .utf8)
-        let coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", path, "--health-interval", "1s"])
-        let running = await coordinator.waitForLine(in: .stderr, timeout: .seconds(20)) { $0.contains("coordinator running") }
-        try #require(running != nil, "\(coordinator.transcript)")
-        return coordinator
+        return try await base.startCoordinator(name: id, config: config)
     }
 
     /// The latest status coordinator `id` published (retained).
@@ -131,20 +119,9 @@ private struct LeaseChain {
     }
 
     /// The member's visit count in the registry.
-    func visits(of member: String) throws -> Int? {
-        let database = String(url.split(separator: "/").last ?? "")
-        return Int(
-            try server.psql("SELECT visits FROM member WHERE id = '\(member)'", database: database).trimmingCharacters(
-                in: .whitespacesAndNewlines))
-    }
+    func visits(of member: String) throws -> Int? { try base.visits(of: member) }
 
-    func stop(_ coordinators: [TestProcess]) async {
-        for coordinator in coordinators { _ = await coordinator.stop(with: SIGTERM, timeout: .seconds(10)) }
-        await watch.stop()
-        await broker.stop()
-        relay.stop()
-        server.stop()
-    }
+    func stop(_ coordinators: [TestProcess]) async { await base.stop(coordinators) }
 }
 
 @Suite("Coordinators standing in for each other through leases", .serialized)
