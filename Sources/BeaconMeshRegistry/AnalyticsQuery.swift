@@ -67,13 +67,37 @@ enum AnalyticsQuery {
         return analytics
     }
 
+    /// Every store's summary for `[from, to)` (stores with history in the period, in order), from three grouped
+    /// queries over the whole chain (`rows` as for `run`, with `:from` and `:to` only).
+    static func summaries(from: Timestamp, to: Timestamp, rows: (String) throws -> [[Value]]) throws -> [StoreSummary] {
+        var summaries: [UInt16: StoreSummary] = [:]
+        func store(_ value: Value) -> UInt16 { UInt16(clamping: value.integer) }
+        for row in try rows(storeVisits) {
+            let members = Int(row[2].integer)
+            let newMembers = Int(row[3].integer)
+            summaries[store(row[0])] = StoreSummary(
+                store: store(row[0]), memberVisits: Int(row[1].integer),
+                visits: .init(members: members, newMembers: newMembers, repeatMembers: members - newMembers),
+                averageVisit: seconds(row[4]))
+        }
+        for row in try rows(storeGuests) {
+            summaries[store(row[0]), default: StoreSummary(store: store(row[0]))].visits.guests = Int(row[1].integer)
+        }
+        for row in try rows(storeCheckins) {
+            summaries[store(row[0]), default: StoreSummary(store: store(row[0]))].checkins = Int(row[1].integer)
+        }
+        return summaries.values.sorted { $0.store < $1.store }
+    }
+
     /// Milliseconds to whole seconds, rounded.
     private static func seconds(_ value: Value) -> Int { Int((value.integer + 500) / 1000) }
 
-    /// `sql` with PostgreSQL's positional parameters.
-    static func postgresText(_ sql: String) -> String {
-        sql.replacingOccurrences(of: ":store", with: "$1").replacingOccurrences(of: ":from", with: "$2")
-            .replacingOccurrences(of: ":to", with: "$3")
+    /// `sql` with PostgreSQL's positional parameters: `:store`, `:from`, `:to` are `$1`–`$3`, or, in the summaries
+    /// (`withStore` false), `:from` and `:to` are `$1` and `$2`.
+    static func postgresText(_ sql: String, withStore: Bool = true) -> String {
+        let first = withStore ? 2 : 1
+        return sql.replacingOccurrences(of: ":store", with: "$1").replacingOccurrences(of: ":from", with: "$\(first)")
+            .replacingOccurrences(of: ":to", with: "$\(first + 1)")
     }
 
     /// The finished member visits of the period.
@@ -84,6 +108,25 @@ enum AnalyticsQuery {
     /// primary key (store, arrival), without a look-up of each visit.
     private static let periodRows = """
         x.store = :store AND x.arrived_at >= :from AND x.arrived_at < :to AND x.finished = 1
+        """
+
+    /// Per store: finished member visits, members, new members and the average visit (milliseconds).
+    static let storeVisits = """
+        SELECT h.store, COUNT(*), COUNT(DISTINCT h.member), COUNT(DISTINCT CASE WHEN h.number = 1 THEN h.member END),
+            CAST(AVG(h.left_at - h.arrived_at) AS BIGINT)
+        FROM visit_history h WHERE h.arrived_at >= :from AND h.arrived_at < :to AND h.left_at IS NOT NULL
+        GROUP BY h.store
+        """
+
+    /// Per store: guest visits of the hours that begin within an hour before `from` up to `to`.
+    static let storeGuests = """
+        SELECT store, CAST(SUM(visits) AS BIGINT) FROM guest_count WHERE hour > :from - 3600000 AND hour < :to GROUP BY store
+        """
+
+    /// Per store: check-ins of the period's finished visits.
+    static let storeCheckins = """
+        SELECT x.store, COUNT(*) FROM visit_checkin x WHERE x.arrived_at >= :from AND x.arrived_at < :to AND x.finished = 1
+        GROUP BY x.store
         """
 
     static let visitCounts = """

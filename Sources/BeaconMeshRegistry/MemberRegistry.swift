@@ -54,6 +54,10 @@ public protocol MemberRegistry: AnyObject, Sendable {
     /// The contract's analytics object for `store` and `[from, to)`, computed by the database (`AnalyticsQuery`).
     func analytics(store: UInt16, from: Timestamp, to: Timestamp) throws -> StoreAnalytics
 
+    /// Every store's summary for `[from, to)` (the stores with history in it, in order), from grouped queries over
+    /// the chain (`AnalyticsQuery.summaries`).
+    func storeSummaries(from: Timestamp, to: Timestamp) throws -> [StoreSummary]
+
     /// The stores the history holds anything of, in order.
     func historyStores() throws -> [UInt16]
 

@@ -489,14 +489,32 @@ public final class PostgresRegistry: MemberRegistry {
                 binds.append(Int32(store))
                 binds.append(from.milliseconds)
                 binds.append(to.milliseconds)
-                return try statements.query(PostgresQuery(unsafeSQL: AnalyticsQuery.postgresText(sql), binds: binds)).map { row in
-                    try row.map { cell -> AnalyticsQuery.Value in
-                        guard cell.bytes != nil else { return .null }
-                        switch cell.dataType {
-                        case .text, .varchar, .name: return .text(try cell.decode(String.self))
-                        default: return .integer(try cell.decode(Int64.self))
-                        }
-                    }
+                return try Self.analyticsRows(statements, PostgresQuery(unsafeSQL: AnalyticsQuery.postgresText(sql), binds: binds))
+            }
+        }
+    }
+
+    public func storeSummaries(from: Timestamp, to: Timestamp) throws -> [StoreSummary] {
+        try session.transaction { statements in
+            try statements.execute("SET LOCAL jit = off")
+            return try AnalyticsQuery.summaries(from: from, to: to) { sql in
+                var binds = PostgresBindings()
+                binds.append(from.milliseconds)
+                binds.append(to.milliseconds)
+                return try Self.analyticsRows(
+                    statements, PostgresQuery(unsafeSQL: AnalyticsQuery.postgresText(sql, withStore: false), binds: binds))
+            }
+        }
+    }
+
+    /// The rows of one analytics query, as cells.
+    private static func analyticsRows(_ statements: PostgresSession.Statements, _ query: PostgresQuery) throws -> [[AnalyticsQuery.Value]] {
+        try statements.query(query).map { row in
+            try row.map { cell -> AnalyticsQuery.Value in
+                guard cell.bytes != nil else { return .null }
+                switch cell.dataType {
+                case .text, .varchar, .name: return .text(try cell.decode(String.self))
+                default: return .integer(try cell.decode(Int64.self))
                 }
             }
         }

@@ -513,16 +513,26 @@ public final class SQLiteRegistry: MemberRegistry {
     public func analytics(store: UInt16, from: Timestamp, to: Timestamp) throws -> StoreAnalytics {
         try database.read { db in
             let arguments: StatementArguments = ["store": store, "from": from.milliseconds, "to": to.milliseconds]
-            return try AnalyticsQuery.run(store: store, from: from, to: to) { sql in
-                try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-                    row.databaseValues.map { value -> AnalyticsQuery.Value in
-                        switch value.storage {
-                        case .int64(let number): return .integer(number)
-                        case .double(let number): return .integer(Int64(number.rounded()))
-                        case .string(let text): return .text(text)
-                        case .null, .blob: return .null
-                        }
-                    }
+            return try AnalyticsQuery.run(store: store, from: from, to: to) { try Self.analyticsRows(db, $0, arguments) }
+        }
+    }
+
+    public func storeSummaries(from: Timestamp, to: Timestamp) throws -> [StoreSummary] {
+        try database.read { db in
+            let arguments: StatementArguments = ["from": from.milliseconds, "to": to.milliseconds]
+            return try AnalyticsQuery.summaries(from: from, to: to) { try Self.analyticsRows(db, $0, arguments) }
+        }
+    }
+
+    /// The rows of one analytics query, as cells.
+    private static func analyticsRows(_ db: Database, _ sql: String, _ arguments: StatementArguments) throws -> [[AnalyticsQuery.Value]] {
+        try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+            row.databaseValues.map { value -> AnalyticsQuery.Value in
+                switch value.storage {
+                case .int64(let number): return .integer(number)
+                case .double(let number): return .integer(Int64(number.rounded()))
+                case .string(let text): return .text(text)
+                case .null, .blob: return .null
                 }
             }
         }

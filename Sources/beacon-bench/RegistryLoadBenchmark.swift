@@ -42,8 +42,8 @@ struct RegistryLoadBenchmark: ParsableCommand {
     var sqliteOnly = false
 
     func validate() throws {
-        guard members >= 0, rate > 0, arrivals > 0, arrivals * 6 < 65_000, probeEvery > 0, chainWrites > 0 else {
-            throw ValidationError("--members must be ≥ 0; --rate, --arrivals (below 10,800), --probe-every and --chain-writes above 0")
+        guard members >= 0, rate > 0, arrivals > 0, arrivals * 8 < 65_000, probeEvery > 0, chainWrites > 0 else {
+            throw ValidationError("--members must be ≥ 0; --rate, --arrivals (below 8,100), --probe-every and --chain-writes above 0")
         }
     }
 
@@ -83,7 +83,7 @@ struct RegistryLoadBenchmark: ParsableCommand {
             let ready = ContinuousClock.now - started
 
             // A warm-up stream first (not counted): the stream's 5,000 members all arrive in its first second.
-            let base = index * 3 * arrivals
+            let base = index * 4 * arrivals
             _ = try await ArrivalLatencyStream(
                 rate: rate, arrivals: arrivals, probeEvery: probeEvery, sightingsPerBatch: 10, firstNewcomer: base + 2 * arrivals,
                 boot: "warm-\(index)"
@@ -106,6 +106,15 @@ struct RegistryLoadBenchmark: ParsableCommand {
                 boot: "busy-\(index)"
             ).run(port: broker.port, observations: observations)
             let (written, waiting) = await load.stop()
+            // The same writes, each visit with its history (three departments, an offer, a check-in), as a
+            // coordinator writes it when a member leaves.
+            let historyLoad = ChainWrites(
+                location: loadLocation, perSecond: chainWrites, members: members, withHistory: true, logger: logger)
+            let busyWithHistory = try await ArrivalLatencyStream(
+                rate: rate, arrivals: arrivals, probeEvery: probeEvery, sightingsPerBatch: 10, firstNewcomer: base + 3 * arrivals,
+                boot: "history-\(index)"
+            ).run(port: broker.port, observations: observations)
+            let (writtenWithHistory, waitingWithHistory) = await historyLoad.stop()
             coordinator.stop()
             watcher.cancel()
             await health.disconnect(timeout: .seconds(1))
@@ -121,6 +130,9 @@ struct RegistryLoadBenchmark: ParsableCommand {
             print(
                 "    other stores writing \(Measure.grouped(Double(chainWrites))) visits/s\(writesElsewhere ? " elsewhere" : "") (\(Measure.grouped(written))/s written, at most \(waiting) waiting)   \(figures(busy))"
             )
+            print(
+                "    … each visit with its history\(writesElsewhere ? " elsewhere" : "") (\(Measure.grouped(writtenWithHistory))/s written, at most \(waitingWithHistory) waiting)   \(figures(busyWithHistory))"
+            )
         }
     }
 
@@ -135,7 +147,7 @@ struct RegistryLoadBenchmark: ParsableCommand {
                 beacons: [.iBeacon(uuid: BenchBeacons.uuid, major: major, minor: minor)], createdAt: joined)
         }
         let stream = (1...5_000).map { record("m\($0)", UInt16(CoordinatorBenchmark.store(ofMember: $0)), UInt16($0)) }
-        let newcomers = (0..<(6 * arrivals)).map { record("n\($0)", 1000, UInt16($0)) }
+        let newcomers = (0..<(8 * arrivals)).map { record("n\($0)", 1000, UInt16($0)) }
         let others = (0..<members).map { record("x\($0)", UInt16(2000 + $0 / 60_000), UInt16($0 % 60_000)) }
         return stream + newcomers + others
     }
@@ -149,7 +161,7 @@ private final class ChainWrites: Sendable {
     private let offering: Task<(offered: Int, mostWaiting: Int), Never>
     private let started = ContinuousClock.now
 
-    init(location: RegistryLocation, perSecond: Int, members: Int, logger: Logger) {
+    init(location: RegistryLocation, perSecond: Int, members: Int, withHistory: Bool = false, logger: Logger) {
         let registry: any MemberRegistry
         do { registry = try location.open() } catch { fatalError("\(error)") }
         let writer = RegistryWriter(registry: registry, stores: [999], logger: logger, clock: { WallClock.now() })
@@ -165,6 +177,7 @@ private final class ChainWrites: Sendable {
                     let member = "x\(count % max(members, 1))"
                     let now = WallClock.now()
                     changes.countVisit(of: member, at: now)
+                    if withHistory { changes.record(Self.history(of: member, store: UInt16(2000 + count % 100), leftAt: now)) }
                     count += 1
                 }
                 writer.enqueue(changes)
@@ -173,6 +186,20 @@ private final class ChainWrites: Sendable {
             }
             return (count, mostWaiting)
         }
+    }
+
+    /// A finished visit of `member` that ended at `leftAt`: three departments of four minutes, an offer and a check-in.
+    static func history(of member: String, store: UInt16, leftAt: Timestamp) -> VisitRecord {
+        let arrivedAt = leftAt - .seconds(720)
+        var record = VisitRecord(member: member, store: store, arrivedAt: arrivedAt, leftAt: leftAt, number: 2)
+        for stop in 0..<3 {
+            let department = UInt16(10 * (stop + 1))
+            record.stops.append(
+                .init(department: department, name: "Department \(department)", enteredAt: arrivedAt + .seconds(240 * stop), dwell: .seconds(240)))
+        }
+        record.offers.append(.init(promo: "promo-20", department: 20, at: arrivedAt + .seconds(250)))
+        record.checkins.append(.init(department: 30, at: leftAt - .seconds(30)))
+        return record
     }
 
     /// Stops offering, waits for the writer to write what waits; returns the visits written per second and the most

@@ -218,5 +218,21 @@ struct VisitHistoryTests {
                 .init(id: "shirts", department: 10, offers: 1, visitsWithCheckinAfter: 0),
             ])
         #expect(try registry.historyStores() == [1, 2])
+
+        // The chain's summaries of the same day agree with each store's report, in one grouped pass: store 1 has
+        // 4 finished visits (400 + 350 + 600 + 40 s: average 348 s), store 2 ben's 60 s and one guest.
+        let summaries = try registry.storeSummaries(from: at(day), to: at(day + 24 * hour))
+        #expect(
+            summaries == [
+                StoreSummary(
+                    store: 1, memberVisits: 4, visits: .init(members: 3, newMembers: 1, repeatMembers: 2, guests: 4), averageVisit: 348,
+                    checkins: 2),
+                StoreSummary(
+                    store: 2, memberVisits: 1, visits: .init(members: 1, newMembers: 0, repeatMembers: 1, guests: 1), averageVisit: 60),
+            ])
+        // A period with only the visit before the day: store 1 alone.
+        #expect(
+            try registry.storeSummaries(from: at(day - 2 * hour), to: at(day))
+                == [StoreSummary(store: 1, memberVisits: 1, visits: .init(members: 1, repeatMembers: 1), averageVisit: 60)])
     }
 }

@@ -14,7 +14,7 @@ struct AnalyticsEndToEndTests {
     }
 
     @Test(
-        "a scripted visit day gives the exact analytics object (new and repeat members, guests, departments with dwell, flows, promos) from report, the API and the page",
+        "a scripted visit day gives the exact analytics object (new and repeat members, guests, departments with dwell, flows, a till check-in after a promo) from report, the API and the page",
         arguments: Backend.allCases)
     func scriptedDay(backend: Backend) async throws {
         let database: String
@@ -24,7 +24,7 @@ struct AnalyticsEndToEndTests {
         }
         let from = Mesh.nowMilliseconds - 60_000
         try await DashboardMesh.run(
-            database: database,
+            database: database, tills: [20],
             prepare: { directory in ["--db", backend == .sqlite ? directory + "/mesh.sqlite" : database] }
         ) { mesh in
             let events = try await MosquittoClients.subscribe(port: mesh.broker.port, filter: "beaconmesh/v1/stores/1/events", qos: 1)
@@ -43,7 +43,15 @@ struct AnalyticsEndToEndTests {
                 Issue.record("Ana never moved: \(mesh.coordinator.transcript)")
                 return
             }
-            try await Task.sleep(for: .seconds(2))
+            // At the Housewares till (she is heard near it), Ana checks in, after the shirts promo of her visit.
+            try await MosquittoClients.publish(
+                port: mesh.broker.port, topic: "beaconmesh/v1/stores/1/checkins",
+                string: #"{"v":1,"id":"till-1","member":"ana","department":20,"till":"housewares-1","at":\#(Mesh.nowMilliseconds)}"#,
+                qos: 1)
+            #expect(
+                await events.waitForLine(timeout: .seconds(10)) { $0.contains(#""type":"checkin""#) && $0.contains("till-1") } != nil,
+                "Ana's check-in was not accepted: \(events.lines.filter { $0.contains("checkin") })")
+            try await Task.sleep(for: .seconds(1))
             mesh.shoppers.place(1, in: nil)
             mesh.shoppers.place(4, in: nil)
             for member in ["ana", "zoe"] {
@@ -86,8 +94,9 @@ struct AnalyticsEndToEndTests {
             let housewares = anaLength - clothing + zoeLength
             #expect(abs((got.departments.last?.total ?? 0) - housewares) <= 2, "Housewares \(got.departments) vs \(housewares) s")
             #expect(got.flows == [[10, 20, 1]])
-            #expect(got.promos == ["shirts:10:1:0"])
-            #expect(got.checkins == [0, 0])
+            // The shirts promo was followed by a check-in in the same visit: uptake 1.
+            #expect(got.promos == ["shirts:10:1:1"])
+            #expect(got.checkins == [1, 1])
             #expect(got.hourlyMembers == 2 && got.hourlyGuests == 1)
             #expect(Set([got.dwellMedian, got.dwellP90]) == Set([min(anaLength, zoeLength), max(anaLength, zoeLength)]))
 
@@ -145,7 +154,7 @@ struct AnalyticsEndToEndTests {
             #expect(await forget.waitForExit(timeout: .seconds(20)) == .exited(0), "\(forget.transcript)")
             let after = try #require(Analytics(try await HTTP.get(api).body))
             #expect(after.visits == [1, 1, 0, 1])
-            #expect(after.promos.isEmpty && after.flows.isEmpty)
+            #expect(after.promos.isEmpty && after.flows.isEmpty && after.checkins == [0, 0])
             for (place, bytes) in try stored() {
                 #expect(bytes.range(of: Data("shirts".utf8)) == nil, "Ana's promo is still in \(place)")
             }

@@ -4,7 +4,8 @@ import Synchronization
 
 /// A real mesh for the dashboard's tests: mosquitto on a free port, the real coordinator (store 1: Clothing 10,
 /// Housewares 20, Automotive 30; short presence timings) with three members — Ana Souza with a photo (`…:1:1`),
-/// Zoë Martin (`…:1:4`) and 李小龍 (`…:1:8`) without, and any `extraMembers` rows — and the real `beacon-dashboard`
+/// Zoë Martin (`…:1:4`) and 李小龍 (`…:1:8`) without, and any `extraMembers` rows; the departments in `tills` are
+/// tills — and the real `beacon-dashboard`
 /// on a free port, with `dashboardArguments` added to its command line. `Shoppers` plays the department nodes.
 struct DashboardMesh {
     let broker: MosquittoBroker
@@ -22,7 +23,7 @@ struct DashboardMesh {
     /// Starts the mesh; `prepare` runs in its folder before the dashboard starts and returns the dashboard's extra
     /// arguments (a users file it made, say).
     static func start(
-        extraMembers: [String] = [], database: String = "mesh.sqlite",
+        extraMembers: [String] = [], database: String = "mesh.sqlite", tills: Set<Int> = [],
         prepare: (_ directory: String) async throws -> [String] = { _ in [] }
     ) async throws -> DashboardMesh {
         let broker = try await MosquittoBroker.start()
@@ -39,6 +40,7 @@ struct DashboardMesh {
         try members.replacingOccurrences(of: ",ana.png,", with: ",\(directory)/ana.png,")
             .write(toFile: directory + "/members.csv", atomically: true, encoding: .utf8)
         let metricsPort = try FreePort.next()
+        func till(_ department: Int) -> String { tills.contains(department) ? ", till: true" : "" }
         let config = """
             id: e2e
             broker: {url: "\(broker.url)"}
@@ -51,9 +53,9 @@ struct DashboardMesh {
               - id: 1
                 name: San Francisco
                 departments:
-                  - {id: 10, name: Clothing, promo: {id: shirts, title: "Promoção de blusas!", message: "Ganhe R$10!"}}
-                  - {id: 20, name: Housewares}
-                  - {id: 30, name: Automotive}
+                  - {id: 10, name: Clothing\(till(10)), promo: {id: shirts, title: "Promoção de blusas!", message: "Ganhe R$10!"}}
+                  - {id: 20, name: Housewares\(till(20))}
+                  - {id: 30, name: Automotive\(till(30))}
             """
         try config.write(toFile: directory + "/coordinator.yaml", atomically: true, encoding: .utf8)
         let coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", directory + "/coordinator.yaml"])
@@ -174,10 +176,10 @@ final class Shoppers: Sendable {
 extension DashboardMesh {
     /// Starts a mesh, runs `body` with it and stops it, also when `body` throws.
     static func run(
-        extraMembers: [String] = [], database: String = "mesh.sqlite",
+        extraMembers: [String] = [], database: String = "mesh.sqlite", tills: Set<Int> = [],
         prepare: (_ directory: String) async throws -> [String] = { _ in [] }, _ body: (inout DashboardMesh) async throws -> Void
     ) async throws {
-        var mesh = try await start(extraMembers: extraMembers, database: database, prepare: prepare)
+        var mesh = try await start(extraMembers: extraMembers, database: database, tills: tills, prepare: prepare)
         do {
             try await body(&mesh)
         } catch {

@@ -141,9 +141,10 @@ enum AnalyticsPage {
         return document(title: "Store \(store) analytics · BeaconMesh", store: store, body: body)
     }
 
-    /// The chain's page: one row per store the user may see, with its visits in the period, and a chart of them.
+    /// The chain's page: one row per store the user may see with history in the period, with its visits, and a
+    /// chart of them.
     static func chain(
-        _ stores: [StoreAnalytics], period: AnalyticsPeriod, signedInAs user: String?, timeZone: TimeZone, now: Timestamp
+        _ stores: [StoreSummary], period: AnalyticsPeriod, signedInAs user: String?, timeZone: TimeZone, now: Timestamp
     ) -> String {
         var body = header(
             crumb: #"<a href="/">BeaconMesh</a> <span class="crumb">/ analytics</span>"#, title: "Chain analytics", user: user)
@@ -153,7 +154,7 @@ enum AnalyticsPage {
         body += SVGChart.bars(
             id: "chart-stores", title: "Member and guest visits per store",
             summary: stores.isEmpty
-                ? "No store you may see has history yet."
+                ? "No store you may see has history in this period."
                 : stores.map { "store \($0.store): \($0.visits.members) members, \($0.visits.guests) guest visits" }.joined(
                     separator: "; "),
             labels: stores.map { String($0.store) },
@@ -163,12 +164,13 @@ enum AnalyticsPage {
             ])
         let query = "from=\(period.from.milliseconds)&amp;to=\(period.to.milliseconds)"
         body += table(
-            caption: "Stores", header: ["Store", "Members", "New", "Repeat", "Guest visits", "Median visit", "Check-ins"],
+            caption: "Stores",
+            header: ["Store", "Member visits", "Members", "New", "Repeat", "Guest visits", "Average visit", "Check-ins"],
             rows: stores.map {
                 [
-                    #"<a href="/stores/\#($0.store)/analytics?\#(query)">store \#($0.store)</a>"#, String($0.visits.members),
-                    String($0.visits.newMembers), String($0.visits.repeatMembers), String($0.visits.guests),
-                    DurationText.spoken(seconds: $0.dwell.median), String($0.checkins.count),
+                    #"<a href="/stores/\#($0.store)/analytics?\#(query)">store \#($0.store)</a>"#, String($0.memberVisits),
+                    String($0.visits.members), String($0.visits.newMembers), String($0.visits.repeatMembers),
+                    String($0.visits.guests), DurationText.spoken(seconds: $0.averageVisit), String($0.checkins),
                 ]
             }, id: "table-stores", markupInFirstColumn: true)
         body += "</section></main>"

@@ -55,10 +55,10 @@ enum AnalyticsRoutes {
                 return text(.badRequest, error.description)
             }
             do {
-                let stores = try await source.stores().filter { store in context.stores.allows(store) && hub.read { $0.shows(store) } }
-                var all: [StoreAnalytics] = []
-                for store in stores { all.append(try await source.analytics(store: store, period: period)) }
-                let html = AnalyticsPage.chain(all, period: period, signedInAs: context.user?.name, timeZone: .current, now: now)
+                let stores = try await source.summaries(period: period).filter { summary in
+                    context.stores.allows(summary.store) && hub.read { $0.shows(summary.store) }
+                }
+                let html = AnalyticsPage.chain(stores, period: period, signedInAs: context.user?.name, timeZone: .current, now: now)
                 return response(Array(html.utf8), type: "text/html; charset=utf-8")
             } catch {
                 return text(.serviceUnavailable, "the history cannot be read: \(source.describe(error))")

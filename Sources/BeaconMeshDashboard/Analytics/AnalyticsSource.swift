@@ -16,6 +16,11 @@ public struct AnalyticsSource: Sendable {
         try await blocking { [registry] in try registry.analytics(store: store, from: period.from, to: period.to) }
     }
 
+    /// Every store's summary for `period` (the stores with history in it).
+    func summaries(period: AnalyticsPeriod) async throws -> [StoreSummary] {
+        try await blocking { [registry] in try registry.storeSummaries(from: period.from, to: period.to) }
+    }
+
     /// The stores the history holds anything of.
     func stores() async throws -> [UInt16] {
         try await blocking { [registry] in try registry.historyStores() }
