@@ -1,0 +1,194 @@
+extension PresenceEngine {
+    /// Applies one node's batch received at `now`.
+    public mutating func ingest(_ batch: SightingBatch, at now: Timestamp) -> (verdict: BatchVerdict, outputs: [Output]) {
+        let address = batch.node
+        guard timings.serves(store: address.store) else { return (.unknownStore, []) }
+        var outputs: [Output] = []
+        let isNew = nodeNumbers[address] == nil
+        let node = nodeNumber(for: address)
+        var track = nodes[Int(node)]
+        let follows = track.boot == batch.boot && track.lastSeq > 0 && batch.seq == track.lastSeq + 1
+        if track.boot == batch.boot {
+            if track.state == .offline {
+                // Its last will said offline. A batch it numbered before that is dropped; a newer one proves a
+                // reconnection (its resent queue may reach the broker before its `online` status does).
+                guard batch.seq > track.lastSeq else {
+                    if missingBatches.arrived(batch.seq, from: node) { counters.gaps -= 1 }
+                    counters.fromOfflineNodes += 1
+                    return (.nodeOffline, [])
+                }
+                track.state = .online
+                outputs.append(.node(address, .online, at: now))
+                outputs.append(.presenceChanged(store: address.store))
+            }
+            if batch.seq == track.lastSeq {
+                counters.duplicates += 1
+                return (.duplicate, [])
+            }
+            if batch.seq < track.lastSeq {
+                // Its readings are older than ones applied: dropped. If it was counted missing, it was only late.
+                if missingBatches.arrived(batch.seq, from: node) { counters.gaps -= 1 }
+                counters.late += 1
+                return (.late, [])
+            }
+            counters.gaps += missingBatches.skipped(by: node, after: track.lastSeq, before: batch.seq)
+        } else {
+            if track.boot != nil { missingBatches.forget(node) }
+            if track.state == .offline || isNew {
+                outputs.append(.node(address, .online, at: now))
+                outputs.append(.presenceChanged(store: address.store))
+            }
+            track.state = .online
+            track.boot = batch.boot
+        }
+        track.lastSeq = batch.seq
+        let nowMilliseconds = now.milliseconds
+        // How old a reading is comes from our clock: the node's times only space its own readings.
+        track.clock.observe(sentAt: batch.sentAt.milliseconds, receivedAt: nowMilliseconds, followsPrevious: follows)
+        nodes[Int(node)] = track
+        counters.batches += 1
+        counters.sightings += UInt64(batch.sightings.count)
+        batchNumber += 1
+
+        var touched: [Int32] = []
+        for sighting in batch.sightings {
+            let reading = Reading(
+                node: node, store: address.store, department: address.department, rssi: sighting.rssi,
+                latest: sighting.rssi,
+                proximity: sighting.proximity,
+                lastSeen: track.clock.local(sighting.lastSeen.milliseconds, now: nowMilliseconds))
+            let beacon = sighting.beacon
+            if let position = owners.position(of: beacon) {
+                let member = owners.values[position]
+                let wasTracked = members[Int(member)].isTracked
+                if members[Int(member)].absorb(reading, now: nowMilliseconds) { membersHeardBy[Int(node)].insert(member) }
+                if !wasTracked { trackedMembers += 1 }
+                if members[Int(member)].lastBatch != batchNumber {
+                    members[Int(member)].lastBatch = batchNumber
+                    touched.append(member)
+                }
+            } else {
+                guests.hear(beacon, reading, at: nowMilliseconds)
+            }
+        }
+        for beacon in batch.lost {
+            if let position = owners.position(of: beacon) {
+                let member = owners.values[position]
+                changeMember(member) { $0.readings.removeAll { $0.node == node } }
+                if members[Int(member)].lastBatch != batchNumber {
+                    members[Int(member)].lastBatch = batchNumber
+                    touched.append(member)
+                }
+            } else {
+                guests.lose(beacon, node: node, at: nowMilliseconds)
+            }
+        }
+        if !batch.sightings.isEmpty || !batch.lost.isEmpty { outputs.append(.presenceChanged(store: address.store)) }
+        for member in touched { evaluate(member: member, at: nowMilliseconds, into: &outputs) }
+        return (.applied, outputs)
+    }
+
+    /// Applies a ranging report of `member`'s phone in `store`, received at `now`: each ranged department beacon
+    /// is a reading of the member in that department, under the same rules as node sightings; a department the
+    /// phone no longer ranges stops counting at once (as a node's `lost`).
+    public mutating func ingest(_ report: RangingReport, store: UInt16, at now: Timestamp) -> (verdict: RangingVerdict, outputs: [Output]) {
+        guard timings.serves(store: store) else { return (.unknownStore, []) }
+        guard let member = memberNumbers[report.member] else { return (.unknownMember, []) }
+        let key = PhoneKey(store: store, member: member)
+        var phone = phones[key] ?? PhoneTrack(session: report.session, lastSeq: 0)
+        var follows = false
+        if phone.session == report.session {
+            if report.seq == phone.lastSeq {
+                counters.duplicates += 1
+                return (.duplicate, [])
+            }
+            if report.seq < phone.lastSeq {
+                if missingReports.arrived(report.seq, from: key) { counters.gaps -= 1 }
+                counters.late += 1
+                return (.late, [])
+            }
+            if phone.lastSeq > 0 { counters.gaps += missingReports.skipped(by: key, after: phone.lastSeq, before: report.seq) }
+            follows = phone.lastSeq > 0 && report.seq == phone.lastSeq + 1
+        } else {
+            missingReports.forget(key)
+            phone.session = report.session
+        }
+        phone.lastSeq = report.seq
+        let nowMilliseconds = now.milliseconds
+        phone.clock.observe(sentAt: report.sentAt.milliseconds, receivedAt: nowMilliseconds, followsPrevious: follows)
+        phones[key] = phone
+        counters.rangingReports += 1
+        counters.sightings += UInt64(report.beacons.count)
+
+        let seen = phone.clock.local(report.sentAt.milliseconds, now: nowMilliseconds)
+        let before = marks(of: member)
+        var ranged: [Int32] = []
+        for beacon in report.beacons where departments[store]?[beacon.department] != nil {
+            let node = phoneNode(store: store, department: beacon.department)
+            ranged.append(node)
+            members[Int(member)].absorb(
+                Reading(
+                    node: node, store: store, department: beacon.department, rssi: beacon.signal,
+                    latest: beacon.signal, proximity: beacon.proximity, lastSeen: seen),
+                now: nowMilliseconds)
+        }
+        members[Int(member)].readings.removeAll { reading in
+            reading.store == store && nodes[Int(reading.node)].isPhone && !ranged.contains(reading.node)
+        }
+        reindex(member, from: before)
+        var outputs: [Output] = [.presenceChanged(store: store)]
+        batchNumber += 1
+        members[Int(member)].lastBatch = batchNumber
+        evaluate(member: member, at: nowMilliseconds, into: &outputs)
+        return (.applied, outputs)
+    }
+
+    /// Applies a node's status change (its retained status or last will).
+    public mutating func nodeStatusChanged(_ address: NodeAddress, state: LinkState, boot: String?, at now: Timestamp) -> [Output] {
+        guard timings.serves(store: address.store) else { return [] }
+        let known = nodeNumbers[address].map { nodes[Int($0)] }
+        if let known, known.state == state, state == .offline || known.boot == boot { return [] }
+        let node = nodeNumber(for: address)
+        nodes[Int(node)].state = state
+        if let boot { nodes[Int(node)].boot = boot }
+        if known?.boot != boot { nodes[Int(node)].lastSeq = 0 }
+        var outputs: [Output] = [.node(address, state, at: now), .presenceChanged(store: address.store)]
+        if state == .offline {
+            let heard = membersHeardBy[Int(node)].sorted()
+            membersHeardBy[Int(node)] = []
+            for number in heard where members[Int(number)].readings.contains(where: { $0.node == node }) {
+                changeMember(number) { $0.readings.removeAll { $0.node == node } }
+                evaluate(member: number, at: now.milliseconds, into: &outputs)
+            }
+            guests.dropReadings(of: node, at: now.milliseconds)
+        }
+        return outputs
+    }
+
+    /// Advances time: settles arrivals, completes switches whose dwell has passed, ends presences, drops old guests.
+    public mutating func tick(at now: Timestamp) -> [Output] {
+        var outputs: [Output] = []
+        let nowMilliseconds = now.milliseconds
+        // The members whose time has come, each once, in member order (those pushed again below wait for the next tick).
+        var due: [Int32] = []
+        while let entry = memberDeadlines.popDue(at: nowMilliseconds) {
+            guard memberQueuedAt[Int(entry.id)] == entry.deadline else { continue }
+            memberQueuedAt[Int(entry.id)] = .max
+            due.append(entry.id)
+        }
+        if evaluatesEveryoneOnTick { due = members.indices.map { Int32($0) } }
+        due.sort()
+        for number in due {
+            let person = members[Int(number)]
+            guard person.firstHeard != nil || person.visit?.leftAt == nil && person.visit != nil else { continue }
+            guard person.nextCheck <= nowMilliseconds || evaluatesEveryoneOnTick else {
+                scheduleMember(number, at: person.nextCheck)
+                continue
+            }
+            evaluate(member: number, at: nowMilliseconds, into: &outputs)
+        }
+        if outputs.count > 1 { outputs = PresenceEngine.inMemberOrder(outputs) }
+        outputs += guests.expire(at: nowMilliseconds).sorted().map { .presenceChanged(store: $0) }
+        return outputs
+    }
+}
