@@ -13,3 +13,21 @@ extension PresenceEngine {
         public init() {}
     }
 }
+
+extension PresenceEngine.Counters {
+    /// Counts what a node's batch or a phone's report was to its sender's order: a duplicate, a late one (which takes
+    /// back the gap it fills), or one whose newer number skipped some (each a gap until it arrives).
+    mutating func count(_ order: SequenceTrack.Verdict) {
+        switch order {
+        case .duplicate:
+            duplicates += 1
+        case .late(let filledGap):
+            if filledGap { gaps -= 1 }
+            late += 1
+        case .next(let skipped, _):
+            gaps += skipped
+        case .newEpoch:
+            break
+        }
+    }
+}

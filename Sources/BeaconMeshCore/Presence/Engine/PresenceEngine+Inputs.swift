@@ -7,41 +7,38 @@ extension PresenceEngine {
         let isNew = nodeNumbers[address] == nil
         let node = nodeNumber(for: address)
         var track = nodes[Int(node)]
-        let follows = track.boot == batch.boot && track.lastSeq > 0 && batch.seq == track.lastSeq + 1
-        if track.boot == batch.boot {
-            if track.state == .offline {
-                // Its last will said offline. A batch it numbered before that is dropped; a newer one proves a
-                // reconnection (its resent queue may reach the broker before its `online` status does).
-                guard batch.seq > track.lastSeq else {
-                    if missingBatches.arrived(batch.seq, from: node) { counters.gaps -= 1 }
-                    counters.fromOfflineNodes += 1
-                    return (.nodeOffline, [])
-                }
-                track.state = .online
-                outputs.append(.node(address, .online, at: now))
-                outputs.append(.presenceChanged(store: address.store))
+        if track.sequence.epoch == batch.boot, track.state == .offline {
+            // Its last will said offline. A batch it numbered before that is dropped; a newer one proves a
+            // reconnection (its resent queue may reach the broker before its `online` status does).
+            guard track.sequence.isNewer(batch.seq) else {
+                if track.sequence.drop(batch.seq) { counters.gaps -= 1 }
+                counters.fromOfflineNodes += 1
+                nodes[Int(node)] = track
+                return (.nodeOffline, [])
             }
-            if batch.seq == track.lastSeq {
-                counters.duplicates += 1
-                return (.duplicate, [])
-            }
-            if batch.seq < track.lastSeq {
-                // Its readings are older than ones applied: dropped. If it was counted missing, it was only late.
-                if missingBatches.arrived(batch.seq, from: node) { counters.gaps -= 1 }
-                counters.late += 1
-                return (.late, [])
-            }
-            counters.gaps += missingBatches.skipped(by: node, after: track.lastSeq, before: batch.seq)
-        } else {
-            if track.boot != nil { missingBatches.forget(node) }
+            track.state = .online
+            outputs.append(.node(address, .online, at: now))
+            outputs.append(.presenceChanged(store: address.store))
+        }
+        let order = track.sequence.admit(batch.seq, epoch: batch.boot)
+        counters.count(order)
+        var follows = false
+        switch order {
+        case .duplicate:
+            return (.duplicate, [])
+        case .late:
+            // Its readings are older than ones applied: dropped (if it was counted missing, it was only late).
+            nodes[Int(node)] = track
+            return (.late, [])
+        case .next(_, let next):
+            follows = next
+        case .newEpoch:
             if track.state == .offline || isNew {
                 outputs.append(.node(address, .online, at: now))
                 outputs.append(.presenceChanged(store: address.store))
             }
             track.state = .online
-            track.boot = batch.boot
         }
-        track.lastSeq = batch.seq
         let nowMilliseconds = now.milliseconds
         // How old a reading is comes from our clock: the node's times only space its own readings.
         track.clock.observe(sentAt: batch.sentAt.milliseconds, receivedAt: nowMilliseconds, followsPrevious: follows)
@@ -95,25 +92,21 @@ extension PresenceEngine {
         guard timings.serves(store: store) else { return (.unknownStore, []) }
         guard let member = memberNumbers[report.member] else { return (.unknownMember, []) }
         let key = PhoneKey(store: store, member: member)
-        var phone = phones[key] ?? PhoneTrack(session: report.session, lastSeq: 0)
+        var phone = phones[key] ?? PhoneTrack()
+        let order = phone.sequence.admit(report.seq, epoch: report.session)
+        counters.count(order)
         var follows = false
-        if phone.session == report.session {
-            if report.seq == phone.lastSeq {
-                counters.duplicates += 1
-                return (.duplicate, [])
-            }
-            if report.seq < phone.lastSeq {
-                if missingReports.arrived(report.seq, from: key) { counters.gaps -= 1 }
-                counters.late += 1
-                return (.late, [])
-            }
-            if phone.lastSeq > 0 { counters.gaps += missingReports.skipped(by: key, after: phone.lastSeq, before: report.seq) }
-            follows = phone.lastSeq > 0 && report.seq == phone.lastSeq + 1
-        } else {
-            missingReports.forget(key)
-            phone.session = report.session
+        switch order {
+        case .duplicate:
+            return (.duplicate, [])
+        case .late:
+            phones[key] = phone
+            return (.late, [])
+        case .next(_, let next):
+            follows = next
+        case .newEpoch:
+            break
         }
-        phone.lastSeq = report.seq
         let nowMilliseconds = now.milliseconds
         phone.clock.observe(sentAt: report.sentAt.milliseconds, receivedAt: nowMilliseconds, followsPrevious: follows)
         phones[key] = phone
@@ -147,11 +140,10 @@ extension PresenceEngine {
     public mutating func nodeStatusChanged(_ address: NodeAddress, state: LinkState, boot: String?, at now: Timestamp) -> [Output] {
         guard timings.serves(store: address.store) else { return [] }
         let known = nodeNumbers[address].map { nodes[Int($0)] }
-        if let known, known.state == state, state == .offline || known.boot == boot { return [] }
+        if let known, known.state == state, state == .offline || known.sequence.epoch == boot { return [] }
         let node = nodeNumber(for: address)
         nodes[Int(node)].state = state
-        if let boot { nodes[Int(node)].boot = boot }
-        if known?.boot != boot { nodes[Int(node)].lastSeq = 0 }
+        nodes[Int(node)].sequence.statusChanged(epoch: boot)
         var outputs: [Output] = [.node(address, state, at: now), .presenceChanged(store: address.store)]
         if state == .offline {
             let heard = membersHeardBy[Int(node)].sorted()

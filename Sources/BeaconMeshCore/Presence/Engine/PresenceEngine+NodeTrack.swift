@@ -3,8 +3,8 @@ extension PresenceEngine {
     struct NodeTrack: Sendable {
         var address: NodeAddress
         var state: LinkState
-        var boot: String?
-        var lastSeq: UInt64
+        /// The order of its batches within its boot (the track's epoch).
+        var sequence = SequenceTrack()
         /// The node's department's `staleAfter`, in milliseconds.
         var staleAfter: Int64
         /// The node's clock against ours: its readings' times are turned into ours with it.

@@ -4,16 +4,15 @@ extension PresenceEngine {
     /// engine already follows is kept, so that the next batch is not taken for a gap or a late one for new.
     public mutating func restoreNode(_ node: NodeAddress, state: LinkState, boot: String?) {
         let number = nodeNumber(for: node)
-        if boot == nil || nodes[Int(number)].boot != boot { nodes[Int(number)].lastSeq = 0 }
+        nodes[Int(number)].sequence.restore(epoch: boot)
         nodes[Int(number)].state = state
-        nodes[Int(number)].boot = boot
     }
 
     mutating func nodeNumber(for node: NodeAddress) -> Int32 {
         if let number = nodeNumbers[node] { return number }
         let number = Int32(nodes.count)
         let staleAfter = timing(store: node.store, department: node.department).staleAfter
-        nodes.append(NodeTrack(address: node, state: .online, boot: nil, lastSeq: 0, staleAfter: staleAfter))
+        nodes.append(NodeTrack(address: node, state: .online, staleAfter: staleAfter))
         guests.addNode(number, store: node.store, department: node.department, staleAfter: staleAfter)
         membersHeardBy.append([])
         nodeNumbers[node] = number
@@ -26,8 +25,8 @@ extension PresenceEngine {
         if let number = phoneNodes[key] { return number }
         let number = Int32(nodes.count)
         var track = NodeTrack(
-            address: NodeAddress(store: store, department: department, node: "phone")!, state: .online, boot: nil,
-            lastSeq: 0, staleAfter: timing(store: store, department: department).staleAfter)
+            address: NodeAddress(store: store, department: department, node: "phone")!, state: .online,
+            staleAfter: timing(store: store, department: department).staleAfter)
         track.isPhone = true
         nodes.append(track)
         guests.addNode(number, store: store, department: department, staleAfter: track.staleAfter)

@@ -1,8 +1,8 @@
 extension PresenceEngine {
     /// A member's phone app in one store: its session, order and clock.
     struct PhoneTrack: Sendable {
-        var session: String
-        var lastSeq: UInt64
+        /// The order of its reports within its session (the track's epoch).
+        var sequence = SequenceTrack()
         var clock = SenderClock()
     }
 

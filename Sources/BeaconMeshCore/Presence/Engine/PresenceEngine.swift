@@ -41,9 +41,6 @@ public struct PresenceEngine: Sendable {
     var guests: GuestTracker
     var nodeNumbers: [NodeAddress: Int32] = [:]
     var nodes: [NodeTrack] = []
-    /// The batches each node skipped, by node number, and the reports each phone skipped.
-    var missingBatches = MissingSequences<Int32>()
-    var missingReports = MissingSequences<PhoneKey>()
     /// Members by the time they next need a tick (`Person.nextCheck`), and the earliest time queued for each.
     var memberDeadlines = DeadlineQueue()
     var memberQueuedAt: [Int64] = []
