@@ -29,10 +29,21 @@ struct CoordinatorActions: Sendable {
     }
 }
 
-/// One message the coordinator wants published.
+/// One message the coordinator wants published: its topic, how, and what it says as a value.
 struct Publication: Sendable {
+    /// What a publication says, as a value: the shell (`CoordinatorService`) encodes it with `WireCodec` as it
+    /// publishes it, so the decisions never encode and their tests read values.
+    enum Message: Hashable, Sendable {
+        case event(StoreEvent)
+        case offer(Offer)
+        case snapshot(PresenceSnapshot)
+        case health(CoordinatorHealth)
+        /// Bytes the shell encoded itself (the retained status, which it keeps to say again at every reconnection).
+        case encoded([UInt8])
+    }
+
     var topic: String
-    var payload: [UInt8]
+    var message: Message
     var qos: MQTTQoS
     var retain: Bool
     /// The store it was decided for, if any: it is published only while the store's lease is held.

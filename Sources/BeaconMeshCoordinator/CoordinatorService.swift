@@ -115,11 +115,22 @@ public final class CoordinatorService: Service {
             }
             do {
                 try client.publish(
-                    topic: publication.topic, payload: publication.payload, qos: publication.qos,
+                    topic: publication.topic, payload: payload(of: publication.message), qos: publication.qos,
                     retain: publication.retain)
             } catch {
                 logger.warning("could not publish", metadata: ["topic": "\(publication.topic)", "error": "\(error)"])
             }
+        }
+    }
+
+    /// The bytes on the wire of what a publication says.
+    private static func payload(of message: Publication.Message) -> [UInt8] {
+        switch message {
+        case .event(let event): WireCodec.encode(event)
+        case .offer(let offer): WireCodec.encode(offer)
+        case .snapshot(let snapshot): WireCodec.encode(snapshot)
+        case .health(let health): WireCodec.encode(health)
+        case .encoded(let bytes): bytes
         }
     }
 
@@ -220,7 +231,7 @@ public final class CoordinatorService: Service {
                             CoordinatorService.publish(
                                 [
                                     Publication(
-                                        topic: topics.presence(store: source.store.id), payload: WireCodec.encode(source.snapshot()),
+                                        topic: topics.presence(store: source.store.id), message: .snapshot(source.snapshot()),
                                         qos: .atLeastOnce, retain: true)
                                 ], with: publisher, logger: logger)
                             await Task.yield()
@@ -342,7 +353,7 @@ public final class CoordinatorService: Service {
         if var health = actions.health {
             health.rssBytes = ProcessMemory.residentBytes()
             publish(
-                [Publication(topic: parts.healthTopic, payload: WireCodec.encode(health), qos: .atMostOnce, retain: false)],
+                [Publication(topic: parts.healthTopic, message: .health(health), qos: .atMostOnce, retain: false)],
                 with: parts.publisher, logger: parts.logger)
         }
         if let status = actions.status {
@@ -350,7 +361,7 @@ public final class CoordinatorService: Service {
             parts.status.payload = payload
             parts.logger.info("status", metadata: ["active": "\(status.active.map(String.init).joined(separator: ","))"])
             publish(
-                [Publication(topic: parts.statusTopic, payload: payload, qos: .atLeastOnce, retain: true)], with: parts.session,
+                [Publication(topic: parts.statusTopic, message: .encoded(payload), qos: .atLeastOnce, retain: true)], with: parts.session,
                 logger: parts.logger)
         }
         if !actions.takeOvers.isEmpty { parts.keeper?.load(actions.takeOvers) }

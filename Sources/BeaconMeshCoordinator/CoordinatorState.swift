@@ -2,7 +2,6 @@ import BeaconMeshCore
 import BeaconMeshMQTT
 import BeaconMeshRegistry
 import BeaconMeshService
-import BeaconMeshWire
 import Logging
 
 /// The coordinator's decisions: feed it decoded messages, ticks and registry changes with the time, get back the
@@ -422,17 +421,16 @@ struct CoordinatorState {
         return "\(eventPrefix)-\(eventCounter)"
     }
 
-    /// Publishes an event on the store's events topic; returns its payload.
+    /// Publishes an event on the store's events topic; returns the event.
     @discardableResult
-    private mutating func publish(event kind: StoreEvent.Kind, store: UInt16, at: Timestamp) -> [UInt8] {
+    private mutating func publish(event kind: StoreEvent.Kind, store: UInt16, at: Timestamp) -> StoreEvent {
         let event = StoreEvent(id: nextID(), store: store, at: at, kind: kind)
         eventsPublished += 1
         metrics.countEvent(type: event.type)
-        let payload = WireCodec.encode(event)
         actions.publications.append(
-            Publication(topic: topics.events(store: store), payload: payload, qos: .atLeastOnce, retain: false, store: store))
+            Publication(topic: topics.events(store: store), message: .event(event), qos: .atLeastOnce, retain: false, store: store))
         logger.info("event", metadata: ["type": "\(event.type)", "store": "\(store)", "member": "\(event.member?.id ?? "-")"])
-        return payload
+        return event
     }
 
     // MARK: Check-ins
@@ -472,7 +470,8 @@ struct CoordinatorState {
             store: storeID, at: now)
         actions.publications.append(
             Publication(
-                topic: topics.checkins(member: profile.id), payload: event, qos: .atLeastOnce, retain: false, store: storeID))
+                topic: topics.checkins(member: profile.id), message: .event(event), qos: .atLeastOnce, retain: false,
+                store: storeID))
     }
 
     /// Forgets handled check-in requests older than `checkinMemory`, once an hour.
@@ -514,7 +513,7 @@ struct CoordinatorState {
                     departmentName: department.name, promo: rule.promo, at: now)
                 actions.publications.append(
                     Publication(
-                        topic: topics.offers(member: visit.member), payload: WireCodec.encode(offer),
+                        topic: topics.offers(member: visit.member), message: .offer(offer),
                         qos: .atLeastOnce, retain: false, store: store.id))
             }
         }

@@ -69,7 +69,7 @@ struct UnknownDepartmentTests {
             start: .init(contents: contents, visits: [Self.visit("ana", in: 10, confidence: 0.4, unknown: unknown)], handledCheckins: []),
             logger: logger, topics: Topics(), startedAt: Self.start, healthInterval: .seconds(30), eventPrefix: "t")
         let actions = state.tick(at: Self.start + .milliseconds(50))
-        let events = try actions.publications.filter { $0.topic == Topics().events(store: 1) }.map { try WireCodec.decodeEvent($0.payload) }
+        let events = CoordinatorDecisionTests.events(actions)
         #expect(events.map(\.type) == (unknown ? [] : ["promo"]))
     }
 }

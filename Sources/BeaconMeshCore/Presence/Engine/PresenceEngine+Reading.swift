@@ -1,4 +1,17 @@
 extension PresenceEngine {
+    /// Time constant of the per-node smoothing of batch readings.
+    static let smoothing: Duration = .milliseconds(600)
+
+    /// `e^-x` for the smoothing weight, without a C math library.
+    static func decay(_ x: Double) -> Double {
+        guard x < 20 else { return 0 }
+        // e^-x = (e^-(x/16))^16; the series is accurate for small arguments.
+        let small = x / 16
+        var value = 1 - small + small * small / 2 - small * small * small / 6 + small * small * small * small / 24
+        for _ in 0..<4 { value *= value }
+        return value
+    }
+
     /// One node's latest smoothed reading of one person (member or guest).
     struct Reading: Sendable {
         var node: Int32

@@ -1,0 +1,186 @@
+extension PresenceEngine {
+    /// Applies one node's batch received at `now`.
+    public mutating func ingest(_ batch: SightingBatch, at now: Timestamp) -> (verdict: BatchVerdict, outputs: [Output]) {
+        let address = batch.node
+        guard timings.serves(store: address.store) else { return (.unknownStore, []) }
+        var outputs: [Output] = []
+        let isNew = nodeNumbers[address] == nil
+        let node = nodeNumber(for: address)
+        var track = nodes[Int(node)]
+        if track.sequence.epoch == batch.boot, track.state == .offline {
+            // Its last will said offline. A batch it numbered before that is dropped; a newer one proves a
+            // reconnection (its resent queue may reach the broker before its `online` status does).
+            guard track.sequence.isNewer(batch.seq) else {
+                if track.sequence.drop(batch.seq) { counters.gaps -= 1 }
+                counters.fromOfflineNodes += 1
+                nodes[Int(node)] = track
+                return (.nodeOffline, [])
+            }
+            track.state = .online
+            outputs.append(.node(address, .online, at: now))
+            outputs.append(.presenceChanged(store: address.store))
+        }
+        let order = track.sequence.admit(batch.seq, epoch: batch.boot)
+        counters.count(order)
+        var follows = false
+        switch order {
+        case .duplicate:
+            return (.duplicate, [])
+        case .late:
+            // Its readings are older than ones applied: dropped (if it was counted missing, it was only late).
+            nodes[Int(node)] = track
+            return (.late, [])
+        case .next(_, let next):
+            follows = next
+        case .newEpoch:
+            if track.state == .offline || isNew {
+                outputs.append(.node(address, .online, at: now))
+                outputs.append(.presenceChanged(store: address.store))
+            }
+            track.state = .online
+        }
+        let nowMilliseconds = now.milliseconds
+        // How old a reading is comes from our clock: the node's times only space its own readings.
+        track.clock.observe(sentAt: batch.sentAt.milliseconds, receivedAt: nowMilliseconds, followsPrevious: follows)
+        nodes[Int(node)] = track
+        counters.batches += 1
+        counters.sightings += UInt64(batch.sightings.count)
+        batchNumber += 1
+
+        var touched: [Int32] = []
+        for sighting in batch.sightings {
+            let reading = Reading(
+                node: node, store: address.store, department: address.department, rssi: sighting.rssi,
+                latest: sighting.rssi,
+                proximity: sighting.proximity,
+                lastSeen: track.clock.local(sighting.lastSeen.milliseconds, now: nowMilliseconds))
+            let beacon = sighting.beacon
+            if let position = owners.position(of: beacon) {
+                let member = owners.values[position]
+                let wasTracked = members[Int(member)].isTracked
+                if members[Int(member)].absorb(reading, now: nowMilliseconds) { membersHeardBy[Int(node)].insert(member) }
+                if !wasTracked { trackedMembers += 1 }
+                if members[Int(member)].lastBatch != batchNumber {
+                    members[Int(member)].lastBatch = batchNumber
+                    touched.append(member)
+                }
+            } else {
+                guests.hear(beacon, reading, at: nowMilliseconds)
+            }
+        }
+        for beacon in batch.lost {
+            if let position = owners.position(of: beacon) {
+                let member = owners.values[position]
+                changeMember(member) { $0.readings.removeAll { $0.node == node } }
+                if members[Int(member)].lastBatch != batchNumber {
+                    members[Int(member)].lastBatch = batchNumber
+                    touched.append(member)
+                }
+            } else {
+                guests.lose(beacon, node: node, at: nowMilliseconds)
+            }
+        }
+        if !batch.sightings.isEmpty || !batch.lost.isEmpty { outputs.append(.presenceChanged(store: address.store)) }
+        for member in touched { evaluate(member: member, at: nowMilliseconds, into: &outputs) }
+        return (.applied, outputs)
+    }
+
+    /// Applies a ranging report of `member`'s phone in `store`, received at `now`: each ranged department beacon
+    /// is a reading of the member in that department, under the same rules as node sightings; a department the
+    /// phone no longer ranges stops counting at once (as a node's `lost`).
+    public mutating func ingest(_ report: RangingReport, store: UInt16, at now: Timestamp) -> (verdict: RangingVerdict, outputs: [Output]) {
+        guard timings.serves(store: store) else { return (.unknownStore, []) }
+        guard let member = memberNumbers[report.member] else { return (.unknownMember, []) }
+        let key = PhoneKey(store: store, member: member)
+        var phone = phones[key] ?? PhoneTrack()
+        let order = phone.sequence.admit(report.seq, epoch: report.session)
+        counters.count(order)
+        var follows = false
+        switch order {
+        case .duplicate:
+            return (.duplicate, [])
+        case .late:
+            phones[key] = phone
+            return (.late, [])
+        case .next(_, let next):
+            follows = next
+        case .newEpoch:
+            break
+        }
+        let nowMilliseconds = now.milliseconds
+        phone.clock.observe(sentAt: report.sentAt.milliseconds, receivedAt: nowMilliseconds, followsPrevious: follows)
+        phones[key] = phone
+        counters.rangingReports += 1
+        counters.sightings += UInt64(report.beacons.count)
+
+        let seen = phone.clock.local(report.sentAt.milliseconds, now: nowMilliseconds)
+        let before = marks(of: member)
+        var ranged: [Int32] = []
+        for beacon in report.beacons where departments[store]?[beacon.department] != nil {
+            let node = phoneNode(store: store, department: beacon.department)
+            ranged.append(node)
+            members[Int(member)].absorb(
+                Reading(
+                    node: node, store: store, department: beacon.department, rssi: beacon.signal,
+                    latest: beacon.signal, proximity: beacon.proximity, lastSeen: seen),
+                now: nowMilliseconds)
+        }
+        members[Int(member)].readings.removeAll { reading in
+            reading.store == store && nodes[Int(reading.node)].isPhone && !ranged.contains(reading.node)
+        }
+        reindex(member, from: before)
+        var outputs: [Output] = [.presenceChanged(store: store)]
+        batchNumber += 1
+        members[Int(member)].lastBatch = batchNumber
+        evaluate(member: member, at: nowMilliseconds, into: &outputs)
+        return (.applied, outputs)
+    }
+
+    /// Applies a node's status change (its retained status or last will).
+    public mutating func nodeStatusChanged(_ address: NodeAddress, state: LinkState, boot: String?, at now: Timestamp) -> [Output] {
+        guard timings.serves(store: address.store) else { return [] }
+        let known = nodeNumbers[address].map { nodes[Int($0)] }
+        if let known, known.state == state, state == .offline || known.sequence.epoch == boot { return [] }
+        let node = nodeNumber(for: address)
+        nodes[Int(node)].state = state
+        nodes[Int(node)].sequence.statusChanged(epoch: boot)
+        var outputs: [Output] = [.node(address, state, at: now), .presenceChanged(store: address.store)]
+        if state == .offline {
+            let heard = membersHeardBy[Int(node)].sorted()
+            membersHeardBy[Int(node)] = []
+            for number in heard where members[Int(number)].readings.contains(where: { $0.node == node }) {
+                changeMember(number) { $0.readings.removeAll { $0.node == node } }
+                evaluate(member: number, at: now.milliseconds, into: &outputs)
+            }
+            guests.dropReadings(of: node, at: now.milliseconds)
+        }
+        return outputs
+    }
+
+    /// Advances time: settles arrivals, completes switches whose dwell has passed, ends presences, drops old guests.
+    public mutating func tick(at now: Timestamp) -> [Output] {
+        var outputs: [Output] = []
+        let nowMilliseconds = now.milliseconds
+        // The members whose time has come, each once, in member order (those pushed again below wait for the next tick).
+        var due: [Int32] = []
+        while let entry = memberDeadlines.popDue(at: nowMilliseconds) {
+            guard memberQueuedAt[Int(entry.id)] == entry.deadline else { continue }
+            memberQueuedAt[Int(entry.id)] = .max
+            due.append(entry.id)
+        }
+        if evaluatesEveryoneOnTick { due = members.indices.map { Int32($0) } }
+        due.sort()
+        for number in due {
+            let person = members[Int(number)]
+            guard person.firstHeard != nil || person.visit?.leftAt == nil && person.visit != nil else { continue }
+            guard person.nextCheck <= nowMilliseconds || evaluatesEveryoneOnTick else {
+                scheduleMember(number, at: person.nextCheck)
+                continue
+            }
+            evaluate(member: number, at: nowMilliseconds, into: &outputs)
+        }
+        if outputs.count > 1 { outputs = PresenceEngine.inMemberOrder(outputs) }
+        outputs += guests.expire(at: nowMilliseconds).sorted().map { .presenceChanged(store: $0) }
+        return outputs
+    }
+}
