@@ -30,14 +30,14 @@ public final class DashboardFeed: Service {
     /// The subscriptions: each store's snapshot, events and node status (`+` for every store), and every
     /// coordinator's status.
     public static func filters(stores: [UInt16], topics: Topics) -> [String] {
-        let storeLevels = stores.isEmpty ? ["+"] : stores.map(String.init)
+        let storeLevels: [UInt16?] = stores.isEmpty ? [nil] : stores
         var filters: [String] = []
         for store in storeLevels {
-            filters.append("\(topics.prefix)/stores/\(store)/presence")
-            filters.append("\(topics.prefix)/stores/\(store)/events")
-            filters.append("\(topics.prefix)/stores/\(store)/departments/+/nodes/+/status")
+            filters.append(topics.presenceFilter(store: store))
+            filters.append(topics.eventsFilter(store: store))
+            filters.append(topics.nodeStatusFilter(store: store))
         }
-        filters.append("\(topics.prefix)/coordinators/+/status")
+        filters.append(topics.coordinatorStatusFilter(id: nil))
         return filters
     }
 
