@@ -135,9 +135,7 @@ public struct ProvisioningFiles: Sendable {
             }
             let credentialPath = credentialFile(of: username)
             if FileManager.default.fileExists(atPath: credentialPath) {
-                guard unlink(credentialPath) == 0 else {
-                    throw ProvisioningError("cannot delete \(credentialPath): \(String(cString: strerror(errno)))")
-                }
+                try systemCall("cannot delete \(credentialPath)") { unlink(credentialPath) }
                 revocation.credentialFile = true
             }
             return revocation
@@ -159,14 +157,11 @@ public struct ProvisioningFiles: Sendable {
         try makeDirectory(credentials, mode: 0o711)
         try makeDirectory((passwordFile as NSString).deletingLastPathComponent, mode: 0o755)
         try makeDirectory((aclFile as NSString).deletingLastPathComponent, mode: 0o755)
-        let descriptor = open(credentials, O_RDONLY | O_DIRECTORY)
-        guard descriptor >= 0 else {
-            throw ProvisioningError("cannot open the credentials folder \(credentials): \(String(cString: strerror(errno)))")
+        let descriptor = try systemCall("cannot open the credentials folder \(credentials)") {
+            open(credentials, O_RDONLY | O_DIRECTORY)
         }
         defer { close(descriptor) }
-        guard flock(descriptor, LOCK_EX) == 0 else {
-            throw ProvisioningError("cannot lock the credentials folder \(credentials): \(String(cString: strerror(errno)))")
-        }
+        try systemCall("cannot lock the credentials folder \(credentials)") { flock(descriptor, LOCK_EX) }
         defer { flock(descriptor, LOCK_UN) }
         return try body()
     }
@@ -222,28 +217,35 @@ public struct ProvisioningFiles: Sendable {
     /// Gives `path` mode 0640 and the broker's group (mosquitto must read it; nobody else may).
     private func shareWithBroker(_ path: String) throws(ProvisioningError) {
         if let gid = brokerGID { _ = chown(path, geteuid(), gid) }
-        guard chmod(path, 0o640) == 0 else {
-            throw ProvisioningError("cannot set the mode of \(path): \(String(cString: strerror(errno)))")
-        }
+        try systemCall("cannot set the mode of \(path)") { chmod(path, 0o640) }
     }
 
     /// Writes a temporary file beside `path` with the mode and owner, then renames it over `path` (all or nothing).
     private func replace(_ path: String, with text: String, mode: mode_t, uid: uid_t, gid: gid_t) throws(ProvisioningError) {
         let temporary = path + ".tmp-\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_EXCL, mode)
-        guard descriptor >= 0 else {
-            throw ProvisioningError("cannot write \(path): \(String(cString: strerror(errno)))")
-        }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        _ = fchown(descriptor, uid, gid)
-        _ = fchmod(descriptor, mode)
-        let synced = fsync(descriptor)
-        close(descriptor)
-        guard written == bytes.count, synced == 0, rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
+        let failure = "cannot write \(path)"
+        let descriptor = try systemCall(failure) { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_EXCL, mode) }
+        // errno is read right after each call that fails (in `systemCall`), before `close` or `unlink` can change it.
+        do throws(ProvisioningError) {
+            let bytes = Array(text.utf8)
+            let written = try systemCall(failure) { bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } }
+            guard written == bytes.count else {
+                throw ProvisioningError("\(failure): only \(written) of \(bytes.count) bytes were written")
+            }
+            _ = fchown(descriptor, uid, gid)
+            _ = fchmod(descriptor, mode)
+            try systemCall(failure) { fsync(descriptor) }
+        } catch {
+            close(descriptor)
             unlink(temporary)
-            throw ProvisioningError("cannot write \(path): \(reason)")
+            throw error
+        }
+        do throws(ProvisioningError) {
+            try systemCall(failure) { close(descriptor) }
+            try systemCall(failure) { rename(temporary, path) }
+        } catch {
+            unlink(temporary)
+            throw error
         }
     }
 
@@ -306,4 +308,16 @@ extension ProvisioningRole {
         case .monitor, .till, .member, .bridge: false
         }
     }
+}
+
+/// The one place `ProvisioningFiles` reads `errno`: runs one system call and, when it fails (a negative result),
+/// reads `errno` at once and throws "`failure`: the reason".
+@discardableResult
+private func systemCall<Result: BinaryInteger>(
+    _ failure: @autoclosure () -> String, _ body: () -> Result
+) throws(ProvisioningError) -> Result {
+    let result = body()
+    let savedErrno = errno
+    guard result >= 0 else { throw ProvisioningError("\(failure()): \(String(cString: strerror(savedErrno)))") }
+    return result
 }
