@@ -83,7 +83,7 @@ public struct ProvisioningFiles: Sendable {
 
     /// Makes (or keeps) the credential for `role`: its password file entry, its credential file and its ACL block.
     public func provision(_ role: ProvisioningRole, rotate: Bool = false) throws(ProvisioningError) -> Outcome {
-        if let problem = role.problem { throw ProvisioningError(problem) }
+        if let problem = role.problem { throw ProvisioningError(.invalidName, problem) }
         let username = role.username
         return try withLock { () throws(ProvisioningError) -> Outcome in
             let credentialPath = credentialFile(of: username)
@@ -120,7 +120,7 @@ public struct ProvisioningFiles: Sendable {
     /// Removes `username`'s ACL block, password file entry and credential file, whichever exist.
     public func revoke(_ username: String) throws(ProvisioningError) -> Revocation {
         guard ProvisioningRole.isTopicSafe(username) else {
-            throw ProvisioningError("'\(username)' is not a BeaconMesh user name (1-64 of a-z, A-Z, 0-9, '.', '_' and '-')")
+            throw ProvisioningError(.invalidName, "'\(username)' is not a BeaconMesh user name (1-64 of a-z, A-Z, 0-9, '.', '_' and '-')")
         }
         return try withLock { () throws(ProvisioningError) -> Revocation in
             var revocation = Revocation(aclBlock: false, passwordEntry: false, credentialFile: false)
@@ -172,7 +172,7 @@ public struct ProvisioningFiles: Sendable {
             try FileManager.default.createDirectory(
                 atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: Int(mode)])
         } catch {
-            throw ProvisioningError("cannot create the folder \(path): \(error.localizedDescription)")
+            throw ProvisioningError(.fileAccess, "cannot create the folder \(path): \(error.localizedDescription)")
         }
     }
 
@@ -180,7 +180,7 @@ public struct ProvisioningFiles: Sendable {
     private func readText(_ path: String) throws(ProvisioningError) -> String? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ProvisioningError("cannot read \(path) (permission denied? run as root)")
+            throw ProvisioningError(.fileAccess, "cannot read \(path) (permission denied? run as root)")
         }
         return String(decoding: data, as: UTF8.self)
     }
@@ -230,7 +230,7 @@ public struct ProvisioningFiles: Sendable {
             let bytes = Array(text.utf8)
             let written = try systemCall(failure) { bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } }
             guard written == bytes.count else {
-                throw ProvisioningError("\(failure): only \(written) of \(bytes.count) bytes were written")
+                throw ProvisioningError(.fileAccess, "\(failure): only \(written) of \(bytes.count) bytes were written")
             }
             _ = fchown(descriptor, uid, gid)
             _ = fchmod(descriptor, mode)
@@ -274,7 +274,7 @@ public struct ProvisioningFiles: Sendable {
         do {
             try process.run()
         } catch {
-            throw ProvisioningError("cannot run \(executable): \(error.localizedDescription)")
+            throw ProvisioningError(.passwordTool, "cannot run \(executable): \(error.localizedDescription)")
         }
         if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
         try? stdin.fileHandleForWriting.close()
@@ -284,6 +284,7 @@ public struct ProvisioningFiles: Sendable {
             let said = transcript.split(separator: "\n").filter { !$0.hasPrefix("Password:") && !$0.hasPrefix("Reenter") }
                 .joined(separator: " ")
             throw ProvisioningError(
+                .passwordTool,
                 "mosquitto_passwd could not update \(passwordFile): \(said.isEmpty ? "exit \(process.terminationStatus)" : said)")
         }
     }
@@ -293,7 +294,7 @@ public struct ProvisioningFiles: Sendable {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         let candidates = path.split(separator: ":").map { "\($0)/mosquitto_passwd" } + ["/usr/bin/mosquitto_passwd"]
         guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw ProvisioningError("mosquitto_passwd was not found; install the broker (apt-get install mosquitto)")
+            throw ProvisioningError(.passwordTool, "mosquitto_passwd was not found; install the broker (apt-get install mosquitto)")
         }
         return found
     }
@@ -318,6 +319,6 @@ private func systemCall<Result: BinaryInteger>(
 ) throws(ProvisioningError) -> Result {
     let result = body()
     let savedErrno = errno
-    guard result >= 0 else { throw ProvisioningError("\(failure()): \(String(cString: strerror(savedErrno)))") }
+    guard result >= 0 else { throw ProvisioningError(.fileAccess, "\(failure()): \(String(cString: strerror(savedErrno)))") }
     return result
 }
