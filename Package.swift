@@ -106,6 +106,12 @@ let package = Package(
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            // The pages' HTML, CSS and script as real files (linted by deploy/lint-web.sh), compiled into the program:
+            // one binary to install, as before.
+            resources: [
+                .embedInCode("Web/dashboard.js"), .embedInCode("Web/dashboard.css"), .embedInCode("Web/overview.html"),
+                .embedInCode("Web/store.html"), .embedInCode("Web/account.html"), .embedInCode("Web/login.html"),
             ]),
         // The Prometheus endpoint the executables serve (only executables bootstrap the metrics backend).
         .target(
