@@ -214,15 +214,30 @@ let package = Package(
                 "BeaconMeshRegistry", "BeaconMeshTesting", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]),
-        .testTarget(name: "BeaconMeshMonitorTests", dependencies: ["BeaconMeshMonitor", "beacon-monitor"]),
-        .testTarget(name: "BeaconMeshDashboardTests", dependencies: ["BeaconMeshDashboard", "BeaconMeshTesting", "beacon-dashboard"]),
+        .testTarget(
+            name: "BeaconMeshMonitorTests",
+            dependencies: [
+                "BeaconMeshMonitor", "beacon-monitor", "BeaconMeshTesting", "BeaconMeshMQTT", "BeaconMeshService", "BeaconMeshWire",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
+            name: "BeaconMeshDashboardTests",
+            dependencies: [
+                "BeaconMeshDashboard", "BeaconMeshTesting", "beacon-dashboard", "BeaconMeshMQTT", "BeaconMeshService",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "BeaconMeshScannerTests",
             dependencies: [
                 "BeaconMeshScanner", "BeaconMeshTesting", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "beacon-scanner",
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "BeaconMeshPhoneTests", dependencies: ["BeaconMeshPhone", "beacon-phone"]),
+        .testTarget(
+            name: "BeaconMeshPhoneTests",
+            dependencies: [
+                "BeaconMeshPhone", "beacon-phone", "BeaconMeshTesting", "BeaconMeshMQTT", "BeaconMeshService", "BeaconMeshWire",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "BeaconMeshTestingTests", dependencies: ["BeaconMeshTesting", "BeaconMeshMQTT", "BeaconMeshService"]),
         .testTarget(
             name: "BeaconMeshAccuracyTests", dependencies: ["BeaconMeshAccuracy", "BeaconMeshCore", "BeaconMeshBLE", "BeaconMeshTesting"]),
