@@ -106,6 +106,12 @@ let package = Package(
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            // The pages' HTML, CSS and script as real files (linted by deploy/lint-web.sh), compiled into the program:
+            // one binary to install, as before.
+            resources: [
+                .embedInCode("Web/dashboard.js"), .embedInCode("Web/dashboard.css"), .embedInCode("Web/overview.html"),
+                .embedInCode("Web/store.html"), .embedInCode("Web/account.html"), .embedInCode("Web/login.html"),
             ]),
         // The Prometheus endpoint the executables serve (only executables bootstrap the metrics backend).
         .target(
@@ -208,15 +214,30 @@ let package = Package(
                 "BeaconMeshRegistry", "BeaconMeshTesting", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]),
-        .testTarget(name: "BeaconMeshMonitorTests", dependencies: ["BeaconMeshMonitor", "beacon-monitor"]),
-        .testTarget(name: "BeaconMeshDashboardTests", dependencies: ["BeaconMeshDashboard", "BeaconMeshTesting", "beacon-dashboard"]),
+        .testTarget(
+            name: "BeaconMeshMonitorTests",
+            dependencies: [
+                "BeaconMeshMonitor", "beacon-monitor", "BeaconMeshTesting", "BeaconMeshMQTT", "BeaconMeshService", "BeaconMeshWire",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
+            name: "BeaconMeshDashboardTests",
+            dependencies: [
+                "BeaconMeshDashboard", "BeaconMeshTesting", "beacon-dashboard", "BeaconMeshMQTT", "BeaconMeshService",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "BeaconMeshScannerTests",
             dependencies: [
                 "BeaconMeshScanner", "BeaconMeshTesting", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "beacon-scanner",
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "BeaconMeshPhoneTests", dependencies: ["BeaconMeshPhone", "beacon-phone"]),
+        .testTarget(
+            name: "BeaconMeshPhoneTests",
+            dependencies: [
+                "BeaconMeshPhone", "beacon-phone", "BeaconMeshTesting", "BeaconMeshMQTT", "BeaconMeshService", "BeaconMeshWire",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "BeaconMeshTestingTests", dependencies: ["BeaconMeshTesting", "BeaconMeshMQTT", "BeaconMeshService"]),
         .testTarget(
             name: "BeaconMeshAccuracyTests", dependencies: ["BeaconMeshAccuracy", "BeaconMeshCore", "BeaconMeshBLE", "BeaconMeshTesting"]),

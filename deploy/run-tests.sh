@@ -9,6 +9,9 @@ deploy/install-deps.sh
 deploy/install-schemathesis.sh
 # House style: the toolchain's formatter with the repository's .swift-format; any finding fails the run.
 swift format lint --strict --recursive --parallel Sources Tests Package.swift
+# The dashboard's HTML, CSS and script (Sources/BeaconMeshDashboard/Web) through their parsers (PyPI, installed into
+# .build/weblint when missing: three pure-Python packages, about a minute); any finding fails the run.
+deploy/lint-web.sh
 swift build --build-tests
 # The fault suite's load tests (100,000 hostile messages, a million-advert replay, a broker restart and a network cut
 # under traffic, a frozen scanner, consumers that never read, a slow consumer of a 5,000-message flood, test processes

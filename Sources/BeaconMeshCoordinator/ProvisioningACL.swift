@@ -29,7 +29,7 @@ public struct ProvisioningACL: Sendable, Equatable {
         return [
             "# A member app's user name is its member id: it may publish only its own ranging reports and read only",
             "# its own offers and check-ins.",
-            "pattern write \(topics.prefix)/stores/+/members/%u/ranging",
+            "pattern write \(topics.rangingFilter(store: nil, member: "%u"))",
             "pattern read \(topics.offers(member: "%u"))",
             "pattern read \(topics.checkins(member: "%u"))",
         ]

@@ -83,7 +83,7 @@ public struct ProvisioningFiles: Sendable {
 
     /// Makes (or keeps) the credential for `role`: its password file entry, its credential file and its ACL block.
     public func provision(_ role: ProvisioningRole, rotate: Bool = false) throws(ProvisioningError) -> Outcome {
-        if let problem = role.problem { throw ProvisioningError(problem) }
+        if let problem = role.problem { throw ProvisioningError(.invalidName, problem) }
         let username = role.username
         return try withLock { () throws(ProvisioningError) -> Outcome in
             let credentialPath = credentialFile(of: username)
@@ -120,7 +120,7 @@ public struct ProvisioningFiles: Sendable {
     /// Removes `username`'s ACL block, password file entry and credential file, whichever exist.
     public func revoke(_ username: String) throws(ProvisioningError) -> Revocation {
         guard ProvisioningRole.isTopicSafe(username) else {
-            throw ProvisioningError("'\(username)' is not a BeaconMesh user name (1-64 of a-z, A-Z, 0-9, '.', '_' and '-')")
+            throw ProvisioningError(.invalidName, "'\(username)' is not a BeaconMesh user name (1-64 of a-z, A-Z, 0-9, '.', '_' and '-')")
         }
         return try withLock { () throws(ProvisioningError) -> Revocation in
             var revocation = Revocation(aclBlock: false, passwordEntry: false, credentialFile: false)
@@ -135,9 +135,7 @@ public struct ProvisioningFiles: Sendable {
             }
             let credentialPath = credentialFile(of: username)
             if FileManager.default.fileExists(atPath: credentialPath) {
-                guard unlink(credentialPath) == 0 else {
-                    throw ProvisioningError("cannot delete \(credentialPath): \(String(cString: strerror(errno)))")
-                }
+                try systemCall("cannot delete \(credentialPath)") { unlink(credentialPath) }
                 revocation.credentialFile = true
             }
             return revocation
@@ -159,14 +157,11 @@ public struct ProvisioningFiles: Sendable {
         try makeDirectory(credentials, mode: 0o711)
         try makeDirectory((passwordFile as NSString).deletingLastPathComponent, mode: 0o755)
         try makeDirectory((aclFile as NSString).deletingLastPathComponent, mode: 0o755)
-        let descriptor = open(credentials, O_RDONLY | O_DIRECTORY)
-        guard descriptor >= 0 else {
-            throw ProvisioningError("cannot open the credentials folder \(credentials): \(String(cString: strerror(errno)))")
+        let descriptor = try systemCall("cannot open the credentials folder \(credentials)") {
+            open(credentials, O_RDONLY | O_DIRECTORY)
         }
         defer { close(descriptor) }
-        guard flock(descriptor, LOCK_EX) == 0 else {
-            throw ProvisioningError("cannot lock the credentials folder \(credentials): \(String(cString: strerror(errno)))")
-        }
+        try systemCall("cannot lock the credentials folder \(credentials)") { flock(descriptor, LOCK_EX) }
         defer { flock(descriptor, LOCK_UN) }
         return try body()
     }
@@ -177,7 +172,7 @@ public struct ProvisioningFiles: Sendable {
             try FileManager.default.createDirectory(
                 atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: Int(mode)])
         } catch {
-            throw ProvisioningError("cannot create the folder \(path): \(error.localizedDescription)")
+            throw ProvisioningError(.fileAccess, "cannot create the folder \(path): \(error.localizedDescription)")
         }
     }
 
@@ -185,7 +180,7 @@ public struct ProvisioningFiles: Sendable {
     private func readText(_ path: String) throws(ProvisioningError) -> String? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ProvisioningError("cannot read \(path) (permission denied? run as root)")
+            throw ProvisioningError(.fileAccess, "cannot read \(path) (permission denied? run as root)")
         }
         return String(decoding: data, as: UTF8.self)
     }
@@ -222,28 +217,35 @@ public struct ProvisioningFiles: Sendable {
     /// Gives `path` mode 0640 and the broker's group (mosquitto must read it; nobody else may).
     private func shareWithBroker(_ path: String) throws(ProvisioningError) {
         if let gid = brokerGID { _ = chown(path, geteuid(), gid) }
-        guard chmod(path, 0o640) == 0 else {
-            throw ProvisioningError("cannot set the mode of \(path): \(String(cString: strerror(errno)))")
-        }
+        try systemCall("cannot set the mode of \(path)") { chmod(path, 0o640) }
     }
 
     /// Writes a temporary file beside `path` with the mode and owner, then renames it over `path` (all or nothing).
     private func replace(_ path: String, with text: String, mode: mode_t, uid: uid_t, gid: gid_t) throws(ProvisioningError) {
         let temporary = path + ".tmp-\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_EXCL, mode)
-        guard descriptor >= 0 else {
-            throw ProvisioningError("cannot write \(path): \(String(cString: strerror(errno)))")
-        }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        _ = fchown(descriptor, uid, gid)
-        _ = fchmod(descriptor, mode)
-        let synced = fsync(descriptor)
-        close(descriptor)
-        guard written == bytes.count, synced == 0, rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
+        let failure = "cannot write \(path)"
+        let descriptor = try systemCall(failure) { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_EXCL, mode) }
+        // errno is read right after each call that fails (in `systemCall`), before `close` or `unlink` can change it.
+        do throws(ProvisioningError) {
+            let bytes = Array(text.utf8)
+            let written = try systemCall(failure) { bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } }
+            guard written == bytes.count else {
+                throw ProvisioningError(.fileAccess, "\(failure): only \(written) of \(bytes.count) bytes were written")
+            }
+            _ = fchown(descriptor, uid, gid)
+            _ = fchmod(descriptor, mode)
+            try systemCall(failure) { fsync(descriptor) }
+        } catch {
+            close(descriptor)
             unlink(temporary)
-            throw ProvisioningError("cannot write \(path): \(reason)")
+            throw error
+        }
+        do throws(ProvisioningError) {
+            try systemCall(failure) { close(descriptor) }
+            try systemCall(failure) { rename(temporary, path) }
+        } catch {
+            unlink(temporary)
+            throw error
         }
     }
 
@@ -272,7 +274,7 @@ public struct ProvisioningFiles: Sendable {
         do {
             try process.run()
         } catch {
-            throw ProvisioningError("cannot run \(executable): \(error.localizedDescription)")
+            throw ProvisioningError(.passwordTool, "cannot run \(executable): \(error.localizedDescription)")
         }
         if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
         try? stdin.fileHandleForWriting.close()
@@ -282,6 +284,7 @@ public struct ProvisioningFiles: Sendable {
             let said = transcript.split(separator: "\n").filter { !$0.hasPrefix("Password:") && !$0.hasPrefix("Reenter") }
                 .joined(separator: " ")
             throw ProvisioningError(
+                .passwordTool,
                 "mosquitto_passwd could not update \(passwordFile): \(said.isEmpty ? "exit \(process.terminationStatus)" : said)")
         }
     }
@@ -291,7 +294,7 @@ public struct ProvisioningFiles: Sendable {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         let candidates = path.split(separator: ":").map { "\($0)/mosquitto_passwd" } + ["/usr/bin/mosquitto_passwd"]
         guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw ProvisioningError("mosquitto_passwd was not found; install the broker (apt-get install mosquitto)")
+            throw ProvisioningError(.passwordTool, "mosquitto_passwd was not found; install the broker (apt-get install mosquitto)")
         }
         return found
     }
@@ -306,4 +309,16 @@ extension ProvisioningRole {
         case .monitor, .till, .member, .bridge: false
         }
     }
+}
+
+/// The one place `ProvisioningFiles` reads `errno`: runs one system call and, when it fails (a negative result),
+/// reads `errno` at once and throws "`failure`: the reason".
+@discardableResult
+private func systemCall<Result: BinaryInteger>(
+    _ failure: @autoclosure () -> String, _ body: () -> Result
+) throws(ProvisioningError) -> Result {
+    let result = body()
+    let savedErrno = errno
+    guard result >= 0 else { throw ProvisioningError(.fileAccess, "\(failure()): \(String(cString: strerror(savedErrno)))") }
+    return result
 }

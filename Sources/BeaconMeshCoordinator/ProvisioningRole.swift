@@ -78,18 +78,19 @@ public enum ProvisioningRole: Sendable, Equatable {
         case .till(let store):
             return ["topic read \(topics.everything(store: store))", "topic write \(topics.checkins(store: store))"]
         case .coordinator(let id, let stores):
-            let storeLevels = stores.isEmpty ? ["+"] : stores.sorted().map { "\($0)" }
+            let storeLevels: [UInt16?] = stores.isEmpty ? [nil] : stores.sorted()
             var lines: [String] = []
             for store in storeLevels {
-                let base = "\(topics.prefix)/stores/\(store)"
                 lines += [
-                    "topic read \(base)/departments/#", "topic read \(base)/members/+/ranging", "topic read \(base)/checkins",
-                    "topic write \(base)/events", "topic write \(base)/presence",
+                    "topic read \(topics.departmentsFilter(store: store))",
+                    "topic read \(topics.rangingFilter(store: store, member: nil))",
+                    "topic read \(topics.checkinsFilter(store: store))",
+                    "topic write \(topics.eventsFilter(store: store))", "topic write \(topics.presenceFilter(store: store))",
                 ]
             }
             lines += [
-                "topic write \(topics.prefix)/members/+/offers",
-                "topic write \(topics.prefix)/members/+/checkins",
+                "topic write \(topics.offersFilter(member: nil))",
+                "topic write \(topics.checkinsFilter(member: nil))",
                 "topic write \(topics.registryEvents)",
                 "topic readwrite \(topics.coordinatorStatus(id: id))",
                 "topic write \(topics.coordinatorHealth(id: id))",
@@ -99,17 +100,17 @@ public enum ProvisioningRole: Sendable, Equatable {
             return []
         case .bridge(let store):
             return [
-                "topic write \(topics.everything(store: store))", "topic read \(topics.prefix)/members/+/offers",
-                "topic read \(topics.prefix)/members/+/checkins",
+                "topic write \(topics.everything(store: store))", "topic read \(topics.offersFilter(member: nil))",
+                "topic read \(topics.checkinsFilter(member: nil))",
             ]
         case .dashboard(_, let stores):
-            let storeLevels = stores.isEmpty ? ["+"] : Set(stores).sorted().map { "\($0)" }
+            let storeLevels: [UInt16?] = stores.isEmpty ? [nil] : Set(stores).sorted()
             return storeLevels.flatMap { store in
                 [
-                    "topic read \(topics.prefix)/stores/\(store)/presence", "topic read \(topics.prefix)/stores/\(store)/events",
-                    "topic read \(topics.prefix)/stores/\(store)/departments/+/nodes/+/status",
+                    "topic read \(topics.presenceFilter(store: store))", "topic read \(topics.eventsFilter(store: store))",
+                    "topic read \(topics.nodeStatusFilter(store: store))",
                 ]
-            } + ["topic read \(topics.prefix)/coordinators/+/status"]
+            } + ["topic read \(topics.coordinatorStatusFilter(id: nil))"]
         }
     }
 

@@ -14,14 +14,20 @@ public final class DashboardFeed: Service {
     /// How often the live pages are woken when nothing changes; pages call their data stale after about two missed.
     public static let heartbeat: Duration = .seconds(5)
 
-    private let client: MQTTClient
+    private let client: any MQTTClientProtocol
+    private let clock: any ServiceClock
     private let hub: DashboardHub
     private let filters: [String]
     private let logger: Logger
 
-    /// A feed for `stores` (every store when empty) under `topicRoot`.
-    public init(client: MQTTClient, hub: DashboardHub, stores: [UInt16], topicRoot: String = "beaconmesh", logger: Logger) {
+    /// A feed for `stores` (every store when empty) under `topicRoot`, through `client` (`MQTTClient`, or an in-memory
+    /// one in tests), reading the time and waiting for heartbeats on `clock`.
+    public init(
+        client: any MQTTClientProtocol, hub: DashboardHub, stores: [UInt16], topicRoot: String = "beaconmesh",
+        clock: any ServiceClock = WallClock(), logger: Logger
+    ) {
         self.client = client
+        self.clock = clock
         self.hub = hub
         self.filters = Self.filters(stores: stores, topics: Topics(root: topicRoot))
         self.logger = logger
@@ -30,14 +36,14 @@ public final class DashboardFeed: Service {
     /// The subscriptions: each store's snapshot, events and node status (`+` for every store), and every
     /// coordinator's status.
     public static func filters(stores: [UInt16], topics: Topics) -> [String] {
-        let storeLevels = stores.isEmpty ? ["+"] : stores.map(String.init)
+        let storeLevels: [UInt16?] = stores.isEmpty ? [nil] : stores
         var filters: [String] = []
         for store in storeLevels {
-            filters.append("\(topics.prefix)/stores/\(store)/presence")
-            filters.append("\(topics.prefix)/stores/\(store)/events")
-            filters.append("\(topics.prefix)/stores/\(store)/departments/+/nodes/+/status")
+            filters.append(topics.presenceFilter(store: store))
+            filters.append(topics.eventsFilter(store: store))
+            filters.append(topics.nodeStatusFilter(store: store))
         }
-        filters.append("\(topics.prefix)/coordinators/+/status")
+        filters.append(topics.coordinatorStatusFilter(id: nil))
         return filters
     }
 
@@ -53,6 +59,7 @@ public final class DashboardFeed: Service {
         }
         let messages = client.messages
         let hub = self.hub
+        let clock = self.clock
         let logger = self.logger
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
@@ -60,22 +67,22 @@ public final class DashboardFeed: Service {
                     for await event in connectionEvents {
                         switch event {
                         case .connected:
-                            hub.connection(changed: true, at: WallClock.now())
+                            hub.connection(changed: true, at: clock.now())
                         case .disconnected(let reason):
-                            if reason != .requested { hub.connection(changed: false, at: WallClock.now()) }
+                            if reason != .requested { hub.connection(changed: false, at: clock.now()) }
                         }
                     }
                 }
                 group.addTask {
                     while !Task.isCancelled {
-                        try? await Task.sleep(for: Self.heartbeat)
+                        try? await clock.sleep(for: Self.heartbeat)
                         hub.heartbeat()
                     }
                 }
-                if client.isConnected { hub.connection(changed: true, at: WallClock.now()) }
+                if client.isConnected { hub.connection(changed: true, at: clock.now()) }
                 var drops = DropCounter()
                 for await message in messages {
-                    let now = WallClock.now()
+                    let now = clock.now()
                     if let error = hub.receive(topic: message.topic, payload: message.payload, at: now) {
                         drops.drop(reason: error.reason, topic: message.topic, detail: error.description, at: now, logger: logger)
                     }

@@ -99,11 +99,11 @@ final class MQTTCallbackContext: Sendable {
         if let announcement { announce(announcement, on: mosq) }
         for subscription in subscriptions {
             var mid: Int32 = 0
-            let code = mosquitto_subscribe(mosq, &mid, subscription.filter, subscription.qos.rawValue)
-            if code == MOSQ_ERR_SUCCESS.rawValue {
+            let status = mosquittoStatus { mosquitto_subscribe(mosq, &mid, subscription.filter, subscription.qos.rawValue) }
+            if status.succeeded {
                 recordSubscribe(mid: mid, filter: subscription.filter)
             } else {
-                let error = MQTTError.library(code: code, errno: errno, call: "mosquitto_subscribe to \(subscription.filter)")
+                let error = status.error(call: "mosquitto_subscribe to \(subscription.filter)")
                 logger.error("could not re-subscribe after connecting", metadata: ["mqtt.error": "\(error)"])
             }
         }
@@ -113,15 +113,17 @@ final class MQTTCallbackContext: Sendable {
     /// Publishes the announcement on the connection just accepted; a failure is logged (the next connection tries again).
     private func announce(_ message: MQTTMessage, on mosq: OpaquePointer) {
         var mid: Int32 = 0
-        let code = message.payload.withUnsafeBytes { bytes in
-            mosquitto_publish(
-                mosq, &mid, message.topic, Int32(clamping: bytes.count), bytes.baseAddress,
-                message.qos.rawValue, message.retained)
+        let status = message.payload.withUnsafeBytes { bytes in
+            mosquittoStatus {
+                mosquitto_publish(
+                    mosq, &mid, message.topic, Int32(clamping: bytes.count), bytes.baseAddress,
+                    message.qos.rawValue, message.retained)
+            }
         }
-        if code == MOSQ_ERR_SUCCESS.rawValue {
+        if status.succeeded {
             recordPublished(MQTTMessageID(rawValue: mid), qos: message.qos)
         } else {
-            let error = MQTTError.library(code: code, errno: errno, call: "mosquitto_publish to \(message.topic)")
+            let error = status.error(call: "mosquitto_publish to \(message.topic)")
             logger.error("could not publish the announcement after connecting", metadata: ["mqtt.error": "\(error)"])
         }
     }

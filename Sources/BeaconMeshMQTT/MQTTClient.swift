@@ -41,8 +41,11 @@ public final class MQTTClient: Sendable {
     /// TLS (CA file or the system trust store), user name and password and the last will are set here; `start()` connects.
     public init(configuration: MQTTConfiguration, logger: Logger) throws(MQTTError) {
         try configuration.validate()
-        if let caFile = configuration.caFile, access(caFile, R_OK) != 0 {
-            throw .invalidConfiguration("CA file \(caFile) cannot be read: \(systemErrorText(errno))")
+        if let caFile = configuration.caFile {
+            let (readable, savedErrno) = withSavedErrno { access(caFile, R_OK) }
+            guard readable == 0 else {
+                throw .invalidConfiguration("CA file \(caFile) cannot be read: \(systemErrorText(savedErrno))")
+            }
         }
         MQTTLibrary.initialize()
 
@@ -56,8 +59,8 @@ public final class MQTTClient: Sendable {
 
         // The C side owns one reference from here on; it is released exactly once, after mosquitto_destroy.
         let userdata = Unmanaged.passRetained(context).toOpaque()
-        guard let pointer = mosquitto_new(configuration.clientID, configuration.cleanSession, userdata) else {
-            let savedErrno = errno
+        let (made, savedErrno) = withSavedErrno { mosquitto_new(configuration.clientID, configuration.cleanSession, userdata) }
+        guard let pointer = made else {
             Unmanaged<MQTTCallbackContext>.fromOpaque(userdata).release()
             inbox.close()
             throw .library(
@@ -148,12 +151,13 @@ public final class MQTTClient: Sendable {
 
         // A connection attempt now; whatever happens to it (and to every later one) the network thread follows up.
         let broker = configuration.broker
-        let code = mosquitto_connect_async(
-            handle.pointer, broker.host, Int32(broker.port), Int32(configuration.keepAlive.wholeSecondsRoundedUp))
-        let savedErrno = errno
-        if code != MOSQ_ERR_SUCCESS.rawValue {
-            let error = MQTTError.library(code: code, errno: savedErrno, call: "mosquitto_connect_async to \(broker)")
-            guard Self.isWorthRetrying(code) else {
+        let status = mosquittoStatus {
+            mosquitto_connect_async(
+                handle.pointer, broker.host, Int32(broker.port), Int32(configuration.keepAlive.wholeSecondsRoundedUp))
+        }
+        if !status.succeeded {
+            let error = status.error(call: "mosquitto_connect_async to \(broker)")
+            guard Self.isWorthRetrying(status.code) else {
                 context.state.withLock { $0.lifecycle = .created }
                 throw error
             }
@@ -227,11 +231,13 @@ public final class MQTTClient: Sendable {
     @discardableResult
     private func sendPublish(topic: String, payload: [UInt8], qos: MQTTQoS, retain: Bool) throws(MQTTError) -> MQTTMessageID {
         var mid: Int32 = 0
-        let code = payload.withUnsafeBytes { bytes in
-            mosquitto_publish(handle.pointer, &mid, topic, Int32(clamping: bytes.count), bytes.baseAddress, qos.rawValue, retain)
+        let status = payload.withUnsafeBytes { bytes in
+            mosquittoStatus {
+                mosquitto_publish(
+                    handle.pointer, &mid, topic, Int32(clamping: bytes.count), bytes.baseAddress, qos.rawValue, retain)
+            }
         }
-        let savedErrno = errno
-        switch code {
+        switch status.code {
         case MOSQ_ERR_SUCCESS.rawValue:
             break
         case MOSQ_ERR_NO_CONN.rawValue where qos != .atMostOnce:
@@ -240,7 +246,7 @@ public final class MQTTClient: Sendable {
         case MOSQ_ERR_NO_CONN.rawValue:
             throw .notConnected(topic: topic)
         default:
-            throw .library(code: code, errno: savedErrno, call: "mosquitto_publish to \(topic)")
+            throw status.error(call: "mosquitto_publish to \(topic)")
         }
         let id = MQTTMessageID(rawValue: mid)
         context.recordPublished(id, qos: qos)
@@ -284,15 +290,14 @@ public final class MQTTClient: Sendable {
         }
         guard connected else { return }  // on_connect subscribes it
         var mid: Int32 = 0
-        let code = mosquitto_subscribe(handle.pointer, &mid, filter, qos.rawValue)
-        let savedErrno = errno
-        switch code {
+        let status = mosquittoStatus { mosquitto_subscribe(handle.pointer, &mid, filter, qos.rawValue) }
+        switch status.code {
         case MOSQ_ERR_SUCCESS.rawValue:
             context.recordSubscribe(mid: mid, filter: filter)
         case MOSQ_ERR_NO_CONN.rawValue:
             break  // the connection dropped just now; on_connect subscribes again after the reconnect
         default:
-            throw .library(code: code, errno: savedErrno, call: "mosquitto_subscribe to \(filter)")
+            throw status.error(call: "mosquitto_subscribe to \(filter)")
         }
     }
 
@@ -311,10 +316,9 @@ public final class MQTTClient: Sendable {
             return state.isConnected
         }
         guard connected else { return }
-        let code = mosquitto_unsubscribe(handle.pointer, nil, filter)
-        let savedErrno = errno
-        guard code == MOSQ_ERR_SUCCESS.rawValue || code == MOSQ_ERR_NO_CONN.rawValue else {
-            throw .library(code: code, errno: savedErrno, call: "mosquitto_unsubscribe from \(filter)")
+        let status = mosquittoStatus { mosquitto_unsubscribe(handle.pointer, nil, filter) }
+        guard status.succeeded || status.is(MOSQ_ERR_NO_CONN) else {
+            throw status.error(call: "mosquitto_unsubscribe from \(filter)")
         }
     }
 

@@ -153,12 +153,11 @@ final class MQTTConnectionLoop: Sendable {
     private func reconnect(attempt: Int) {
         closing.withLock { closing in
             if closing { return }
-            let code = mosquitto_reconnect_async(handle.pointer)
-            let savedErrno = errno
-            if code == MOSQ_ERR_SUCCESS.rawValue {
+            let status = mosquittoStatus { mosquitto_reconnect_async(handle.pointer) }
+            if status.succeeded {
                 logger.debug("reconnecting", metadata: ["mqtt.attempt": "\(attempt)"])
             } else {
-                let error = MQTTError.library(code: code, errno: savedErrno, call: "mosquitto_reconnect_async")
+                let error = status.error(call: "mosquitto_reconnect_async")
                 let level: Logger.Level = attempt == 1 ? .info : .debug
                 logger.log(
                     level: level, "broker not reachable; retrying",

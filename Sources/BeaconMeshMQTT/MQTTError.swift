@@ -38,17 +38,46 @@ public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+/// The one place `errno` is read in BeaconMeshMQTT: runs `body` (one C call) and reads `errno` at once, before
+/// anything else can change it. Every C call whose failure `errno` explains goes through here.
+@inline(__always)
+func withSavedErrno<Value>(_ body: () -> Value) -> (result: Value, savedErrno: Int32) {
+    let result = body()
+    let savedErrno = errno
+    return (result, savedErrno)
+}
+
+/// What one libmosquitto call returned, with the `errno` it left: how call sites that handle some codes themselves
+/// (`MOSQ_ERR_NO_CONN`, say) see a return code. `error(call:)` makes the `.library` error of a failure.
+struct MosquittoStatus {
+    /// The libmosquitto return code (`MOSQ_ERR_SUCCESS` is 0).
+    let code: Int32
+    /// `errno` as the call left it; it says why only for `MOSQ_ERR_ERRNO`.
+    let savedErrno: Int32
+
+    var succeeded: Bool { code == MOSQ_ERR_SUCCESS.rawValue }
+
+    func `is`(_ error: mosq_err_t) -> Bool { code == error.rawValue }
+
+    /// The error of this (failed) call; `call` names the C function and what it was doing.
+    func error(call: String) -> MQTTError { .library(code: code, errno: savedErrno, call: call) }
+}
+
+/// Runs one libmosquitto call through the funnel: its return code and the `errno` it left, read at once.
+@inline(__always)
+func mosquittoStatus(_ body: () -> Int32) -> MosquittoStatus {
+    let (code, savedErrno) = withSavedErrno(body)
+    return MosquittoStatus(code: code, savedErrno: savedErrno)
+}
+
 /// The one place where libmosquitto return codes become `MQTTError`s: runs `body`, reads `errno` at once, throws on failure.
 ///
 /// `call` names the C function (and, if helpful, what it was doing) so the error says *what* failed;
 /// `mosquitto_strerror` (or `strerror` for `MOSQ_ERR_ERRNO`) says *why*.
 @inline(__always)
-func mosquittoCall(_ call: String, _ body: () -> Int32) throws(MQTTError) {
-    let code = body()
-    let savedErrno = errno
-    guard code == MOSQ_ERR_SUCCESS.rawValue else {
-        throw MQTTError.library(code: code, errno: savedErrno, call: call)
-    }
+func mosquittoCall(_ call: @autoclosure () -> String, _ body: () -> Int32) throws(MQTTError) {
+    let status = mosquittoStatus(body)
+    guard status.succeeded else { throw status.error(call: call()) }
 }
 
 extension MQTTError {

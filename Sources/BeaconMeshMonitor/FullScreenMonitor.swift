@@ -16,7 +16,8 @@ public final class FullScreenMonitor: Service {
     public static let tick: Duration = .milliseconds(100)
 
     private let store: UInt16
-    private let client: MQTTClient
+    private let client: any MQTTClientProtocol
+    private let clock: any ServiceClock
     private let broker: String
     private let topics: Topics
     private let logger: Logger
@@ -34,11 +35,16 @@ public final class FullScreenMonitor: Service {
     }
 
     /// A monitor for `store`; `broker` is how the status line names the broker (its URL); with `till`, the "near the
-    /// till" panel, whose numbers send check-in requests.
-    public init(store: UInt16, client: MQTTClient, broker: String, topicRoot: String = "beaconmesh", till: Till? = nil, logger: Logger) {
+    /// till" panel, whose numbers send check-in requests. `client` is `MQTTClient` (an in-memory one in tests); `clock`
+    /// gives the time shown and paces the redraws.
+    public init(
+        store: UInt16, client: any MQTTClientProtocol, broker: String, topicRoot: String = "beaconmesh", till: Till? = nil,
+        clock: any ServiceClock = WallClock(), logger: Logger
+    ) {
         self.till = till
         self.store = store
         self.client = client
+        self.clock = clock
         self.broker = broker
         self.topics = Topics(root: topicRoot)
         self.logger = logger
@@ -66,6 +72,7 @@ public final class FullScreenMonitor: Service {
 
         let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
         let messages = client.messages
+        let clock = self.clock
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 group.addTask {
@@ -77,14 +84,14 @@ public final class FullScreenMonitor: Service {
                 group.addTask {
                     while !Task.isCancelled {
                         feed.yield(.tick)
-                        try? await Task.sleep(for: Self.tick)
+                        try? await clock.sleep(for: Self.tick)
                     }
                 }
                 var model = MonitorModel(store: store, broker: broker, tillDepartment: till?.department)
-                if client.isConnected { model.connection(changed: true, at: WallClock.now()) }
+                if client.isConnected { model.connection(changed: true, at: clock.now()) }
                 var drops = DropCounter()
                 inputLoop: for await input in inputs {
-                    let now = WallClock.now()
+                    let now = clock.now()
                     switch input {
                     case .message(let message):
                         receive(message, into: &model, drops: &drops, at: now)
@@ -134,7 +141,9 @@ public final class FullScreenMonitor: Service {
                     id: RandomID.make(hexDigits: 16), member: member.id, department: till.department,
                     till: till.name, at: now)
                 do {
-                    try client.publish(topic: topics.checkins(store: store), payload: WireCodec.encode(request), qos: .atLeastOnce)
+                    try client.publish(
+                        topic: topics.checkins(store: store), payload: WireCodec.encode(request), qos: .atLeastOnce,
+                        retain: false)
                 } catch {
                     logger.warning("could not send a check-in request", metadata: ["member": "\(member.id)", "error": "\(error)"])
                 }

@@ -8,17 +8,21 @@ import ServiceLifecycle
 /// The monitor's line-per-event mode: subscribes to one store's events and prints each as a line on standard output.
 public final class PlainMonitor: Service {
     private let store: UInt16
-    private let client: MQTTClient
+    private let client: any MQTTClientProtocol
+    private let clock: any ServiceClock
     private let topics: Topics
     private let logger: Logger
     private let write: @Sendable (String) -> Void
 
+    /// A monitor of `store` through `client` (`MQTTClient`, or an in-memory one in tests) that hands each line to
+    /// `write`; `clock` dates the messages it drops.
     public init(
-        store: UInt16, client: MQTTClient, topicRoot: String = "beaconmesh", logger: Logger,
-        write: @escaping @Sendable (String) -> Void
+        store: UInt16, client: any MQTTClientProtocol, topicRoot: String = "beaconmesh", clock: any ServiceClock = WallClock(),
+        logger: Logger, write: @escaping @Sendable (String) -> Void
     ) {
         self.store = store
         self.client = client
+        self.clock = clock
         self.topics = Topics(root: topicRoot)
         self.logger = logger
         self.write = write
@@ -35,7 +39,7 @@ public final class PlainMonitor: Service {
                     let event = try WireCodec.decodeEvent(message.payload)
                     write(EventLine.format(event))
                 } catch {
-                    drops.drop(reason: error.reason, topic: message.topic, detail: error.description, at: WallClock.now(), logger: logger)
+                    drops.drop(reason: error.reason, topic: message.topic, detail: error.description, at: clock.now(), logger: logger)
                 }
             }
         } onGracefulShutdown: { [client] in

@@ -15,22 +15,23 @@ import ServiceLifecycle
 /// `maximumUnacknowledged` a report is skipped, since a late reading is worth nothing.
 public final class PhoneService: Service {
     private let configuration: PhoneConfiguration
-    private let client: MQTTClient
+    private let client: any MQTTClientProtocol
     private let session: String
     private let logger: Logger
     private let topics: Topics
-    private let now: @Sendable () -> Timestamp
+    private let clock: any ServiceClock
     private let write: @Sendable (String) -> Void
     private let warn: @Sendable (String) -> Void
 
     /// How many reports may wait for the broker before new ones are skipped (a minute's worth).
     static let maximumUnacknowledged = 60
 
-    /// A phone of `configuration.member` with the given `session` id; `now` is the real time (the phone's clock is
-    /// `now() + configuration.clockOffset`).
+    /// A phone of `configuration.member` with the given `session` id, through `client` (`MQTTClient`, or an
+    /// in-memory one in tests); `clock` is the real time and paces the reports (the phone's own clock, in `sentAt`, is
+    /// `clock.now() + configuration.clockOffset`).
     public init(
-        configuration: PhoneConfiguration, client: MQTTClient, session: String, logger: Logger,
-        now: @escaping @Sendable () -> Timestamp = WallClock.now,
+        configuration: PhoneConfiguration, client: any MQTTClientProtocol, session: String, logger: Logger,
+        clock: any ServiceClock = WallClock(),
         write: @escaping @Sendable (String) -> Void, warn: @escaping @Sendable (String) -> Void
     ) {
         self.configuration = configuration
@@ -38,7 +39,7 @@ public final class PhoneService: Service {
         self.session = session
         self.logger = logger
         self.topics = Topics(root: configuration.topicRoot)
-        self.now = now
+        self.clock = clock
         self.write = write
         self.warn = warn
     }
@@ -113,11 +114,10 @@ public final class PhoneService: Service {
     private func walk() async -> WalkState {
         var state = WalkState()
         var random = SystemRandomNumberGenerator()
-        let clock = ContinuousClock()
-        let start = clock.now
+        let start = clock.now()
         var tick: Int64 = 0
         while !Task.isCancelled {
-            let elapsed = clock.now - start
+            let elapsed = clock.now() - start
             let step = configuration.walk.step(at: elapsed)
             if step != state.lastStep {
                 logger.info(
@@ -133,7 +133,8 @@ public final class PhoneService: Service {
                 publish(beacons: [], state: &state)
             }
             tick += 1
-            try? await Task.sleep(until: start + configuration.reportInterval * tick, clock: clock)
+            // Until the next report is due on the clock (never drifting: the due times are counted from the start).
+            try? await clock.sleep(for: (start + configuration.reportInterval * tick) - clock.now())
         }
         return state
     }
@@ -149,11 +150,11 @@ public final class PhoneService: Service {
         state.seq += 1
         let report = RangingReport(
             member: configuration.member, session: session, seq: state.seq,
-            sentAt: now() + configuration.clockOffset, beacons: beacons)
+            sentAt: clock.now() + configuration.clockOffset, beacons: beacons)
         do {
             try client.publish(
                 topic: topics.ranging(store: configuration.store, member: configuration.member),
-                payload: WireCodec.encode(report), qos: .atLeastOnce)
+                payload: WireCodec.encode(report), qos: .atLeastOnce, retain: false)
             state.lastWasInStore = !beacons.isEmpty
         } catch {
             logger.warning("could not publish a ranging report", metadata: ["error": "\(error)"])

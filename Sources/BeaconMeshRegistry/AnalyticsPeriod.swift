@@ -28,9 +28,12 @@ public struct AnalyticsPeriod: Hashable, Sendable {
             try fromText.map { text throws(RegistryFailure) in try time(text, named: "from", timeZone: timeZone) }
             ?? to - defaultLength
         guard from < to else {
-            throw RegistryFailure("the period is empty: 'from' (\(from.milliseconds)) must be before 'to' (\(to.milliseconds))")
+            throw RegistryFailure(
+                .invalidRequest, "the period is empty: 'from' (\(from.milliseconds)) must be before 'to' (\(to.milliseconds))")
         }
-        guard to - from <= longest else { throw RegistryFailure("the period is longer than 3,700 days; ask for a shorter one") }
+        guard to - from <= longest else {
+            throw RegistryFailure(.invalidRequest, "the period is longer than 3,700 days; ask for a shorter one")
+        }
         return AnalyticsPeriod(from: from, to: to)
     }
 
@@ -38,7 +41,7 @@ public struct AnalyticsPeriod: Hashable, Sendable {
     public static func time(_ text: String, named name: String, timeZone: TimeZone = .current) throws(RegistryFailure) -> Timestamp {
         let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
         let problem = RegistryFailure(
-            "'\(name)' must be epoch milliseconds or a local date YYYY-MM-DD[THH:MM] (found '\(shown)')")
+            .invalidRequest, "'\(name)' must be epoch milliseconds or a local date YYYY-MM-DD[THH:MM] (found '\(shown)')")
         if !text.isEmpty, text.utf8.count <= 15, text.allSatisfy({ $0.isASCII && $0.isNumber }), let milliseconds = Int64(text) {
             return Timestamp(milliseconds: milliseconds)
         }

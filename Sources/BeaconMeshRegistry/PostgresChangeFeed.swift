@@ -62,7 +62,8 @@ final class PostgresChangeFeed: RegistryChangeFeed {
                 context.stop()
             } catch {
                 if isClosed { break }
-                let cause = RegistryFailure("cannot listen to \(session.settings.displayURL): \(PostgresRegistry.describe(error))")
+                let cause = RegistryFailure(
+                    .unavailable, "cannot listen to \(session.settings.displayURL): \(PostgresRegistry.describe(error))")
                 update { $0.failure = cause }
                 pause(.seconds(1))
             }

@@ -12,10 +12,11 @@ extension PostgresRegistry {
         guard let first = name.first, first.isLetter || first == "_", name.count <= 63,
             name.allSatisfy({ ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "_" }), name == name.lowercased()
         else {
-            throw RegistryFailure("the role name '\(name)' must be lower-case letters, digits and _, starting with a letter")
+            throw RegistryFailure(
+                .invalidRequest, "the role name '\(name)' must be lower-case letters, digits and _, starting with a letter")
         }
         guard !password.isEmpty, password.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
-            throw RegistryFailure("a role's password must be letters and digits")
+            throw RegistryFailure(.invalidRequest, "a role's password must be letters and digits")
         }
         try session.transaction { statements in
             let exists = try statements.query("SELECT 1 FROM pg_roles WHERE rolname = \(name)").isEmpty == false

@@ -32,7 +32,7 @@ public final class PostgresRegistry: MemberRegistry {
         do {
             try PostgresSchema.migrate(session)
         } catch {
-            throw RegistryFailure("cannot open the registry \(settings.displayURL): \(PostgresRegistry.describe(error))")
+            throw RegistryFailure(.unavailable, "cannot open the registry \(settings.displayURL): \(PostgresRegistry.describe(error))")
         }
     }
 

@@ -60,7 +60,7 @@ final class PostgresSession: @unchecked Sendable {
         } catch let failure as RegistryFailure {
             throw failure
         } catch {
-            throw RegistryFailure(PostgresRegistry.describe(error))
+            throw RegistryFailure(.unavailable, PostgresRegistry.describe(error))
         }
     }
 

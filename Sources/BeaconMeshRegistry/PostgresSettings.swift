@@ -35,20 +35,20 @@ public struct PostgresSettings: Sendable, Equatable {
     public init(url text: String) throws(RegistryFailure) {
         guard let components = URLComponents(string: text), let scheme = components.scheme,
             scheme == "postgres" || scheme == "postgresql"
-        else { throw RegistryFailure("'\(text)' is not a PostgreSQL URL postgres://USER@HOST:PORT/DB") }
+        else { throw RegistryFailure(.invalidLocation, "'\(text)' is not a PostgreSQL URL postgres://USER@HOST:PORT/DB") }
         guard components.password == nil else {
             throw RegistryFailure(
-                "the database URL must not hold a password: give it in databasePasswordFile or BEACONMESH_DB_PASSWORD")
+                .invalidLocation, "the database URL must not hold a password: give it in databasePasswordFile or BEACONMESH_DB_PASSWORD")
         }
         guard let user = components.user, !user.isEmpty else {
-            throw RegistryFailure("'\(text)' names no user: postgres://USER@HOST:PORT/DB")
+            throw RegistryFailure(.invalidLocation, "'\(text)' names no user: postgres://USER@HOST:PORT/DB")
         }
         guard let host = components.host, !host.isEmpty else {
-            throw RegistryFailure("'\(text)' names no host: postgres://USER@HOST:PORT/DB")
+            throw RegistryFailure(.invalidLocation, "'\(text)' names no host: postgres://USER@HOST:PORT/DB")
         }
         let database = String(components.path.drop { $0 == "/" })
         guard !database.isEmpty, !database.contains("/") else {
-            throw RegistryFailure("'\(text)' names no database: postgres://USER@HOST:PORT/DB")
+            throw RegistryFailure(.invalidLocation, "'\(text)' names no database: postgres://USER@HOST:PORT/DB")
         }
         self.user = user.removingPercentEncoding ?? user
         self.host = host
@@ -59,13 +59,14 @@ public struct PostgresSettings: Sendable, Equatable {
             switch item.name {
             case "sslmode":
                 guard let mode = TLSMode(rawValue: item.value ?? "") else {
-                    throw RegistryFailure("sslmode '\(item.value ?? "")' in '\(text)' must be disable, require or verify-full")
+                    throw RegistryFailure(
+                        .invalidLocation, "sslmode '\(item.value ?? "")' in '\(text)' must be disable, require or verify-full")
                 }
                 tls = mode
             case "sslrootcert":
                 rootCertificate = item.value
             default:
-                throw RegistryFailure("unknown parameter '\(item.name)' in '\(text)' (sslmode and sslrootcert are known)")
+                throw RegistryFailure(.invalidLocation, "unknown parameter '\(item.name)' in '\(text)' (sslmode and sslrootcert are known)")
             }
         }
     }
@@ -88,7 +89,7 @@ public struct PostgresSettings: Sendable, Equatable {
                 tlsSetting = .require(try NIOSSLContext(configuration: client))
             }
         } catch {
-            throw RegistryFailure("cannot set up TLS to \(displayURL): \(error)")
+            throw RegistryFailure(.invalidLocation, "cannot set up TLS to \(displayURL): \(error)")
         }
         var configuration = PostgresConnection.Configuration(
             host: host, port: port, username: user, password: password, database: database, tls: tlsSetting)

@@ -14,7 +14,9 @@ public enum RegistryLocation: Sendable, Equatable {
         if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
             self = .postgres(try PostgresSettings(url: text))
         } else {
-            guard !text.isEmpty else { throw RegistryFailure("the database is empty: give a SQLite file or a postgres:// URL") }
+            guard !text.isEmpty else {
+                throw RegistryFailure(.invalidLocation, "the database is empty: give a SQLite file or a postgres:// URL")
+            }
             self = .sqlite(path: text)
         }
     }
@@ -32,7 +34,7 @@ public enum RegistryLocation: Sendable, Equatable {
             var password = environment[Self.passwordVariable]
             if let passwordFile {
                 guard let text = FileManager.default.contents(atPath: passwordFile).flatMap({ String(data: $0, encoding: .utf8) })
-                else { throw RegistryFailure("cannot read the database password file '\(passwordFile)'") }
+                else { throw RegistryFailure(.invalidLocation, "cannot read the database password file '\(passwordFile)'") }
                 password = text.trimmingCharacters(in: .newlines)
             }
             return try PostgresRegistry(settings: settings, password: password, logger: logger)

@@ -36,12 +36,13 @@ public final class SQLiteRegistry: MemberRegistry {
             try SQLiteRegistry.migrator.migrate(database)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
             throw Failure(
+                .damaged,
                 "\(path) is not a BeaconMesh database or is damaged (\(error.message ?? "corrupt")); restore it from a backup or move it away"
             )
         } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
-            throw Failure("\(path) is locked by another program; stop it or wait, then try again")
+            throw Failure(.unavailable, "\(path) is locked by another program; stop it or wait, then try again")
         } catch {
-            throw Failure("cannot open the database \(path): \(error)")
+            throw Failure(.unavailable, "cannot open the database \(path): \(error)")
         }
     }
 

@@ -22,13 +22,15 @@ public final class SoleCoordinatorLock: Sendable {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             let reason = String(cString: strerror(errno))
-            throw RegistryFailure("cannot open the lock file '\(path)' beside the SQLite registry: \(reason)")
+            throw RegistryFailure(.unavailable, "cannot open the lock file '\(path)' beside the SQLite registry: \(reason)")
         }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            let busy = errno == EWOULDBLOCK
-            let reason = String(cString: strerror(errno))
+            let code = errno
+            let busy = code == EWOULDBLOCK
+            let reason = String(cString: strerror(code))
             close(descriptor)
             throw RegistryFailure(
+                busy ? .heldByAnotherCoordinator : .unavailable,
                 busy
                     ? "another coordinator runs on the SQLite registry '\(database)': with SQLite one coordinator serves the stores (several need a shared PostgreSQL database)"
                     : "cannot lock '\(path)': \(reason)")

@@ -74,6 +74,32 @@ public final class InMemoryBroker: Sendable {
         return state.withLock { $0.publications.filter { filter.matches(topic: $0.topic) } }
     }
 
+    /// Waits until a message published on `topic` would reach a connected client (the service under test has
+    /// connected and subscribed); `false` if that does not happen within `timeout` of real time (a safety net for a
+    /// failing test: a passing one never waits for it).
+    @discardableResult
+    public func waitForSubscriber(to topic: String, timeout: Duration = .seconds(10)) async -> Bool {
+        await withRealTimeout(timeout, otherwise: false) { await self.subscriber(to: topic) }
+    }
+
+    private func subscriber(to topic: String) async -> Bool {
+        let id = state.withLock { $0.takeID() }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let result = state.withLock { state -> Bool? in
+                    if state.hasSubscriber(for: topic) { return true }
+                    if Task.isCancelled { return false }
+                    state.subscriberWaiters[id] = (topic, continuation)
+                    return nil
+                }
+                if let result { continuation.resume(returning: result) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { $0.subscriberWaiters.removeValue(forKey: id) }
+            waiter?.continuation.resume(returning: false)
+        }
+    }
+
     private func publications(matching filter: MQTTTopicFilter, reaching count: Int) async -> Bool {
         let id = state.withLock { $0.takeID() }
         return await withTaskCancellationHandler {

@@ -65,6 +65,8 @@ struct InMemoryBrokerState {
     var clients: [Int: Client] = [:]
     var publications: [MQTTMessage] = []
     var publicationWaiters: [Int: PublicationWaiter] = [:]
+    /// Tests waiting for a connected client to subscribe to a topic: the topic, and whom to wake.
+    var subscriberWaiters: [Int: (topic: String, continuation: CheckedContinuation<Bool, Never>)] = [:]
     var acceptsConnections = true
     var holdsAcknowledgements = false
     /// Acknowledgements held back, in arrival order: the client and the message id.
@@ -192,6 +194,20 @@ struct InMemoryBrokerState {
     private mutating func addToSession(_ filter: MQTTTopicFilter, qos: MQTTQoS, of client: Client) {
         sessions[client.clientID, default: Session()].subscriptions.removeAll { $0.filter == filter }
         sessions[client.clientID, default: Session()].subscriptions.append((filter, qos))
+        let satisfied = subscriberWaiters.filter { hasSubscriber(for: $0.value.topic) }
+        for (id, waiter) in satisfied {
+            subscriberWaiters[id] = nil
+            waiter.continuation.resume(returning: true)
+        }
+    }
+
+    /// Whether a message published on `topic` now would reach a connected client (a subscription of its session
+    /// matches the topic).
+    func hasSubscriber(for topic: String) -> Bool {
+        sessions.values.contains { session in
+            guard let number = session.connectedClient, clients[number]?.isConnected == true else { return false }
+            return session.subscriptions.contains { $0.filter.matches(topic: topic) }
+        }
     }
 
     mutating func unsubscribe(_ filter: String, for number: Int) throws(MQTTError) {

@@ -56,7 +56,7 @@ struct ArrivalLatencyStream {
             stream.append(
                 (
                     packet: StreamPublisher.packet(
-                        topic: "beaconmesh/v1/stores/\(store)/departments/\(department)/nodes/b/sightings", payload: payload),
+                        topic: Topics().sightings(node), payload: payload),
                     newcomer: newcomer
                 ))
         }

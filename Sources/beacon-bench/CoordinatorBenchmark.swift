@@ -71,7 +71,7 @@ struct CoordinatorBenchmark: ParsableCommand {
         try chain.writeConfig(members: csv)
         let coordinatorPath = chain.coordinatorPath
         let coordinatorArguments = chain.coordinatorArguments
-        let drainTopic = "beaconmesh/v1/stores/+/departments/+/nodes/+/sightings"
+        let drainTopic = Topics().sightingsFilter(store: nil)
 
         // 1. Both consumers make their persistent sessions, then go away.
         try await chain.makeSessions(drainTopic: drainTopic)
@@ -150,9 +150,9 @@ struct CoordinatorBenchmark: ParsableCommand {
         let health = try MQTTClient(configuration: MQTTConfiguration(broker: BrokerURL("mqtt://127.0.0.1:\(port)")), logger: logger)
         try health.start()
         _ = await health.waitUntilConnected(timeout: .seconds(5))
-        try health.subscribe("beaconmesh/v1/coordinators/bench/health", qos: .atMostOnce)
-        try health.subscribe("beaconmesh/v1/stores/+/events", qos: .atLeastOnce)
-        _ = await health.waitUntilSubscribed("beaconmesh/v1/stores/+/events", timeout: .seconds(5))
+        try health.subscribe(Topics().coordinatorHealth(id: "bench"), qos: .atMostOnce)
+        try health.subscribe(Topics().eventsFilter(store: nil), qos: .atLeastOnce)
+        _ = await health.waitUntilSubscribed(Topics().eventsFilter(store: nil), timeout: .seconds(5))
         let observations = Observations()
         let watcher = Task { [messages = health.messages] in
             for await message in messages { observations.record(message) }
@@ -260,7 +260,7 @@ struct CoordinatorBenchmark: ParsableCommand {
             }
             let payload = WireCodec.encode(
                 SightingBatch(node: node, boot: boot, seq: UInt64(index / (stores * 10) + 1), sentAt: start, sightings: sightings))
-            return ("beaconmesh/v1/stores/\(store)/departments/\(department)/nodes/a/sightings", payload)
+            return (Topics().sightings(node), payload)
         }
     }
 

@@ -81,8 +81,8 @@ struct CoordinatorInMemoryBenchmark: ParsableCommand {
             //    start-up work, not the drain's) and goes away.
             let first = try service()
             let making = Task { try await first.run() }
-            _ = try await broker.waitForPublications(matching: "beaconmesh/v1/coordinators/bench/status", count: 1, timeout: .seconds(10))
-            _ = try await broker.waitForPublications(matching: "beaconmesh/v1/registry/events", count: 5_000, timeout: .seconds(30))
+            _ = try await broker.waitForPublications(matching: Topics().coordinatorStatus(id: "bench"), count: 1, timeout: .seconds(10))
+            _ = try await broker.waitForPublications(matching: Topics().registryEvents, count: 5_000, timeout: .seconds(30))
             making.cancel()
             _ = await making.result
             // 2. The backlog, queued for it.
@@ -90,7 +90,7 @@ struct CoordinatorInMemoryBenchmark: ParsableCommand {
             // 3. It comes back and drains the backlog; its health reports say how far it got.
             let watcher = try broker.client(clientID: "bench-watcher")
             try watcher.start()
-            try watcher.subscribe("beaconmesh/v1/coordinators/bench/health", qos: .atMostOnce)
+            try watcher.subscribe(Topics().coordinatorHealth(id: "bench"), qos: .atMostOnce)
             let samples = Mutex<[(seconds: Double, cpu: Double, batches: UInt64, events: UInt64)]>([])
             let target = UInt64(batches)
             let watching = Task { [messages = watcher.messages] in

@@ -56,9 +56,9 @@ struct CrowdArrivalBenchmark: ParsableCommand {
         let watcher = try MQTTClient(configuration: MQTTConfiguration(broker: BrokerURL(broker.url)), logger: logger)
         try watcher.start()
         guard await watcher.waitUntilConnected(timeout: .seconds(5)) else { throw BenchError("cannot reach the benchmark broker") }
-        try watcher.subscribe("beaconmesh/v1/coordinators/bench/health", qos: .atMostOnce)
-        try watcher.subscribe("beaconmesh/v1/stores/+/events", qos: .atLeastOnce)
-        _ = await watcher.waitUntilSubscribed("beaconmesh/v1/stores/+/events", timeout: .seconds(5))
+        try watcher.subscribe(Topics().coordinatorHealth(id: "bench"), qos: .atMostOnce)
+        try watcher.subscribe(Topics().eventsFilter(store: nil), qos: .atLeastOnce)
+        _ = await watcher.waitUntilSubscribed(Topics().eventsFilter(store: nil), timeout: .seconds(5))
         let observations = Observations(counting: { UInt64(max($0.tracked, 0)) })
         let watching = Task { [messages = watcher.messages] in
             for await message in messages { observations.record(message) }
@@ -93,7 +93,7 @@ struct CrowdArrivalBenchmark: ParsableCommand {
                         SightingBatch(node: node, boot: "crowd", seq: sequence, sentAt: now, sightings: sightings))
                     try publisher.publish(
                         StreamPublisher.packet(
-                            topic: "beaconmesh/v1/stores/\(store + 1)/departments/\(department)/nodes/a/sightings",
+                            topic: Topics().sightings(node),
                             payload: payload))
                     sightings.removeAll(keepingCapacity: true)
                 }
@@ -131,7 +131,7 @@ struct CrowdArrivalBenchmark: ParsableCommand {
                 beacon: .iBeacon(uuid: BenchBeacons.uuid, major: 1000, minor: UInt16(index)), rssi: -55, count: 4,
                 txPower: -59, distance: 1, proximity: .near, lastSeen: at)
             let packet = StreamPublisher.packet(
-                topic: "beaconmesh/v1/stores/1/departments/0/nodes/probe/sightings",
+                topic: Topics().sightings(probe),
                 payload: WireCodec.encode(
                     SightingBatch(
                         node: probe, boot: "probe", seq: UInt64(index + 1), sentAt: at,

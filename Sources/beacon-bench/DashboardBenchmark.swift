@@ -101,8 +101,8 @@ struct DashboardBenchmark: ParsableCommand {
         let listener = try MQTTClient(configuration: MQTTConfiguration(broker: BrokerURL("mqtt://127.0.0.1:\(brokerPort)")), logger: logger)
         try listener.start()
         guard await listener.waitUntilConnected(timeout: .seconds(5)) else { throw BenchError("cannot reach the benchmark broker") }
-        try listener.subscribe("beaconmesh/v1/stores/1/events", qos: .atLeastOnce)
-        try listener.subscribe("beaconmesh/v1/coordinators/bench/status", qos: .atLeastOnce)
+        try listener.subscribe(Topics().events(store: 1), qos: .atLeastOnce)
+        try listener.subscribe(Topics().coordinatorStatus(id: "bench"), qos: .atLeastOnce)
         let arrivedAt = Mutex<[String: Double]>([:])
         let coordinatorOnline = Mutex(false)
         let watcher = Task { [messages = listener.messages] in
@@ -351,7 +351,7 @@ final class ChainLoad: Sendable {
         }
         let payload = WireCodec.encode(SightingBatch(node: node, boot: "bench", seq: seq, sentAt: now, sightings: sightings))
         _ = try client.publish(
-            topic: "beaconmesh/v1/stores/\(node.store)/departments/\(node.department)/nodes/\(node.node)/sightings",
+            topic: Topics().sightings(node),
             payload: payload, qos: .atLeastOnce)
     }
 }

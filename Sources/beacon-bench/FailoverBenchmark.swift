@@ -78,8 +78,8 @@ struct FailoverBenchmark: ParsableCommand {
         let topics = Topics()
         let watcher = try MQTTClient(configuration: MQTTConfiguration(broker: BrokerURL(broker.url)), logger: logger)
         try watcher.start()
-        try watcher.subscribe(topics.prefix + "/stores/+/events", qos: .atLeastOnce)
-        try watcher.subscribe(topics.prefix + "/coordinators/+/status", qos: .atLeastOnce)
+        try watcher.subscribe(topics.eventsFilter(store: nil), qos: .atLeastOnce)
+        try watcher.subscribe(topics.coordinatorStatusFilter(id: nil), qos: .atLeastOnce)
         let received = Mutex<[Received]>([])
         let watching = Task {
             for await message in watcher.messages {

@@ -48,7 +48,7 @@ struct RangingBenchmark: ParsableCommand {
         try chain.writeConfig(members: (1...Self.members).map { "m\($0),Member \($0),Tea,,,0,,\n" }.joined())
         let coordinatorPath = chain.coordinatorPath
         let coordinatorArguments = chain.coordinatorArguments
-        let drainTopic = "beaconmesh/v1/stores/+/members/+/ranging"
+        let drainTopic = Topics().rangingFilter(store: nil, member: nil)
         let subscriberArguments = chain.subscriberArguments(topic: drainTopic)
 
         // 1. Both consumers make their persistent sessions, then go away.
@@ -85,7 +85,7 @@ struct RangingBenchmark: ParsableCommand {
             let payload = WireCodec.encode(report)
             payloadBytes += payload.count
             _ = try publisher.publish(
-                topic: "beaconmesh/v1/stores/\(store)/members/m\(member)/ranging", payload: payload, qos: .atLeastOnce)
+                topic: Topics().ranging(store: store, member: "m\(member)"), payload: payload, qos: .atLeastOnce)
             if index % 1000 == 999 { while publisher.unacknowledgedCount > 2_000 { try await Task.sleep(for: .milliseconds(2)) } }
         }
         while publisher.unacknowledgedCount > 0 { try await Task.sleep(for: .milliseconds(10)) }
@@ -95,8 +95,8 @@ struct RangingBenchmark: ParsableCommand {
         let health = try MQTTClient(configuration: MQTTConfiguration(broker: BrokerURL("mqtt://127.0.0.1:\(port)")), logger: logger)
         try health.start()
         _ = await health.waitUntilConnected(timeout: .seconds(5))
-        try health.subscribe("beaconmesh/v1/coordinators/bench/health", qos: .atMostOnce)
-        _ = await health.waitUntilSubscribed("beaconmesh/v1/coordinators/bench/health", timeout: .seconds(5))
+        try health.subscribe(Topics().coordinatorHealth(id: "bench"), qos: .atMostOnce)
+        _ = await health.waitUntilSubscribed(Topics().coordinatorHealth(id: "bench"), timeout: .seconds(5))
         let observations = Observations(counting: { $0.rangingReports })
         let dropped = Mutex<[String: UInt64]>([:])
         let watcher = Task { [messages = health.messages] in

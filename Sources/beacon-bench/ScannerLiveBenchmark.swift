@@ -40,7 +40,7 @@ struct ScannerLiveBenchmark: ParsableCommand {
         guard rate > 0, seconds > 0, beacons > 0 else { throw ValidationError("--rate, --seconds and --beacons must be positive") }
         let broker = try await BenchBroker.start(in: work, settings: BenchBroker.unlimited + ["max_packet_size 4194304"])
         defer { broker.process.stop() }
-        let topic = "beaconmesh/v1/stores/1/departments/1/nodes/bench/sightings"
+        let topic = Topics().sightings(NodeAddress(store: 1, department: 1, node: "bench")!)
         let batchesFile = work + "/batches.jsonl"
         FileManager.default.createFile(atPath: batchesFile, contents: nil)
         let subscriber = try BenchProcess(

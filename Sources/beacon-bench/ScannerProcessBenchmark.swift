@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconMeshCore
 import BeaconMeshTesting
 import Foundation
 
@@ -79,7 +80,7 @@ struct ScannerProcessBenchmark: ParsableCommand {
             // Each run has a department of its own, so its batches are told apart from the other runs'.
             let department = attempt + 1
             let received = work + "/batches-\(attempt).jsonl"
-            let topic = "beaconmesh/v1/stores/3/departments/\(department)/nodes/a/sightings"
+            let topic = Topics().sightings(NodeAddress(store: 3, department: UInt16(department), node: "a")!)
             let subscriber = try BenchProcess(
                 "/bin/sh",
                 ["-c", "exec \(try BenchProcess.which("mosquitto_sub")) -h 127.0.0.1 -p \(broker.port) -q 1 -t '\(topic)' > '\(received)'"])

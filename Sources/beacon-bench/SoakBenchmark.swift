@@ -131,8 +131,8 @@ struct SoakBenchmark: ParsableCommand {
         let watcher = try MQTTClient(configuration: MQTTConfiguration(broker: BrokerURL(broker)), logger: logger)
         try watcher.start()
         guard await watcher.waitUntilConnected(timeout: .seconds(10)) else { throw BenchError("cannot reach the soak broker") }
-        try watcher.subscribe("beaconmesh/v1/stores/+/events", qos: .atLeastOnce)
-        try watcher.subscribe("beaconmesh/v1/coordinators/soak/health", qos: .atMostOnce)
+        try watcher.subscribe(Topics().eventsFilter(store: nil), qos: .atLeastOnce)
+        try watcher.subscribe(Topics().coordinatorHealth(id: "soak"), qos: .atMostOnce)
         let counters = SoakCounters()
         let watching = Task { [messages = watcher.messages] in
             for await message in messages { counters.record(message) }
@@ -162,7 +162,7 @@ struct SoakBenchmark: ParsableCommand {
             for (node, sightings) in walk.step(at: now) {
                 let batch = SightingBatch(node: node, boot: "soak", seq: sequence, sentAt: now, sightings: sightings)
                 _ = try load.publish(
-                    topic: "beaconmesh/v1/stores/\(node.store)/departments/\(node.department)/nodes/load/sightings",
+                    topic: Topics().sightings(node),
                     payload: WireCodec.encode(batch), qos: .atLeastOnce)
                 counters.addSightings(sightings.count)
             }
@@ -179,7 +179,7 @@ struct SoakBenchmark: ParsableCommand {
                         txPower: -59, distance: 1, proximity: .near, lastSeen: at)
                     if step == 0 { counters.probeSent() }
                     _ = try load.publish(
-                        topic: "beaconmesh/v1/stores/1/departments/10/nodes/probe/sightings",
+                        topic: Topics().sightings(node),
                         payload: WireCodec.encode(
                             SightingBatch(
                                 node: node, boot: "probe",

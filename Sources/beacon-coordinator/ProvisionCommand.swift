@@ -238,7 +238,7 @@ struct ProvisionCommand: ParsableCommand {
                 use: {
                     let topics = Topics(root: files.topicRoot)
                     return
-                        "member app: user name \($0), the password is in \($1); it may publish only \(topics.prefix)/stores/+/members/\($0)/ranging and read only \(topics.offers(member: $0)) and \(topics.checkins(member: $0))"
+                        "member app: user name \($0), the password is in \($1); it may publish only \(topics.rangingFilter(store: nil, member: $0)) and read only \(topics.offers(member: $0)) and \(topics.checkins(member: $0))"
                 })
         }
     }

@@ -84,7 +84,21 @@ struct ProvisioningFilesTests {
         #expect(outcome.username == "ana")
         #expect(space.files.passwordEntries() == ["ana"])
         #expect(ProvisioningACL(text: space.read(space.files.aclFile)).users.isEmpty)
-        #expect(throws: ProvisioningError.self) { try space.files.provision(.member(id: "monitor-2")) }
+        let error = #expect(throws: ProvisioningError.self) { try space.files.provision(.member(id: "monitor-2")) }
+        #expect(error?.kind == .invalidName)
+    }
+
+    @Test("a file that cannot be replaced fails as a file problem, naming the system's reason, and leaves no temporary file")
+    func unwritableCredential() throws {
+        let space = try Workspace()
+        defer { space.remove() }
+        let credential = space.files.credentialFile(of: "monitor-1")
+        try FileManager.default.createDirectory(atPath: credential + "/in-the-way", withIntermediateDirectories: true)
+        let error = #expect(throws: ProvisioningError.self) { try space.files.provision(.monitor(store: 1)) }
+        #expect(error?.kind == .fileAccess)
+        #expect(error?.description == "cannot write \(credential): Is a directory")
+        let left = try FileManager.default.contentsOfDirectory(atPath: space.directory + "/credentials")
+        #expect(left == ["monitor-1.pass"])
     }
 
     @Test("an ACL written before members ranged (offers-only pattern, old coordinator block) is brought up to date by the next provision")
@@ -120,7 +134,8 @@ struct ProvisioningFilesTests {
         #expect(ProvisioningACL(text: space.read(space.files.aclFile)).users == ["monitor-1"])
         #expect(!FileManager.default.fileExists(atPath: space.files.credentialFile(of: "node-1-10-a")))
         #expect(try space.files.revoke("node-1-10-a").removedAnything == false)
-        #expect(throws: ProvisioningError.self) { try space.files.revoke("../etc/passwd") }
+        let error = #expect(throws: ProvisioningError.self) { try space.files.revoke("../etc/passwd") }
+        #expect(error?.kind == .invalidName)
     }
 
     @Test("a missing mosquitto_passwd fails with a message saying what to install")

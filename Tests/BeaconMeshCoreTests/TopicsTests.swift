@@ -19,6 +19,23 @@ struct TopicsTests {
         #expect(topics.parse(topics.coordinatorHealth(id: "hq")) == .coordinatorHealth(id: "hq"))
     }
 
+    @Test("subscription filters and ACL topics: a missing level is `+`, the bytes the contract names")
+    func filters() {
+        #expect(topics.eventsFilter(store: nil) == "beaconmesh/v1/stores/+/events")
+        #expect(topics.eventsFilter(store: 1) == topics.events(store: 1))
+        #expect(topics.presenceFilter(store: 7) == "beaconmesh/v1/stores/7/presence")
+        #expect(topics.checkinsFilter(store: nil) == "beaconmesh/v1/stores/+/checkins")
+        #expect(topics.nodeStatusFilter(store: nil) == "beaconmesh/v1/stores/+/departments/+/nodes/+/status")
+        #expect(topics.sightingsFilter(store: nil) == "beaconmesh/v1/stores/+/departments/+/nodes/+/sightings")
+        #expect(topics.departmentsFilter(store: 3) == "beaconmesh/v1/stores/3/departments/#")
+        #expect(topics.rangingFilter(store: nil, member: "%u") == "beaconmesh/v1/stores/+/members/%u/ranging")
+        #expect(topics.rangingFilter(store: 2, member: nil) == topics.allRanging(store: 2))
+        #expect(topics.offersFilter(member: nil) == "beaconmesh/v1/members/+/offers")
+        #expect(topics.checkinsFilter(member: nil) == "beaconmesh/v1/members/+/checkins")
+        #expect(topics.coordinatorStatusFilter(id: nil) == "beaconmesh/v1/coordinators/+/status")
+        #expect(topics.coordinatorHealthFilter(id: "hq") == topics.coordinatorHealth(id: "hq"))
+    }
+
     @Test("a configured root replaces the first level, and only that tree is recognised")
     func configuredRoot() {
         let chain = Topics(root: "acme/retail")

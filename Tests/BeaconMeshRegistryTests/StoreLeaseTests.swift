@@ -100,11 +100,10 @@ struct StoreLeaseTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var first: SoleCoordinatorLock? = try SoleCoordinatorLock(database: folder + "/shop.sqlite")
-        #expect {
-            _ = try SoleCoordinatorLock(database: folder + "/shop.sqlite")
-        } throws: { error in
-            "\(error)".contains("another coordinator runs on the SQLite registry") && !"\(error)".contains("\n")
-        }
+        let refusal = #expect(throws: RegistryFailure.self) { _ = try SoleCoordinatorLock(database: folder + "/shop.sqlite") }
+        #expect(refusal?.kind == .heldByAnotherCoordinator)
+        #expect(refusal?.description.contains("another coordinator runs on the SQLite registry") == true)
+        #expect(refusal?.description.contains("\n") == false)
         withExtendedLifetime(first) {}
         first = nil
         // (A process another test spawns at that moment may hold the descriptor until it runs its program.)

@@ -22,14 +22,49 @@ public struct Topics: Sendable, Equatable {
     public var registryEvents: String { "\(prefix)/registry/events" }
 
     /// The filter for every member's ranging reports in one store.
-    public func allRanging(store: UInt16) -> String { "\(prefix)/stores/\(store)/members/+/ranging" }
+    public func allRanging(store: UInt16) -> String { rangingFilter(store: store, member: nil) }
 
     /// The filter for every node's sightings in one store.
-    public func allSightings(store: UInt16) -> String { "\(prefix)/stores/\(store)/departments/+/nodes/+/sightings" }
+    public func allSightings(store: UInt16) -> String { sightingsFilter(store: store) }
     /// The filter for every node's status in one store.
-    public func allNodeStatus(store: UInt16) -> String { "\(prefix)/stores/\(store)/departments/+/nodes/+/status" }
+    public func allNodeStatus(store: UInt16) -> String { nodeStatusFilter(store: store) }
     /// The filter for everything of one store.
     public func everything(store: UInt16) -> String { "\(prefix)/stores/\(store)/#" }
+
+    // Subscription filters and ACL topics: a `nil` level is `+`, any one value.
+
+    /// The filter for the events of one store, or of every store.
+    public func eventsFilter(store: UInt16?) -> String { "\(prefix)/stores/\(Self.level(store))/events" }
+    /// The filter for the presence snapshot of one store, or of every store.
+    public func presenceFilter(store: UInt16?) -> String { "\(prefix)/stores/\(Self.level(store))/presence" }
+    /// The filter for the check-in requests of one store, or of every store.
+    public func checkinsFilter(store: UInt16?) -> String { "\(prefix)/stores/\(Self.level(store))/checkins" }
+    /// The filter for every node's status in one store, or in every store.
+    public func nodeStatusFilter(store: UInt16?) -> String {
+        "\(prefix)/stores/\(Self.level(store))/departments/+/nodes/+/status"
+    }
+    /// The filter for every node's sightings in one store, or in every store.
+    public func sightingsFilter(store: UInt16?) -> String {
+        "\(prefix)/stores/\(Self.level(store))/departments/+/nodes/+/sightings"
+    }
+    /// The filter for everything of every department (every node's topics) of one store, or of every store.
+    public func departmentsFilter(store: UInt16?) -> String { "\(prefix)/stores/\(Self.level(store))/departments/#" }
+    /// The filter for the ranging reports of one member (or every member) in one store (or every store).
+    ///
+    /// `member` may also be an ACL pattern's `%u`.
+    public func rangingFilter(store: UInt16?, member: String?) -> String {
+        "\(prefix)/stores/\(Self.level(store))/members/\(member ?? "+")/ranging"
+    }
+    /// The filter for one member's offers, or every member's.
+    public func offersFilter(member: String?) -> String { offers(member: member ?? "+") }
+    /// The filter for one member's check-ins, or every member's.
+    public func checkinsFilter(member: String?) -> String { checkins(member: member ?? "+") }
+    /// The filter for one coordinator's status, or every coordinator's.
+    public func coordinatorStatusFilter(id: String?) -> String { coordinatorStatus(id: id ?? "+") }
+    /// The filter for one coordinator's health, or every coordinator's.
+    public func coordinatorHealthFilter(id: String?) -> String { coordinatorHealth(id: id ?? "+") }
+
+    private static func level(_ store: UInt16?) -> String { store.map { String($0) } ?? "+" }
 
     private func nodeTopic(_ node: NodeAddress, _ leaf: String) -> String {
         "\(prefix)/stores/\(node.store)/departments/\(node.department)/nodes/\(node.node)/\(leaf)"

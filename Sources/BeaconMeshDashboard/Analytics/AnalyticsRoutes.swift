@@ -102,7 +102,7 @@ enum AnalyticsRoutes {
     private static func parsePeriod(_ request: Request, now: Timestamp) throws(RegistryFailure) -> AnalyticsPeriod {
         let parameters = request.uri.queryParameters
         for name in ["from", "to"] where parameters.getAll(name).count > 1 {
-            throw RegistryFailure("'\(name)' is given more than once")
+            throw RegistryFailure(.invalidRequest, "'\(name)' is given more than once")
         }
         return try AnalyticsPeriod.parse(
             from: parameters["from"].map(String.init), to: parameters["to"].map(String.init), now: now)
