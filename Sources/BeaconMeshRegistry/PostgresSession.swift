@@ -98,7 +98,8 @@ final class PostgresSession: @unchecked Sendable {
         let connecting = PostgresConnection.connect(on: eventLoop, configuration: configuration, id: id, logger: logger)
         let seconds = timeout.wholeMilliseconds / 1000
         let deadline = eventLoop.scheduleTask(in: .milliseconds(Int64(timeout.wholeMilliseconds))) {
-            connected.fail(RegistryFailure(.unavailable, "cannot connect: no answer to the start-up within \(seconds) s (the network or the server)"))
+            connected.fail(
+                RegistryFailure(.unavailable, "cannot connect: no answer to the start-up within \(seconds) s (the network or the server)"))
             // A connection that comes after all is not wanted any more.
             connecting.whenSuccess { $0.closeAndForget() }
         }

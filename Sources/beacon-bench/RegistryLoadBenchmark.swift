@@ -195,7 +195,9 @@ private final class ChainWrites: Sendable {
         for stop in 0..<3 {
             let department = UInt16(10 * (stop + 1))
             record.stops.append(
-                .init(department: department, name: "Department \(department)", enteredAt: arrivedAt + .seconds(240 * stop), dwell: .seconds(240)))
+                .init(
+                    department: department, name: "Department \(department)", enteredAt: arrivedAt + .seconds(240 * stop),
+                    dwell: .seconds(240)))
         }
         record.offers.append(.init(promo: "promo-20", department: 20, at: arrivedAt + .seconds(250)))
         record.checkins.append(.init(department: 30, at: leftAt - .seconds(30)))

@@ -23,14 +23,20 @@ struct PostgresCutLinkTests {
 
         relay.cut()
         // The first write waits out its 10-s timeout on the live connection, which is then given up.
-        let lost = await Self.timed { _ = try registry.merge([MemberRecord(profile: MemberProfile(id: "ben", name: "Ben"), beacons: [], createdAt: nil)]) }
+        let lost = await Self.timed {
+            _ = try registry.merge([MemberRecord(profile: MemberProfile(id: "ben", name: "Ben"), beacons: [], createdAt: nil)])
+        }
         #expect(lost.failed && lost.seconds < 15, "the write on the cut connection: \(lost)")
         // The next one connects again: the link takes the connection and never answers the start-up.
-        let again = await Self.timed { _ = try registry.merge([MemberRecord(profile: MemberProfile(id: "cid", name: "Cid"), beacons: [], createdAt: nil)]) }
+        let again = await Self.timed {
+            _ = try registry.merge([MemberRecord(profile: MemberProfile(id: "cid", name: "Cid"), beacons: [], createdAt: nil)])
+        }
         #expect(again.failed && again.seconds < 15, "connecting through the cut link must fail in time, not hang: \(again)")
 
         relay.restore()
-        let restored = await Self.timed { _ = try registry.merge([MemberRecord(profile: MemberProfile(id: "dot", name: "Dot"), beacons: [], createdAt: nil)]) }
+        let restored = await Self.timed {
+            _ = try registry.merge([MemberRecord(profile: MemberProfile(id: "dot", name: "Dot"), beacons: [], createdAt: nil)])
+        }
         #expect(!restored.failed, "\(restored)")
     }
 

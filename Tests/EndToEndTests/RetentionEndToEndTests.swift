@@ -38,7 +38,9 @@ struct RetentionEndToEndTests {
         #expect(gone, "the visit of three hours ago is still kept: \(run.coordinator.transcript)")
         #expect(try Self.sqlite(database, "SELECT COUNT(*) FROM visit_stop WHERE arrived_at = \(old)") == "0", "its stop went with it")
         #expect(try Self.sqlite(database, finished) == "1", "today's visit stays")
-        #expect(try Self.sqlite(database, "SELECT SUM(visits) FROM guest_count WHERE hour = \(old - old % 3_600_000)") == "5", "guest counts stay")
+        #expect(
+            try Self.sqlite(database, "SELECT SUM(visits) FROM guest_count WHERE hour = \(old - old % 3_600_000)") == "5",
+            "guest counts stay")
         await run.stop()
     }
 
