@@ -88,27 +88,12 @@ final class PostgresSession: @unchecked Sendable {
         }
     }
 
-    /// A new connection (the last one is gone), given up after `timeout` as a whole: postgres-nio's connect timeout
-    /// covers the TCP connection only, and a link cut without a word takes the connection and never answers the
-    /// start-up — the caller (the registry writer, whose failure health reports) would wait until the link came back.
+    /// A new connection (the last one is gone).
     func connect() throws -> PostgresConnection {
         let id = connections.wrappingAdd(1, ordering: .relaxed).newValue
-        let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
-        let connected = eventLoop.makePromise(of: PostgresConnection.self)
-        let connecting = PostgresConnection.connect(on: eventLoop, configuration: configuration, id: id, logger: logger)
-        let seconds = timeout.wholeMilliseconds / 1000
-        let deadline = eventLoop.scheduleTask(in: .milliseconds(Int64(timeout.wholeMilliseconds))) {
-            connected.fail(
-                RegistryFailure(.unavailable, "cannot connect: no answer to the start-up within \(seconds) s (the network or the server)"))
-            // A connection that comes after all is not wanted any more.
-            connecting.whenSuccess { $0.closeAndForget() }
-        }
-        // Both run on `eventLoop`: whichever comes first completes `connected`; the later completion is ignored.
-        connecting.whenComplete { result in
-            deadline.cancel()
-            connected.completeWith(result)
-        }
-        let connection = try connected.futureResult.wait()
+        let connection = try PostgresConnection.connect(
+            on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: id, logger: logger
+        ).wait()
         let statements = Statements(connection: connection, logger: logger, timeout: timeout)
         if let pid = try statements.query("SELECT pg_backend_pid()").first?.decode(Int32.self) {
             backendPID.store(pid, ordering: .relaxed)

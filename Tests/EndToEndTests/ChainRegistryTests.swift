@@ -153,8 +153,10 @@ struct ChainRegistryTests {
         #expect(await chain.waitFor("arrived", store: 2, count: 2))
         #expect(await chain.waitFor("left", store: 2, count: 2))
         _ = try await chain.members(["forget", "zoe"])
-        // Porto's health says what is wrong, naming the host (its writes time out behind the cut).
-        let failing = await health.waitForLine(timeout: .seconds(20)) { $0.contains("\"state\":\"failing\"") }
+        // Porto's health says what is wrong, naming the host (its writes time out behind the cut). Health reports the
+        // writer's own failure: its write can wait on the one connection for a poll's query to time out (10 s), then
+        // time out itself (10 s), so this can take twice the registry timeout after the cut, and a CI machine is slow.
+        let failing = await health.waitForLine(timeout: .seconds(40)) { $0.contains("\"state\":\"failing\"") }
         #expect(failing?.contains("127.0.0.1:\(chain.relay.port)") == true, "\(String(describing: failing))")
         chain.relay.restore()
         // Ana's visit in Porto is written once Porto is back; Zoë's is not: she stays forgotten.
