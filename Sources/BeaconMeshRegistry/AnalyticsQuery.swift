@@ -8,7 +8,8 @@ import Foundation
 /// parameters are written `:store`, `:from` and `:to` (SQLite's named parameters; PostgreSQL's `$1`–`$3` are put in
 /// by `postgresText`). Only finished member visits count (`left_at` set); a visit belongs to the period it started
 /// in; guests come from their hourly counts (the hours that begin within an hour before `from` up to `to`).
-/// Percentiles are nearest-rank: the median is the ⌈n/2⌉-th duration, p90 the ⌈9n/10⌉-th.
+/// Percentiles are nearest-rank: the median is the ⌈n/2⌉-th duration, p90 the ⌈9n/10⌉-th. A visit's rows are grouped
+/// by its arrival before its member: a number compares faster than a member id, which is then rarely compared.
 enum AnalyticsQuery {
     /// A cell of a result row.
     enum Value: Equatable {
@@ -93,11 +94,13 @@ enum AnalyticsQuery {
     private static func seconds(_ value: Value) -> Int { Int((value.integer + 500) / 1000) }
 
     /// `sql` with PostgreSQL's positional parameters: `:store`, `:from`, `:to` are `$1`–`$3`, or, in the summaries
-    /// (`withStore` false), `:from` and `:to` are `$1` and `$2`.
+    /// (`withStore` false), `:from` and `:to` are `$1` and `$2`; and a member id marked `/*binary*/` compared byte by
+    /// byte (`COLLATE "C"`), as SQLite compares text anyway (to SQLite the mark is a comment): counting distinct
+    /// members sorts them, and the database's locale collation made that half the chain's month (6.2 s against 4.1 s).
     static func postgresText(_ sql: String, withStore: Bool = true) -> String {
         let first = withStore ? 2 : 1
         return sql.replacingOccurrences(of: ":store", with: "$1").replacingOccurrences(of: ":from", with: "$\(first)")
-            .replacingOccurrences(of: ":to", with: "$\(first + 1)")
+            .replacingOccurrences(of: ":to", with: "$\(first + 1)").replacingOccurrences(of: "/*binary*/", with: #"COLLATE "C""#)
     }
 
     /// The finished member visits of the period.
@@ -112,7 +115,7 @@ enum AnalyticsQuery {
 
     /// Per store: finished member visits, members, new members and the average visit (milliseconds).
     static let storeVisits = """
-        SELECT h.store, COUNT(*), COUNT(DISTINCT h.member), COUNT(DISTINCT CASE WHEN h.number = 1 THEN h.member END),
+        SELECT h.store, COUNT(*), COUNT(DISTINCT h.member /*binary*/), COUNT(DISTINCT CASE WHEN h.number = 1 THEN h.member END /*binary*/),
             CAST(AVG(h.left_at - h.arrived_at) AS BIGINT)
         FROM visit_history h WHERE h.arrived_at >= :from AND h.arrived_at < :to AND h.left_at IS NOT NULL
         GROUP BY h.store
@@ -130,7 +133,7 @@ enum AnalyticsQuery {
         """
 
     static let visitCounts = """
-        SELECT COUNT(DISTINCT h.member), COUNT(DISTINCT CASE WHEN h.number = 1 THEN h.member END)
+        SELECT COUNT(DISTINCT h.member /*binary*/), COUNT(DISTINCT CASE WHEN h.number = 1 THEN h.member END /*binary*/)
         FROM visit_history h WHERE \(periodVisits)
         """
 
@@ -163,7 +166,7 @@ enum AnalyticsQuery {
                 COUNT(*) OVER (PARTITION BY department) AS n
             FROM (SELECT x.department, MAX(x.name) AS name, CAST(SUM(x.dwell_ms) AS BIGINT) AS d
                 FROM visit_stop x WHERE \(periodRows)
-                GROUP BY x.member, x.arrived_at, x.department) per_visit) ranked
+                GROUP BY x.arrived_at, x.member, x.department) per_visit) ranked
         GROUP BY department ORDER BY department
         """
 
@@ -179,7 +182,7 @@ enum AnalyticsQuery {
 
     static let checkins = """
         SELECT CAST(COALESCE(SUM(k), 0) AS BIGINT), COUNT(*)
-        FROM (SELECT COUNT(*) AS k FROM visit_checkin x WHERE \(periodRows) GROUP BY x.member, x.arrived_at) per_visit
+        FROM (SELECT COUNT(*) AS k FROM visit_checkin x WHERE \(periodRows) GROUP BY x.arrived_at, x.member) per_visit
         """
 
     static let promos = """
@@ -189,7 +192,7 @@ enum AnalyticsQuery {
         FROM (SELECT x.member, x.store, x.arrived_at, x.promo, MIN(x.department) AS department, COUNT(*) AS k,
                 MIN(x.at) AS first_at
             FROM visit_offer x WHERE \(periodRows)
-            GROUP BY x.member, x.store, x.arrived_at, x.promo) t
+            GROUP BY x.arrived_at, x.member, x.store, x.promo) t
         GROUP BY promo ORDER BY promo
         """
 }
