@@ -33,8 +33,9 @@ struct BenchCleanupTests {
     @Test("SIGTERM or SIGINT to beacon-bench coordinator stops its mosquitto and beacon-coordinator", arguments: [SIGTERM, SIGINT])
     func killedBenchStopsItsChildren(signal: Int32) async throws {
         let bench = try Mesh.program("beacon-bench", ["coordinator", "--batches", "20000"])
-        // Wait until both the broker and the coordinator run.
-        let both = await eventually(timeout: .seconds(30), interval: .milliseconds(50)) { () -> [(pid: pid_t, command: String)]? in
+        // Wait until both the broker and the coordinator run: the coordinator starts after the backlog is published
+        // and drained by mosquitto_sub, which a debug build on a loaded 2-core machine once took over 30 s to do.
+        let both = await eventually(timeout: .seconds(90), interval: .milliseconds(50)) { () -> [(pid: pid_t, command: String)]? in
             let now = Self.children(of: bench.processID)
             let hasBroker = now.contains { $0.command.contains("mosquitto") && $0.command.contains("beacon-bench-") }
             let hasCoordinator = now.contains { $0.command.contains("beacon-coordinator") }
