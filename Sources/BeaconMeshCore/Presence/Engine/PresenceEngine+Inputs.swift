@@ -20,18 +20,15 @@ extension PresenceEngine {
             outputs.append(.node(address, .online, at: now))
             outputs.append(.presenceChanged(store: address.store))
         }
-        let order = track.sequence.admit(batch.seq, epoch: batch.boot)
-        counters.count(order)
-        var follows = false
-        switch order {
+        switch admit(batch.seq, epoch: batch.boot, sentAt: batch.sentAt, at: now, from: &track) {
         case .duplicate:
             return (.duplicate, [])
         case .late:
             // Its readings are older than ones applied: dropped (if it was counted missing, it was only late).
             nodes[Int(node)] = track
             return (.late, [])
-        case .next(_, let next):
-            follows = next
+        case .next:
+            break
         case .newEpoch:
             if track.state == .offline || isNew {
                 outputs.append(.node(address, .online, at: now))
@@ -40,8 +37,6 @@ extension PresenceEngine {
             track.state = .online
         }
         let nowMilliseconds = now.milliseconds
-        // How old a reading is comes from our clock: the node's times only space its own readings.
-        track.clock.observe(sentAt: batch.sentAt.milliseconds, receivedAt: nowMilliseconds, followsPrevious: follows)
         nodes[Int(node)] = track
         counters.batches += 1
         counters.sightings += UInt64(batch.sightings.count)
@@ -93,22 +88,16 @@ extension PresenceEngine {
         guard let member = memberNumbers[report.member] else { return (.unknownMember, []) }
         let key = PhoneKey(store: store, member: member)
         var phone = phones[key] ?? PhoneTrack()
-        let order = phone.sequence.admit(report.seq, epoch: report.session)
-        counters.count(order)
-        var follows = false
-        switch order {
+        switch admit(report.seq, epoch: report.session, sentAt: report.sentAt, at: now, from: &phone) {
         case .duplicate:
             return (.duplicate, [])
         case .late:
             phones[key] = phone
             return (.late, [])
-        case .next(_, let next):
-            follows = next
-        case .newEpoch:
+        case .next, .newEpoch:
             break
         }
         let nowMilliseconds = now.milliseconds
-        phone.clock.observe(sentAt: report.sentAt.milliseconds, receivedAt: nowMilliseconds, followsPrevious: follows)
         phones[key] = phone
         counters.rangingReports += 1
         counters.sightings += UInt64(report.beacons.count)
