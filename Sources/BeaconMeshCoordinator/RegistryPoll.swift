@@ -8,8 +8,8 @@ import Synchronization
 
 /// One look at the registry for what others changed (another coordinator, the `members` command): registry events
 /// waiting in the outbox are claimed and published, and the changes the registry's change feed reports are read and
-/// handed to the decisions — the members it names (PostgreSQL announces each change), or everything (SQLite, and
-/// after the feed was interrupted, when announcements may have been missed).
+/// handed to the decisions — the members it names (PostgreSQL announces each change, SQLite's triggers log them), or
+/// everything (after the feed was interrupted, when announcements may have been missed, or when thousands changed).
 ///
 /// Reading the registry blocks (GRDB, or PostgreSQL behind a network), so `run(on:…)` does it on a serial queue of
 /// its own, never on one of the concurrency pool's few threads, which decode messages and make the decisions: a slow,

@@ -2,16 +2,33 @@ import Foundation
 import Synchronization
 
 /// Changes to a SQLite registry made by other connections (the `members` command): SQLite notifies no one, so each
-/// `next(timeout:)` waits `timeout` and then compares the file's data version with the last one seen.
+/// `next(timeout:)` waits `timeout`, then, if the file's data version says another connection committed, reads the
+/// member change log (`member_change`, filled by triggers) past the last change seen and names those members.
+///
+/// Commits that changed no member (visit history, check-in requests) read nothing more; the coordinator's own
+/// changes are passed over unless another connection committed in between (then they are read again, which is
+/// harmless). Too many changes at once, or a log that dropped some unseen: `.everything`.
 final class SQLiteChangeFeed: RegistryChangeFeed {
+    /// How many of the latest member changes the log keeps (the triggers drop older ones).
+    static let logLength = 10_000
+    /// More members than this changed at once: read everything instead.
+    static let manyMembers = 2000
+
+    private struct Position {
+        /// The file's data version at the last look.
+        var version: Int64
+        /// The last change of the log looked at.
+        var seen: Int64
+    }
+
     private let registry: SQLiteRegistry
-    private let version: Mutex<Int64>
+    private let position: Mutex<Position>
     private let closed = Mutex(false)
     private let wakeUp = NSCondition()
 
-    init(registry: SQLiteRegistry, version: Int64) {
+    init(registry: SQLiteRegistry, version: Int64, seen: Int64) {
         self.registry = registry
-        self.version = Mutex(version)
+        position = Mutex(Position(version: version, seen: seen))
     }
 
     func next(timeout: Duration) throws -> RegistryChange {
@@ -21,11 +38,12 @@ final class SQLiteChangeFeed: RegistryChangeFeed {
         }
         wakeUp.unlock()
         if closed.withLock({ $0 }) { return .nothing }
-        let current = try registry.dataVersion()
-        return version.withLock { version in
-            defer { version = current }
-            return current == version ? .nothing : .everything
-        }
+        let before = position.withLock { $0 }
+        let (version, last, members) = try registry.loggedChanges(
+            after: before.seen, version: before.version, limit: Self.manyMembers)
+        position.withLock { $0 = Position(version: version, seen: last) }
+        guard let members else { return .everything }
+        return members.isEmpty ? .nothing : .members(members)
     }
 
     func close() {

@@ -159,6 +159,34 @@ public final class SQLiteRegistry: MemberRegistry {
                 table.primaryKey(["store", "hour", "department"])
             }
         }
+        migrator.registerMigration("v6: member change log") { db in
+            // Which members another program (the `members` command) changed, so that the coordinator's change feed
+            // reads those members again, not all of them at every commit of anyone (a commit of visit history meant
+            // a whole read before: with other stores writing without pause the write-ahead log was never restarted).
+            // Filled by triggers, whoever writes; only the last `SQLiteChangeFeed.logLength` changes are kept.
+            try db.execute(sql: "CREATE TABLE member_change (seq INTEGER PRIMARY KEY AUTOINCREMENT, member TEXT NOT NULL)")
+            try db.execute(
+                sql: """
+                    CREATE TRIGGER member_change_kept AFTER INSERT ON member_change BEGIN
+                        DELETE FROM member_change WHERE seq <= NEW.seq - \(SQLiteChangeFeed.logLength);
+                    END
+                    """)
+            for (table, key) in [("member", "id"), ("memberField", "member"), ("beacon", "member")] {
+                try db.execute(
+                    sql: """
+                        CREATE TRIGGER \(table)_inserted AFTER INSERT ON \(table) BEGIN
+                            INSERT INTO member_change (member) VALUES (NEW.\(key));
+                        END;
+                        CREATE TRIGGER \(table)_updated AFTER UPDATE ON \(table) BEGIN
+                            INSERT INTO member_change (member) VALUES (NEW.\(key));
+                            INSERT INTO member_change (member) SELECT OLD.\(key) WHERE OLD.\(key) IS NOT NEW.\(key);
+                        END;
+                        CREATE TRIGGER \(table)_deleted AFTER DELETE ON \(table) BEGIN
+                            INSERT INTO member_change (member) VALUES (OLD.\(key));
+                        END
+                        """)
+            }
+        }
         return migrator
     }
 
@@ -625,15 +653,32 @@ public final class SQLiteRegistry: MemberRegistry {
 
     // MARK: Change detection
 
-    /// A number that changes whenever another connection (the `members` command) commits to the database.
-    func dataVersion() throws -> Int64 {
-        try database.read { db in try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
+    /// What the member change log holds past `seen`, if another connection committed since `version` (the file's
+    /// data version, which only others' commits change): the members named, up to `limit` (more than that, or rows
+    /// already dropped from the log: `nil`, read everything). Also the data version and the log's end as they stand.
+    func loggedChanges(after seen: Int64, version: Int64, limit: Int) throws -> (version: Int64, last: Int64, members: Set<String>?) {
+        try database.read { db in
+            // The log's end first: if no one else had committed when the version is read, every change up to it is ours.
+            let last = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) FROM member_change") ?? 0
+            let current = try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0
+            guard current != version, last > seen else { return (current, last, []) }
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT seq, member FROM member_change WHERE seq > ? ORDER BY seq LIMIT ?", arguments: [seen, limit + 1])
+            guard rows.count <= limit, let first = rows.first, first["seq"] as Int64 == seen + 1 else { return (current, last, nil) }
+            return (current, last, Set(rows.map { $0["member"] as String }))
+        }
     }
 
-    /// SQLite tells no one of a commit: the feed compares the file's data version at every look (a cheap read), and
-    /// says `.everything` when another connection committed.
+    /// SQLite tells no one of a commit: the feed looks at the file's data version and the member change log at every
+    /// look (cheap reads), and names the members others changed.
     public func changeFeed() throws -> any RegistryChangeFeed {
-        SQLiteChangeFeed(registry: self, version: try dataVersion())
+        let (version, last) = try database.read { db in
+            (
+                try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0,
+                try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) FROM member_change") ?? 0
+            )
+        }
+        return SQLiteChangeFeed(registry: self, version: version, seen: last)
     }
 
     public func describe(_ error: any Error) -> String {
