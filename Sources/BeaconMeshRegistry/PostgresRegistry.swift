@@ -487,7 +487,7 @@ public final class PostgresRegistry: MemberRegistry {
         try session.transaction { statements in
             try statements.execute("SET LOCAL jit = off")
             try statements.execute("SET LOCAL max_parallel_workers_per_gather = 0")
-            return try AnalyticsQuery.run(store: store, from: from, to: to) { sql in
+            return try AnalyticsQuery.run(store: store, from: from, to: to, dialect: .postgres) { sql in
                 var binds = PostgresBindings()
                 binds.append(Int32(store))
                 binds.append(from.milliseconds)

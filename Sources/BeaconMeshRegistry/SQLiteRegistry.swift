@@ -187,6 +187,15 @@ public final class SQLiteRegistry: MemberRegistry {
                         """)
             }
         }
+        migrator.registerMigration("v7: indexes of the chain's summaries") { db in
+            // The chain's month counts each store's distinct members: read in (store, member) order from an index
+            // holding every column the query needs, SQLite counts them as they come, without a sort of the month
+            // (storeVisits 4.9 s → 3.3 s for 3.4 million visits; 30 bytes more per visit).
+            try db.create(
+                index: "visit_history_store_member", on: "visit_history", columns: ["store", "member", "arrived_at", "left_at", "number"])
+            // Guests per store over the month from the index alone, not a look-up of each hour's row.
+            try db.create(index: "guest_count_store_hour", on: "guest_count", columns: ["store", "hour", "visits"])
+        }
         return migrator
     }
 
@@ -542,7 +551,7 @@ public final class SQLiteRegistry: MemberRegistry {
     public func analytics(store: UInt16, from: Timestamp, to: Timestamp) throws -> StoreAnalytics {
         try database.read { db in
             let arguments: StatementArguments = ["store": store, "from": from.milliseconds, "to": to.milliseconds]
-            return try AnalyticsQuery.run(store: store, from: from, to: to) { try Self.analyticsRows(db, $0, arguments) }
+            return try AnalyticsQuery.run(store: store, from: from, to: to, dialect: .sqlite) { try Self.analyticsRows(db, $0, arguments) }
         }
     }
 

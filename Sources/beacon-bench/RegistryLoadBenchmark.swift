@@ -10,7 +10,8 @@ import Logging
 /// A real coordinator's arrival latency while its registry is busy, on SQLite and on a PostgreSQL server of the
 /// benchmark's own, side by side in one run: after a warm-up (the stream's members all arrive), first quiet, then while other stores' coordinators (a `RegistryWriter`
 /// in the benchmark, the coordinator's own writer) count visits of the chain's members at `--chain-writes` per
-/// second, each announced to the coordinator (PostgreSQL: LISTEN/NOTIFY, member by member; SQLite: its file changed).
+/// second, each announced to the coordinator (PostgreSQL: LISTEN/NOTIFY, member by member; SQLite: the member change
+/// log its triggers fill). On SQLite each phase also prints the size of the coordinator's write-ahead log at its end.
 struct RegistryLoadBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "registry-load",
@@ -106,6 +107,7 @@ struct RegistryLoadBenchmark: ParsableCommand {
                 boot: "busy-\(index)"
             ).run(port: broker.port, observations: observations)
             let (written, waiting) = await load.stop()
+            let logAfterBusy = Self.writeAheadLog(of: database)
             // The same writes, each visit with its history (three departments, an offer, a check-in), as a
             // coordinator writes it when a member leaves.
             let historyLoad = ChainWrites(
@@ -115,6 +117,7 @@ struct RegistryLoadBenchmark: ParsableCommand {
                 boot: "history-\(index)"
             ).run(port: broker.port, observations: observations)
             let (writtenWithHistory, waitingWithHistory) = await historyLoad.stop()
+            let logAfterHistory = Self.writeAheadLog(of: database)
             coordinator.stop()
             watcher.cancel()
             await health.disconnect(timeout: .seconds(1))
@@ -128,15 +131,21 @@ struct RegistryLoadBenchmark: ParsableCommand {
             )
             print("    quiet registry                                       \(figures(quiet))")
             print(
-                "    other stores writing \(Measure.grouped(Double(chainWrites))) visits/s\(writesElsewhere ? " elsewhere" : "") (\(Measure.grouped(written))/s written, at most \(waiting) waiting)   \(figures(busy))"
+                "    other stores writing \(Measure.grouped(Double(chainWrites))) visits/s\(writesElsewhere ? " elsewhere" : "") (\(Measure.grouped(written))/s written, at most \(waiting) waiting)   \(figures(busy))\(logAfterBusy)"
             )
             print(
-                "    … each visit with its history\(writesElsewhere ? " elsewhere" : "") (\(Measure.grouped(writtenWithHistory))/s written, at most \(waitingWithHistory) waiting)   \(figures(busyWithHistory))"
+                "    … each visit with its history\(writesElsewhere ? " elsewhere" : "") (\(Measure.grouped(writtenWithHistory))/s written, at most \(waitingWithHistory) waiting)   \(figures(busyWithHistory))\(logAfterHistory)"
             )
         }
     }
 
     private static func seconds(_ duration: Duration) -> String { String(format: "%.1f", duration.inSeconds) }
+
+    /// `; write-ahead log N MB` for a SQLite file (the coordinator's readers can keep it from restarting), else "".
+    private static func writeAheadLog(of database: String) -> String {
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: database + "-wal"))?[.size] as? Int else { return "" }
+        return String(format: "; write-ahead log %.1f MB", Double(size) / 1_000_000)
+    }
 
     /// The stream's 5,000 members (major = store), the newcomers (major 1000) and the chain's other members.
     private func records() -> [MemberRecord] {

@@ -234,5 +234,8 @@ struct VisitHistoryTests {
         #expect(
             try registry.storeSummaries(from: at(day - 2 * hour), to: at(day))
                 == [StoreSummary(store: 1, memberVisits: 1, visits: .init(members: 1, repeatMembers: 1), averageVisit: 60)])
+        // A period without a visit: no dwell (the percentiles' offsets are kept at 0), no department.
+        let empty = try registry.analytics(store: 1, from: at(day + 30 * hour), to: at(day + 31 * hour))
+        #expect(empty.dwell == .init(median: 0, p90: 0) && empty.departments.isEmpty && empty.visits.members == 0)
     }
 }
