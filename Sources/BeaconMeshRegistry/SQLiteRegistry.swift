@@ -171,21 +171,25 @@ public final class SQLiteRegistry: MemberRegistry {
                         DELETE FROM member_change WHERE seq <= NEW.seq - \(SQLiteChangeFeed.logLength);
                     END
                     """)
-            for (table, key) in [("member", "id"), ("memberField", "member"), ("beacon", "member")] {
-                try db.execute(
-                    sql: """
-                        CREATE TRIGGER \(table)_inserted AFTER INSERT ON \(table) BEGIN
-                            INSERT INTO member_change (member) VALUES (NEW.\(key));
-                        END;
-                        CREATE TRIGGER \(table)_updated AFTER UPDATE ON \(table) BEGIN
-                            INSERT INTO member_change (member) VALUES (NEW.\(key));
-                            INSERT INTO member_change (member) SELECT OLD.\(key) WHERE OLD.\(key) IS NOT NEW.\(key);
-                        END;
-                        CREATE TRIGGER \(table)_deleted AFTER DELETE ON \(table) BEGIN
-                            INSERT INTO member_change (member) VALUES (OLD.\(key));
-                        END
-                        """)
-            }
+            // Every change to a member goes through their `member` row (an import or edit upserts it, fields and
+            // beacons with it; a removal deletes it and its rows with it); a beacon given to another member also
+            // names its former owner. One log row per member changed: an import of 105,000 took 9.5–10.4 s with a
+            // row for each field and beacon too, 6.0–6.8 s without any log.
+            try db.execute(
+                sql: """
+                    CREATE TRIGGER member_inserted AFTER INSERT ON member BEGIN
+                        INSERT INTO member_change (member) VALUES (NEW.id);
+                    END;
+                    CREATE TRIGGER member_updated AFTER UPDATE ON member BEGIN
+                        INSERT INTO member_change (member) VALUES (NEW.id);
+                    END;
+                    CREATE TRIGGER member_deleted AFTER DELETE ON member BEGIN
+                        INSERT INTO member_change (member) VALUES (OLD.id);
+                    END;
+                    CREATE TRIGGER beacon_moved AFTER UPDATE OF member ON beacon WHEN OLD.member IS NOT NEW.member BEGIN
+                        INSERT INTO member_change (member) VALUES (OLD.member);
+                    END
+                    """)
         }
         migrator.registerMigration("v7: indexes of the chain's summaries") { db in
             // The chain's month counts each store's distinct members: read in (store, member) order from an index
