@@ -162,7 +162,7 @@ public final class SQLiteRegistry: MemberRegistry {
         migrator.registerMigration("v6: member change log") { db in
             // Which members another program (the `members` command) changed, so that the coordinator's change feed
             // reads those members again, not all of them at every commit of anyone (a commit of visit history meant
-            // a whole read before: with other stores writing without pause the write-ahead log was never restarted).
+            // a whole read before, which doubled the coordinator's arrival p99 while other stores wrote history).
             // Filled by triggers, whoever writes; only the last `SQLiteChangeFeed.logLength` changes are kept.
             try db.execute(sql: "CREATE TABLE member_change (seq INTEGER PRIMARY KEY AUTOINCREMENT, member TEXT NOT NULL)")
             try db.execute(

@@ -335,8 +335,8 @@ struct SharedRegistryTests {
     }
 
     /// Another store's visit history, written into the same registry, changes no member: the feed says nothing, so the
-    /// coordinator reads nothing again (SQLite's feed said `.everything` at every such commit, and the whole reads of
-    /// the members, while other stores wrote without pause, kept its write-ahead log from restarting).
+    /// coordinator reads nothing again (SQLite's feed said `.everything` at every such commit: a whole read of the
+    /// members each time, which doubled the coordinator's arrival p99 while other stores wrote history).
     @Test("history another connection writes is no member change; a moved beacon names both owners", arguments: Backend.allCases)
     func changeFeedNamesOnlyMembers(backend: Backend) throws {
         let database = try backend.makeDatabase()
