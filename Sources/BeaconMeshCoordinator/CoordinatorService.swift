@@ -248,7 +248,7 @@ public final class CoordinatorService: Service {
                     let feed = poll.feed
                     await withTaskCancellationHandler {
                         while !Task.isCancelled {
-                            poll = await poll.run(on: queue, with: parts, wait: CoordinatorService.registryPollInterval)
+                            poll = await (consume poll).run(on: queue, with: parts, wait: CoordinatorService.registryPollInterval)
                         }
                     } onCancel: {
                         feed.close()

@@ -39,10 +39,14 @@ struct RegistryPoll: Sendable {
     }
 
     /// Looks once on `queue`, waiting up to `wait` for a change, and returns the poll as it stands after.
-    func run(on queue: DispatchQueue, with parts: Parts, wait: Duration) async -> RegistryPoll {
-        await withCheckedContinuation { continuation in
+    ///
+    /// The poll is moved to the queue and back, never copied (call it as `poll = await (consume poll).run(…)`): a
+    /// copy would share `contents` with the caller's, and each change applied would copy every member of the registry.
+    consuming func run(on queue: DispatchQueue, with parts: Parts, wait: Duration) async -> RegistryPoll {
+        let handOver = HandOver(consume self)
+        return await withCheckedContinuation { continuation in
             queue.async {
-                var next = self
+                var next = handOver.take()
                 next.poll(parts, wait: wait)
                 continuation.resume(returning: next)
             }

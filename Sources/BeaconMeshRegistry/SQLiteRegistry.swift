@@ -18,7 +18,7 @@ public final class SQLiteRegistry: MemberRegistry {
     public init(path: String) throws(RegistryFailure) {
         self.path = path
         var configuration = Configuration()
-        configuration.busyMode = .timeout(5)
+        configuration.busyMode = .timeout(Double(Self.busyTimeout.wholeMilliseconds) / 1000)
         configuration.foreignKeysEnabled = true
         // Write-ahead log, synced at checkpoints: a visit count is a quick append, readers (the `members` command)
         // never block the coordinator, and a crash of the process loses nothing (a power cut may lose the last second).
@@ -45,6 +45,9 @@ public final class SQLiteRegistry: MemberRegistry {
             throw Failure(.unavailable, "cannot open the database \(path): \(error)")
         }
     }
+
+    /// How long a statement waits for another connection's lock before it fails with `SQLITE_BUSY`.
+    static let busyTimeout: Duration = .seconds(5)
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -416,7 +419,26 @@ public final class SQLiteRegistry: MemberRegistry {
                         """, arguments: [fire.member, fire.promo, fire.store, time.milliseconds, fire.member])
             }
         }
-        if purged { try reclaimSpace() }
+        if purged { try reclaimSpace() } else { try boundWriteAheadLog() }
+    }
+
+    /// Above this the write-ahead log is checkpointed whole and emptied after a write (`boundWriteAheadLog`).
+    static let writeAheadLogBound = 16 * 1_048_576
+
+    /// Empties the write-ahead log once it passes `writeAheadLogBound`. SQLite restarts the log only when a writer
+    /// finds it checkpointed whole and no reader in it; with another connection writing history without pause (other
+    /// stores' coordinators) and the coordinator reading, that moment did not come, and the log grew past 180 MB in
+    /// seconds, which made every read and write of the file dearer. A `TRUNCATE` checkpoint copies the log into the
+    /// file and empties it; it does not wait for a reader of older pages (a report may read for seconds): while one
+    /// reads, it copies what it can and the next write tries again.
+    private func boundWriteAheadLog() throws {
+        let size = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int ?? 0
+        guard size > Self.writeAheadLogBound else { return }
+        try database.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA busy_timeout = 0")
+            defer { try? db.execute(sql: "PRAGMA busy_timeout = \(Self.busyTimeout.wholeMilliseconds)") }
+            _ = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        }
     }
 
     /// Gives the pages freed by deleted history back to the file system and empties the write-ahead log, which

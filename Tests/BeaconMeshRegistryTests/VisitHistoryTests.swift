@@ -1,5 +1,6 @@
 import BeaconMeshCore
 import Foundation
+import GRDB
 import Testing
 
 @testable import BeaconMeshRegistry
@@ -123,6 +124,43 @@ struct VisitHistoryTests {
         let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
         let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
         #expect(size < 200_000 && log == 0, "file \(size) bytes, write-ahead log \(log) bytes")
+    }
+
+    @Test("SQLite's write-ahead log is emptied once past its bound and no reader needs it; writes go on while one reads")
+    func writeAheadLogBounded() throws {
+        let path = try temporaryFolder() + "/db.sqlite"
+        let registry = try SQLiteRegistry(path: path)
+        let ids = (0..<50).map { "m\($0)" }
+        try registry.merge(try members(ids))
+        func log() -> Int { (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0 }
+        var written = 0
+        func writeHistory() throws {
+            var changes = RegistryChanges()
+            for member in ids {
+                changes.countVisit(of: member, at: at(day + Int64(written) * 60_000))
+                changes.record(visit(member, start: day + Int64(written) * 60_000, stops: [(10, 60), (20, 30), (30, 10)]))
+            }
+            written += 1
+            try registry.apply(changes)
+        }
+        // Another connection reads the file as it was (a report, the coordinator's look at the change log): the log
+        // cannot restart under it, and the writes go on without waiting for it.
+        var configuration = Configuration()
+        configuration.allowsUnsafeTransactions = true
+        let reader = try DatabaseQueue(path: path, configuration: configuration)
+        try reader.inDatabase { db in
+            try db.execute(sql: "BEGIN")
+            _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM member")
+        }
+        while log() <= SQLiteRegistry.writeAheadLogBound && written < 5000 { try writeHistory() }
+        #expect(log() > SQLiteRegistry.writeAheadLogBound, "\(written) writes")
+        try writeHistory()
+        #expect(log() > SQLiteRegistry.writeAheadLogBound)
+        try reader.inDatabase { db in try db.execute(sql: "COMMIT") }
+        // The reader is done: the next write empties the log (it used to stay at its largest, restarting at best).
+        try writeHistory()
+        #expect(log() < 1_048_576, "write-ahead log \(log()) bytes")
+        #expect(try registry.history(store: 1, from: at(0), to: at(day + Int64(written) * 60_000)).count == ids.count * written)
     }
 
     @Test("forget deletes the member's history: no row, nothing in the SQLite file or pg_dump", arguments: Backend.allCases)
