@@ -301,26 +301,41 @@ public final class SQLiteRegistry: MemberRegistry {
     /// Three queries whatever the number of members (a coordinator reads them all at start and whenever the `members`
     /// command changed something; one query per member and table took 2 s for 20,000 members).
     public func allMembers() throws -> [MemberRecord] {
-        try database.read { db in
-            var fields: [String: [String: String]] = [:]
-            let fieldRows = try Row.fetchCursor(db, sql: "SELECT member, name, value FROM memberField")
-            while let row = try fieldRows.next() { fields[row["member"], default: [:]][row["name"]] = row["value"] as String }
-            var beacons: [String: [BeaconKey]] = [:]
-            let beaconRows = try Row.fetchCursor(db, sql: "SELECT member, key FROM beacon ORDER BY member, key")
-            while let row = try beaconRows.next() {
-                if let key = BeaconKey(row["key"] as String) { beacons[row["member"], default: []].append(key) }
-            }
-            return try Row.fetchAll(db, sql: "SELECT * FROM member ORDER BY id").map { row in
-                let id: String = row["id"]
-                return SQLiteRegistry.record(of: row, customFields: fields[id] ?? [:], beacons: beacons[id] ?? [])
+        try database.read { db in try SQLiteRegistry.records(db, ids: nil) }
+    }
+
+    /// The members of `ids` that exist, by id: three queries for each 500 of them, not three per member (the
+    /// coordinator reads the members others changed, up to 2,000 at a look).
+    public func members(ids: Set<String>) throws -> [MemberRecord] {
+        let sorted = ids.sorted()
+        return try database.read { db in
+            try stride(from: 0, to: sorted.count, by: 500).flatMap { start in
+                try SQLiteRegistry.records(db, ids: Array(sorted[start..<min(start + 500, sorted.count)]))
             }
         }
     }
 
-    public func members(ids: Set<String>) throws -> [MemberRecord] {
-        try database.read { db in try ids.sorted().compactMap { try SQLiteRegistry.fetchMember(db, id: $0) } }
+    /// The members of `ids` (`nil`: all), by id, with their custom fields and beacons, in three queries.
+    private static func records(_ db: Database, ids: [String]?) throws -> [MemberRecord] {
+        let (filter, arguments) =
+            ids.map { ("IN (\(databaseQuestionMarks(count: $0.count)))", StatementArguments($0)) } ?? ("IS NOT NULL", [])
+        var fields: [String: [String: String]] = [:]
+        let fieldRows = try Row.fetchCursor(
+            db, sql: "SELECT member, name, value FROM memberField WHERE member \(filter)", arguments: arguments)
+        while let row = try fieldRows.next() { fields[row[0], default: [:]][row[1]] = row[2] as String }
+        var beacons: [String: [BeaconKey]] = [:]
+        let beaconRows = try Row.fetchCursor(
+            db, sql: "SELECT member, key FROM beacon WHERE member \(filter) ORDER BY member, key", arguments: arguments)
+        while let row = try beaconRows.next() {
+            if let key = BeaconKey(row[1] as String) { beacons[row[0], default: []].append(key) }
+        }
+        return try Row.fetchAll(db, sql: "SELECT * FROM member WHERE id \(filter) ORDER BY id", arguments: arguments).map { row in
+            let id: String = row["id"]
+            return record(of: row, customFields: fields[id] ?? [:], beacons: beacons[id] ?? [])
+        }
     }
 
+    /// One member by id, through cached statements (an import looks each member up).
     private static func fetchMember(_ db: Database, id: String) throws -> MemberRecord? {
         let member = try db.cachedStatement(sql: "SELECT * FROM member WHERE id = ?")
         guard let row = try Row.fetchOne(member, arguments: [id]) else { return nil }

@@ -120,6 +120,25 @@ struct MemberRegistryTests {
         #expect(try second.member(id: "ana")?.profile.customFields == ["tier": "gold", "note": "says \"hi\""])
     }
 
+    @Test(
+        "members read by id, over a thousand at once, come with their own fields and beacons; unknown ids are left out",
+        arguments: Backend.allCases)
+    func membersByID(backend: Backend) throws {
+        let registry = try backend.makeRegistry()
+        let rows = (0..<1_200).map { index in
+            "m\(index),Member \(index),,ibeacon:\(uuid):7:\(2 * index + 1);ibeacon:\(uuid):7:\(2 * index + 2),,\(index),,,tier \(index % 3)"
+        }
+        try registry.merge(try MembersCSV.parse(([header] + rows).joined(separator: "\n"), file: "m.csv"))
+        let wanted = Set((0..<1_100).map { "m\($0 * 13 % 1_200)" }).union(["nobody", "m1200"])
+        let all = try registry.allMembers()
+        #expect(all.count == 1_200)
+        #expect(try registry.members(ids: wanted) == all.filter { wanted.contains($0.id) })
+        let m7 = try registry.member(id: "m7")
+        #expect(m7?.profile.customFields == ["tier": "tier 1"] && m7?.profile.visits == 7)
+        #expect(m7?.beacons.map(\.description).sorted() == ["ibeacon:\(uuid):7:15", "ibeacon:\(uuid):7:16"])
+        #expect(try registry.members(ids: []).isEmpty)
+    }
+
     @Test("forget leaves no trace of the member in the database", arguments: Backend.allCases)
     func forgetLeavesNoTrace(backend: Backend) throws {
         let database = try backend.makeDatabase()
