@@ -39,25 +39,28 @@ let package = Package(
 
         // Pure Swift domain: no I/O, no threads, no wall clock.
         .target(name: "BeaconMeshCore"),
+        // The one thread type, for blocking work off the concurrency pool (MQTT's network loop, HCI reads, the
+        // registry's writer and change feed, the coordinator's lease keeper and registry poll).
+        .target(name: "BeaconMeshThreads"),
         // The contract's JSON payloads <-> Core types; the only user of json-c.
         .target(name: "BeaconMeshWire", dependencies: ["BeaconMeshCore", "CJSONC"]),
         // The only user of libmosquitto.
         .target(
             name: "BeaconMeshMQTT",
             dependencies: [
-                "CMosquitto", .product(name: "Logging", package: "swift-log"),
+                "CMosquitto", "BeaconMeshThreads", .product(name: "Logging", package: "swift-log"),
             ]),
         // The members registry behind one protocol: SQLite (GRDB) for one store, PostgreSQL (postgres-nio) for a chain.
         .target(
             name: "BeaconMeshRegistry",
             dependencies: [
-                "BeaconMeshCore", .product(name: "Logging", package: "swift-log"),
+                "BeaconMeshCore", "BeaconMeshThreads", .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "CSV", package: "CSV.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]),
         // The only user of libbluetooth: HCI scanner, btsnoop reader and writer, advertiser.
-        .target(name: "BeaconMeshBLE", dependencies: ["BeaconMeshCore", "CBlueZ"]),
+        .target(name: "BeaconMeshBLE", dependencies: ["BeaconMeshCore", "BeaconMeshThreads", "CBlueZ"]),
 
         // What the three services share: wall clock, broker credentials, memory figures, throttled logging.
         .target(
@@ -80,7 +83,7 @@ let package = Package(
             name: "BeaconMeshCoordinator",
             dependencies: [
                 "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "BeaconMeshRegistry",
-                .product(name: "Logging", package: "swift-log"),
+                "BeaconMeshThreads", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -203,6 +206,7 @@ let package = Package(
 
         .testTarget(name: "BeaconMeshCoreTests", dependencies: ["BeaconMeshCore", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshWireTests", dependencies: ["BeaconMeshWire"]),
+        .testTarget(name: "BeaconMeshThreadsTests", dependencies: ["BeaconMeshThreads"]),
         .testTarget(name: "BeaconMeshMQTTTests", dependencies: ["BeaconMeshMQTT", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshBLETests", dependencies: ["BeaconMeshBLE", "BeaconMeshTesting"]),
         .testTarget(

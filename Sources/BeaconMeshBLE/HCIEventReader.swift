@@ -1,4 +1,5 @@
 import BeaconMeshCore
+import BeaconMeshThreads
 import Glibc
 import Synchronization
 
@@ -52,7 +53,7 @@ public final class HCIEventReader: Sendable {
     private let onEnd: @Sendable (Ending) -> Void
     private let stopRequested = Atomic<Bool>(false)
     /// The running thread, if any; `nil` before `start()` and after `stop()` joined it.
-    private let thread = Mutex<pthread_t?>(nil)
+    private let thread = Mutex<DedicatedThread?>(nil)
 
     /// A reader of `descriptor`; nothing happens until `start()`.
     public init(
@@ -86,24 +87,14 @@ public final class HCIEventReader: Sendable {
 
     /// Starts the reader thread; does nothing if it already runs. Throws if the system cannot create a thread.
     public func start() throws(HCIError) {
-        try thread.withLock { (thread: inout pthread_t?) throws(HCIError) in
+        try thread.withLock { (thread: inout DedicatedThread?) throws(HCIError) in
             guard thread == nil else { return }
             stopRequested.store(false, ordering: .releasing)
-            // The thread owns one retain of the context, taken back exactly once in the entry function.
-            let context = Unmanaged.passRetained(ThreadContext(body: { [self] in run() }))
-            var handle = pthread_t()
-            let result = pthread_create(
-                &handle, nil,
-                { rawContext in
-                    let context = Unmanaged<ThreadContext>.fromOpaque(rawContext!).takeRetainedValue()
-                    context.body()
-                    return nil
-                }, context.toOpaque())
-            guard result == 0 else {
-                context.release()
-                throw HCIError(device: device, problem: .systemCall(name: "pthread_create", errno: result))
+            do throws(DedicatedThread.StartError) {
+                thread = try DedicatedThread(name: "hci-\(device)") { [self] in run() }
+            } catch {
+                throw HCIError(device: device, problem: .systemCall(name: "pthread_create", errno: error.code))
             }
-            thread = handle
         }
     }
 
@@ -115,12 +106,7 @@ public final class HCIEventReader: Sendable {
             defer { thread = nil }
             return thread
         }
-        guard let handle else { return }
-        if pthread_equal(handle, pthread_self()) != 0 {
-            pthread_detach(handle)
-        } else {
-            pthread_join(handle, nil)
-        }
+        handle?.join()
     }
 
     /// Whether the thread was started and not yet stopped by `stop()`.
@@ -228,13 +214,5 @@ public final class HCIEventReader: Sendable {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
-    }
-}
-
-/// What a new reader thread runs; `Sendable` because it crosses into the thread through `pthread_create`'s `void *`.
-private final class ThreadContext: Sendable {
-    let body: @Sendable () -> Void
-    init(body: @escaping @Sendable () -> Void) {
-        self.body = body
     }
 }

@@ -146,7 +146,7 @@ public final class CoordinatorService: Service {
         let state = CoordinatorState(
             configuration: configuration, start: start, logger: logger, topics: topics,
             startedAt: startedAt, healthInterval: healthInterval, leaseTTL: leases == nil ? nil : configuration.lease.ttl)
-        let writer = RegistryWriter(registry: registry, stores: Set(configuration.storeIDs), logger: logger, clock: { clock.now() })
+        let writer = try RegistryWriter(registry: registry, stores: Set(configuration.storeIDs), logger: logger, clock: { clock.now() })
         let sessionEvents = session.connectionEvents()
         try publisher.start()
         try session.start()
@@ -181,7 +181,7 @@ public final class CoordinatorService: Service {
                 ttl: configuration.lease.ttl, renewInterval: LeaseBook(ttl: configuration.lease.ttl).renewInterval,
                 inbox: inbox, logger: logger, clock: { clock.now() })
         }
-        keeper?.start()
+        try keeper?.start()
         let snapshots = SnapshotMailbox()
         let messages = session.messages
         let publisher = self.publisher
@@ -239,16 +239,17 @@ public final class CoordinatorService: Service {
                     }
                 }
                 group.addTask {
-                    // Others change the registry while we run: read their changes (on a queue of their own: the
+                    // Others change the registry while we run: read their changes (on a thread of their own: the
                     // database may be slow, locked or away), then hand them to the decisions.
-                    var poll = RegistryPoll(contents: start.contents, coordinatorID: coordinatorID)
                     let parts = RegistryPoll.Parts(
                         registry: registry, publisher: publisher, topics: topics, writer: writer, inbox: inbox, logger: logger)
-                    let queue = DispatchQueue(label: "beaconmesh.registry-poll")
-                    let feed = poll.feed
+                    let feed = RegistryPoll.FeedHolder()
                     await withTaskCancellationHandler {
-                        while !Task.isCancelled {
-                            poll = await (consume poll).run(on: queue, with: parts, wait: CoordinatorService.registryPollInterval)
+                        let poll = RegistryPoll(contents: start.contents, coordinatorID: coordinatorID, feed: feed)
+                        do {
+                            try await (consume poll).run(with: parts, wait: CoordinatorService.registryPollInterval)
+                        } catch {
+                            logger.critical("others' registry changes are not read", metadata: ["error": "\(error)"])
                         }
                     } onCancel: {
                         feed.close()

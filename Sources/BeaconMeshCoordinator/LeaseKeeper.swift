@@ -1,12 +1,13 @@
 import BeaconMeshCore
 import BeaconMeshRegistry
+import BeaconMeshThreads
 import Foundation
 import Logging
 import Synchronization
 
 /// Keeps the coordinator's store leases, off the decisions: on a thread of its own it claims and renews them every
 /// `renewInterval` and hands each answer, with when it was sent, to the decisions (`DecisionInbox.leasesRenewed`);
-/// on a queue of its own it reads what a take-over needs when the decisions ask (`load`); at a clean stop it
+/// on a thread of its own it reads what a take-over needs when the decisions ask (`load`); at a clean stop it
 /// releases them, so that a standby takes the stores over at its next claim instead of after the ttl.
 ///
 /// It decides nothing: whether a store may be decided for is the decisions' `LeaseBook`, from the answers and the
@@ -21,7 +22,6 @@ final class LeaseKeeper: Sendable {
     private let inbox: DecisionInbox
     private let logger: Logger
     private let clock: @Sendable () -> Timestamp
-    private let loads = DispatchQueue(label: "beaconmesh.lease-take-over")
     private let wakeUp = NSCondition()
     private let state = Mutex(State())
 
@@ -48,11 +48,10 @@ final class LeaseKeeper: Sendable {
         self.clock = clock
     }
 
-    /// Starts claiming and renewing.
-    func start() {
-        let thread = Thread { [self] in self.run() }
-        thread.name = "lease-keeper"
-        thread.start()
+    /// Starts claiming and renewing; throws if the system refuses a thread.
+    func start() throws(DedicatedThread.StartError) {
+        // Not joined: the thread ends after `stop` has released the leases.
+        _ = try DedicatedThread(name: "lease-keeper") { [self] in self.run() }
     }
 
     private func run() {
@@ -94,17 +93,26 @@ final class LeaseKeeper: Sendable {
         wakeUp.unlock()
     }
 
-    /// Reads what taking `stores` over needs, on the keeper's queue, and hands it to the decisions.
+    /// Reads what taking `stores` over needs, on a thread of its own (a take-over is rare, and its read must not
+    /// hold up the renewals), and hands it to the decisions: `nil` when it could not, to try again at the next renewal.
     func load(_ stores: Set<UInt16>) {
-        loads.async { [registry, inbox, clock, logger] in
-            do {
-                inbox.tookOver(stores, try CoordinatorState.TakeOver.read(stores: stores, from: registry, at: clock()))
-            } catch {
-                logger.error(
-                    "cannot read the stores to take over; trying again at the next renewal",
-                    metadata: ["stores": "\(stores.sorted())", "error": "\(registry.describe(error))"])
-                inbox.tookOver(stores, nil)
+        let giveUp: @Sendable (String) -> Void = { [inbox, logger] cause in
+            logger.error(
+                "cannot read the stores to take over; trying again at the next renewal",
+                metadata: ["stores": "\(stores.sorted())", "error": "\(cause)"])
+            inbox.tookOver(stores, nil)
+        }
+        do {
+            // Not joined: it ends when the decisions have what it read.
+            _ = try DedicatedThread(name: "lease-take-over") { [registry, inbox, clock] in
+                do {
+                    inbox.tookOver(stores, try CoordinatorState.TakeOver.read(stores: stores, from: registry, at: clock()))
+                } catch {
+                    giveUp(registry.describe(error))
+                }
             }
+        } catch {
+            giveUp("\(error)")
         }
     }
 

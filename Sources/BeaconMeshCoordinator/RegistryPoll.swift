@@ -1,8 +1,8 @@
 import BeaconMeshCore
 import BeaconMeshMQTT
 import BeaconMeshRegistry
+import BeaconMeshThreads
 import BeaconMeshWire
-import Dispatch
 import Logging
 import Synchronization
 
@@ -11,20 +11,22 @@ import Synchronization
 /// handed to the decisions — the members it names (PostgreSQL announces each change, SQLite's triggers log them), or
 /// everything (after the feed was interrupted, when announcements may have been missed, or when thousands changed).
 ///
-/// Reading the registry blocks (GRDB, or PostgreSQL behind a network), so `run(on:…)` does it on a serial queue of
-/// its own, never on one of the concurrency pool's few threads, which decode messages and make the decisions: a slow,
-/// locked or unreachable database delays this look only.
+/// Reading the registry blocks (GRDB, or PostgreSQL behind a network), so `run(with:…)` looks on a thread of its own,
+/// never on one of the concurrency pool's few threads, which decode messages and make the decisions: a slow, locked or
+/// unreachable database delays the poll only.
 struct RegistryPoll: Sendable {
     /// The registry as the decisions know it, to tell what a whole read changed.
     private var contents: RegistryContents
     /// The last failure logged (a failure is logged once until the reads work again).
     private var lastFailure: String?
     private var outbox: RegistryEventOutbox
-    /// The change feed, shared by every copy of the poll, so that `close()` reaches the one a look waits on.
-    let feed = FeedHolder()
+    /// The change feed, shared with whoever stops the poll (`FeedHolder.close()`), so that it reaches the look
+    /// that waits on it.
+    let feed: FeedHolder
 
-    init(contents: RegistryContents, coordinatorID: String) {
+    init(contents: RegistryContents, coordinatorID: String, feed: FeedHolder = FeedHolder()) {
         self.contents = contents
+        self.feed = feed
         outbox = RegistryEventOutbox(coordinatorID: coordinatorID)
     }
 
@@ -38,19 +40,29 @@ struct RegistryPoll: Sendable {
         let logger: Logger
     }
 
-    /// Looks once on `queue`, waiting up to `wait` for a change, and returns the poll as it stands after.
+    /// Looks again and again on a thread of its own, each look waiting up to `wait` for a change, until the feed is
+    /// closed; returns when the thread has ended. Throws if the system refuses a thread.
     ///
-    /// The poll is moved to the queue and back, never copied (call it as `poll = await (consume poll).run(…)`): a
-    /// copy would share `contents` with the caller's, and each change applied would copy every member of the registry.
-    consuming func run(on queue: DispatchQueue, with parts: Parts, wait: Duration) async -> RegistryPoll {
+    /// The poll is moved to the thread, never copied (call it as `await (consume poll).run(…)`): a copy would share
+    /// `contents` with the caller's, and each change applied would copy every member of the registry.
+    consuming func run(with parts: Parts, wait: Duration) async throws(DedicatedThread.StartError) {
+        let feed = self.feed
         let handOver = HandOver(consume self)
-        return await withCheckedContinuation { continuation in
-            queue.async {
-                var next = handOver.take()
-                next.poll(parts, wait: wait)
-                continuation.resume(returning: next)
+        var refused: DedicatedThread.StartError?
+        await withCheckedContinuation { (ended: CheckedContinuation<Void, Never>) in
+            do throws(DedicatedThread.StartError) {
+                // Not joined: the continuation says when it ends.
+                _ = try DedicatedThread(name: "registry-poll") {
+                    var poll = handOver.take()
+                    while !feed.isClosed { poll.poll(parts, wait: wait) }
+                    ended.resume()
+                }
+            } catch {
+                refused = error
+                ended.resume()
             }
         }
+        if let refused { throw refused }
     }
 
     /// Stops watching: a look waiting on the feed returns, and later looks return at once.
@@ -72,6 +84,9 @@ struct RegistryPoll: Sendable {
             if closedMeanwhile { feed.close() }
             return closedMeanwhile ? nil : feed
         }
+
+        /// Whether `close()` was called.
+        var isClosed: Bool { state.withLock { $0.closed } }
 
         func close() {
             let feed = state.withLock { state in

@@ -1,3 +1,4 @@
+import BeaconMeshThreads
 import CMosquitto
 import Logging
 import Synchronization
@@ -33,7 +34,7 @@ final class MQTTConnectionLoop: Sendable {
     private let closing = Mutex(false)
     /// `true` once the thread should end.
     private let stopRequested = Atomic(false)
-    private let thread = Mutex<MQTTNetworkThread?>(nil)
+    private let thread = Mutex<DedicatedThread?>(nil)
     /// How many packets the loop has read on after a `mosquitto_loop`, without a `select` (tests look at it).
     let backlogReads = Atomic<Int>(0)
 
@@ -62,8 +63,14 @@ final class MQTTConnectionLoop: Sendable {
     /// Starts the thread. A connection attempt may already be under way (`mosquitto_connect_async`); without a
     /// socket the loop begins with a backoff wait and a reconnect.
     func start() throws(MQTTError) {
-        let started = try MQTTNetworkThread(name: "mqtt-network") { [self] in run() }
-        thread.withLock { $0 = started }
+        do {
+            let started = try DedicatedThread(name: "mqtt-network") { [self] in run() }
+            thread.withLock { $0 = started }
+        } catch {
+            throw .library(
+                call: "pthread_create(mqtt-network)", code: MOSQ_ERR_ERRNO.rawValue, systemError: error.code,
+                reason: systemErrorText(error.code))
+        }
     }
 
     /// Stops reconnecting, then runs `body` (e.g. `mosquitto_disconnect`) while no reconnect can start; returns its result.

@@ -68,36 +68,29 @@ public final class PhoneService: Service {
             ])
 
         let messages = client.messages
-        let receiver = Task { [write, warn] in
-            for await message in messages {
-                do throws(WireError) {
-                    switch message.topic {
-                    case offers: write(try PhoneMessageLine.offer(message.payload))
-                    case checkins: write(try PhoneMessageLine.checkin(message.payload))
-                    default: warn("ignored a message on \(message.topic): not one of this phone's topics")
+        let reports = await withDiscardingTaskGroup(returning: UInt64.self) { group in
+            group.addTask { [write, warn] in
+                // What the store sends the member, until the client is disconnected below.
+                for await message in messages {
+                    do throws(WireError) {
+                        switch message.topic {
+                        case offers: write(try PhoneMessageLine.offer(message.payload))
+                        case checkins: write(try PhoneMessageLine.checkin(message.payload))
+                        default: warn("ignored a message on \(message.topic): not one of this phone's topics")
+                        }
+                    } catch {
+                        warn("ignored a message on \(message.topic): \(error.description)")
                     }
-                } catch {
-                    warn("ignored a message on \(message.topic): \(error.description)")
                 }
             }
+            // The walk, until shutdown (graceful or cancelled).
+            var state = await cancelWhenGracefulShutdown { await self.walk() }
+            // The app stops ranging: say so, so the store stops counting its readings at once.
+            if state.lastWasInStore { publish(beacons: [], state: &state) }
+            await client.disconnect(timeout: .seconds(3))
+            return state.seq
         }
-
-        let walker = Task { await self.walk() }
-        await withTaskCancellationHandler {
-            await withGracefulShutdownHandler {
-                _ = await walker.value
-            } onGracefulShutdown: {
-                walker.cancel()
-            }
-        } onCancel: {
-            walker.cancel()
-        }
-        var state = await walker.value
-        // The app stops ranging: say so, so the store stops counting its readings at once.
-        if state.lastWasInStore { publish(beacons: [], state: &state) }
-        await client.disconnect(timeout: .seconds(3))
-        await receiver.value
-        logger.info("phone stopped", metadata: ["reports": "\(state.seq)"])
+        logger.info("phone stopped", metadata: ["reports": "\(reports)"])
     }
 
     /// What the walk has sent so far.

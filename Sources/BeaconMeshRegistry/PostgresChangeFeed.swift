@@ -1,3 +1,4 @@
+import BeaconMeshThreads
 import Foundation
 import Logging
 import NIOCore
@@ -30,10 +31,9 @@ final class PostgresChangeFeed: RegistryChangeFeed {
     private let state = Mutex(State())
     private let wakeUp = NSCondition()
 
-    init(session: PostgresSession, ownPID: @escaping @Sendable () -> Int32, logger: Logger) {
-        let thread = Thread { [self] in listen(session: session, ownPID: ownPID, logger: logger) }
-        thread.name = "registry-listen"
-        thread.start()
+    init(session: PostgresSession, ownPID: @escaping @Sendable () -> Int32, logger: Logger) throws(DedicatedThread.StartError) {
+        // Not joined: the thread ends once the feed is closed.
+        _ = try DedicatedThread(name: "registry-listen") { [self] in listen(session: session, ownPID: ownPID, logger: logger) }
     }
 
     private func listen(session: PostgresSession, ownPID: @escaping @Sendable () -> Int32, logger: Logger) {

@@ -583,7 +583,7 @@ public final class PostgresRegistry: MemberRegistry {
 
     /// Member changes announced by the database (LISTEN), on a connection of the feed's own.
     public func changeFeed() throws -> any RegistryChangeFeed {
-        PostgresChangeFeed(
+        try PostgresChangeFeed(
             session: try PostgresSession(settings: settings, password: password, logger: logger),
             ownPID: { [session] in session.backendPID.load(ordering: .relaxed) }, logger: logger)
     }

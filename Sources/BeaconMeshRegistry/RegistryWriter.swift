@@ -1,4 +1,5 @@
 import BeaconMeshCore
+import BeaconMeshThreads
 import Foundation
 import Logging
 import Synchronization
@@ -55,15 +56,14 @@ public final class RegistryWriter: Sendable {
     public init(
         registry: any MemberRegistry, stores: Set<UInt16>? = nil, logger: Logger, firstRetry: Duration = .milliseconds(250),
         longestRetry: Duration = .seconds(5), clock: @escaping @Sendable () -> Timestamp
-    ) {
+    ) throws(DedicatedThread.StartError) {
         self.registry = registry
         self.stores = stores
         self.logger = logger
         self.retryDelays = (firstRetry, longestRetry)
         self.clock = clock
-        let thread = Thread { [self] in self.run() }
-        thread.name = "registry-writer"
-        thread.start()
+        // Not joined: the thread ends when `stop` has written what was queued.
+        _ = try DedicatedThread(name: "registry-writer") { [self] in self.run() }
     }
 
     /// Queues `changes` to be written after everything queued before; returns at once.

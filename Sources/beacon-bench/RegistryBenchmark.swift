@@ -50,7 +50,7 @@ struct RegistryBenchmark: ParsableCommand {
         print("read all (coordinator start): \(contents.profiles.count) members in \(Self.seconds(ContinuousClock.now - reading)) s")
 
         // Visits offered at `rate` for `seconds`, each a count and an open visit, then the queue drained.
-        let writer = RegistryWriter(registry: registry, stores: [1], logger: Logger(label: "bench"), clock: { WallClock.now() })
+        let writer = try RegistryWriter(registry: registry, stores: [1], logger: Logger(label: "bench"), clock: { WallClock.now() })
         let ids = Array(contents.profiles.keys)
         let started = ContinuousClock.now
         var offered = 0

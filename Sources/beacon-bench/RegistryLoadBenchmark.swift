@@ -173,7 +173,10 @@ private final class ChainWrites: Sendable {
     init(location: RegistryLocation, perSecond: Int, members: Int, withHistory: Bool = false, logger: Logger) {
         let registry: any MemberRegistry
         do { registry = try location.open() } catch { fatalError("\(error)") }
-        let writer = RegistryWriter(registry: registry, stores: [999], logger: logger, clock: { WallClock.now() })
+        let writer: RegistryWriter
+        do {
+            writer = try RegistryWriter(registry: registry, stores: [999], logger: logger, clock: { WallClock.now() })
+        } catch { fatalError("\(error)") }
         self.writer = writer
         let started = started
         offering = Task.detached {
