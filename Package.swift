@@ -228,7 +228,7 @@ let package = Package(
             name: "BeaconMeshDashboardTests",
             dependencies: [
                 "BeaconMeshDashboard", "BeaconMeshTesting", "beacon-dashboard", "BeaconMeshMQTT", "BeaconMeshService",
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]),
         .testTarget(
             name: "BeaconMeshScannerTests",

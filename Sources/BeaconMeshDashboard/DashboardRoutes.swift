@@ -12,11 +12,12 @@ import Hummingbird
 ///
 /// With `access` (`--users`), `SignInMiddleware` lets only signed-in requests through and `SignInRoutes` adds `/login`
 /// and `/logout`; the overview and its stream then carry only the user's stores. Every response carries
-/// `SecurityHeadersMiddleware`'s headers.
+/// `SecurityHeadersMiddleware`'s headers. The pages' time (ages, highlights, "today" of the analytics) is `clock`'s:
+/// `WallClock` in the program, a `ManualClock` in tests.
 public enum DashboardRoutes {
     public static func router(
         hub: DashboardHub, metricsText: @escaping @Sendable () -> String, access: DashboardAccess? = nil, https: Bool = false,
-        analytics: AnalyticsSource? = nil
+        analytics: AnalyticsSource? = nil, clock: any ServiceClock = WallClock()
     ) -> Router<DashboardRequestContext> {
         let router = Router(context: DashboardRequestContext.self)
         router.add(middleware: SecurityHeadersMiddleware(https: https))
@@ -26,23 +27,25 @@ public enum DashboardRoutes {
             page(DashboardPage.overview(signedInAs: context.user?.name))
         }
         router.get("/live") { _, context in
-            ServerSentEvents.response(hub: hub, subject: .chain, stores: context.stores)
+            ServerSentEvents.response(hub: hub, subject: .chain, stores: context.stores, clock: clock)
         }
         router.get("/stores/:store") { _, context in
             storeNumber(context, hub: hub).response { page(DashboardPage.store($0, signedInAs: context.user?.name)) }
         }
         router.get("/stores/:store/live") { _, context in
-            storeNumber(context, hub: hub).response { ServerSentEvents.response(hub: hub, subject: .store($0), stores: context.stores) }
+            storeNumber(context, hub: hub).response {
+                ServerSentEvents.response(hub: hub, subject: .store($0), stores: context.stores, clock: clock)
+            }
         }
         router.get("/api/stores") { _, context in
-            json(WireCodec.serialize(hub.read { ChainPageData.json($0, at: WallClock.now(), stores: context.stores) }))
+            json(WireCodec.serialize(hub.read { ChainPageData.json($0, at: clock.now(), stores: context.stores) }))
         }
         router.get("/api/stores/:store") { _, context in
             storeNumber(context, hub: hub).response { store in
                 var photos: [String: Int] = [:]
                 let data: JSONValue? = hub.read { board in
                     board.stores[store].map {
-                        StorePageData.json($0, coordinator: board.coordinator(of: store), at: WallClock.now(), photosSent: &photos)
+                        StorePageData.json($0, coordinator: board.coordinator(of: store), at: clock.now(), photosSent: &photos)
                     }
                 }
                 guard let data else { return text(.notFound, "nothing heard of store \(store) yet") }
@@ -57,7 +60,7 @@ public enum DashboardRoutes {
                 return json(payload)
             }
         }
-        if let analytics { AnalyticsRoutes.add(to: router, source: analytics, hub: hub) }
+        if let analytics { AnalyticsRoutes.add(to: router, source: analytics, hub: hub, clock: clock) }
         router.get("/api/openapi.json") { _, _ in
             json(Array(DashboardOpenAPI.document.utf8))
         }

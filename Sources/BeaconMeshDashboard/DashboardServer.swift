@@ -13,10 +13,10 @@ public enum DashboardServer {
     public static func service(
         hub: DashboardHub, listen: ListenAddress, metricsText: @escaping @Sendable () -> String,
         access: DashboardAccess? = nil, tls: TLSConfiguration? = nil, analytics: AnalyticsSource? = nil,
-        logger: Logger, onListening: @escaping @Sendable (ListenAddress) -> Void = { _ in }
+        clock: any ServiceClock = WallClock(), logger: Logger, onListening: @escaping @Sendable (ListenAddress) -> Void = { _ in }
     ) throws -> any Service {
         let router = DashboardRoutes.router(
-            hub: hub, metricsText: metricsText, access: access, https: tls != nil, analytics: analytics)
+            hub: hub, metricsText: metricsText, access: access, https: tls != nil, analytics: analytics, clock: clock)
         return Application(
             router: router,
             server: try tls.map { try .tls(.http1(), tlsConfiguration: $0) } ?? .http1(),

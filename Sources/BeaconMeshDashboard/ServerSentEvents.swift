@@ -15,7 +15,7 @@ enum ServerSentEvents {
     static let chainInterval: Duration = .milliseconds(250)
 
     /// The stream of `subject`; the overview's carries only the stores in `stores`.
-    static func response(hub: DashboardHub, subject: DashboardHub.Subject, stores: StoreAccess) -> Response {
+    static func response(hub: DashboardHub, subject: DashboardHub.Subject, stores: StoreAccess, clock: any ServiceClock) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream; charset=utf-8"
         headers[.cacheControl] = "no-cache"
@@ -25,7 +25,7 @@ enum ServerSentEvents {
                 var photosSent: [String: Int] = [:]
                 try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
                 for await _ in hub.changes(of: subject) {
-                    let now = WallClock.now()
+                    let now = clock.now()
                     let json: JSONValue = hub.read { board in
                         switch subject {
                         case .chain:

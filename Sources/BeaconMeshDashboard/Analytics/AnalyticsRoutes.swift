@@ -14,15 +14,15 @@ import Hummingbird
 /// see a 403, a store this dashboard does not show (`--store`) a 404. A bad period is a 400 with one line saying which
 /// value is wrong; a database that does not answer is a 503 naming it. Nothing here writes.
 enum AnalyticsRoutes {
-    static func add(to router: Router<DashboardRequestContext>, source: AnalyticsSource, hub: DashboardHub) {
+    static func add(to router: Router<DashboardRequestContext>, source: AnalyticsSource, hub: DashboardHub, clock: any ServiceClock) {
         router.get("/api/stores/:store/analytics") { request, context in
-            await answer(request, context, hub: hub, source: source) { store, period, _ in
+            await answer(request, context, hub: hub, source: source, clock: clock) { store, period, _ in
                 let analytics = try await source.analytics(store: store, period: period)
                 return response(WireCodec.encode(analytics), type: "application/json")
             }
         }
         router.get("/stores/:store/analytics") { request, context in
-            await answer(request, context, hub: hub, source: source) { store, period, now in
+            await answer(request, context, hub: hub, source: source, clock: clock) { store, period, now in
                 let analytics = try await source.analytics(store: store, period: period)
                 let bounds = HourOfDayProfile.periods(at: now, calendar: localCalendar)
                 let today = try await source.analytics(store: store, period: .init(from: bounds.today.from, to: bounds.today.to))
@@ -38,7 +38,7 @@ enum AnalyticsRoutes {
                 let known = AnalyticsCSV.Table.allCases.map(\.rawValue).joined(separator: ", ")
                 return text(.badRequest, "unknown table '\(name.prefix(40))': one of \(known)")
             }
-            return await answer(request, context, hub: hub, source: source) { store, period, _ in
+            return await answer(request, context, hub: hub, source: source, clock: clock) { store, period, _ in
                 let analytics = try await source.analytics(store: store, period: period)
                 var response = response(Array(AnalyticsCSV.text(table, of: analytics).utf8), type: "text/csv; charset=utf-8")
                 response.headers[.contentDisposition] =
@@ -47,7 +47,7 @@ enum AnalyticsRoutes {
             }
         }
         router.get("/analytics") { request, context in
-            let now = WallClock.now()
+            let now = clock.now()
             let period: AnalyticsPeriod
             do throws(RegistryFailure) {
                 period = try parsePeriod(request, now: now)
@@ -76,7 +76,7 @@ enum AnalyticsRoutes {
     /// Checks the store and the period, then answers with `body`; a failure of the database is a 503.
     private static func answer(
         _ request: Request, _ context: DashboardRequestContext, hub: DashboardHub, source: AnalyticsSource,
-        _ body: (UInt16, AnalyticsPeriod, Timestamp) async throws -> Response
+        clock: any ServiceClock, _ body: (UInt16, AnalyticsPeriod, Timestamp) async throws -> Response
     ) async -> Response {
         let raw = context.parameters.get("store") ?? ""
         guard !raw.isEmpty, raw.count <= 5, raw.allSatisfy({ $0.isASCII && $0.isNumber }), let store = UInt16(raw) else {
@@ -84,7 +84,7 @@ enum AnalyticsRoutes {
         }
         guard context.stores.allows(store) else { return text(.forbidden, "\(context.user?.name ?? "you") may not see store \(store)") }
         guard hub.read({ $0.shows(store) }) else { return text(.notFound, "store \(store) is not shown by this dashboard") }
-        let now = WallClock.now()
+        let now = clock.now()
         let period: AnalyticsPeriod
         do throws(RegistryFailure) {
             period = try parsePeriod(request, now: now)
