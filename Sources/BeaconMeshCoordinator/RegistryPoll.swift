@@ -52,7 +52,7 @@ struct RegistryPoll: Sendable {
         await withCheckedContinuation { (ended: CheckedContinuation<Void, Never>) in
             do throws(DedicatedThread.StartError) {
                 // Not joined: the continuation says when it ends.
-                _ = try DedicatedThread(name: "registry-poll") {
+                _ = try DedicatedThread(name: "registry-poll", priority: .background) {
                     var poll = handOver.take()
                     while !feed.isClosed { poll.poll(parts, wait: wait) }
                     ended.resume()

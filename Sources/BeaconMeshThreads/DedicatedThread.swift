@@ -27,6 +27,24 @@ public final class DedicatedThread: Sendable {
         }
     }
 
+    /// How the thread shares busy cores with the rest of the program.
+    public enum Priority: Sendable {
+        /// As every other thread.
+        case normal
+        /// Work that may wait (reading others' registry changes, writing history): at nice 10, a tenth of a normal
+        /// thread's weight, so that when the cores are all busy it yields them to the decisions and the network. On
+        /// idle cores it runs as fast as any. Not for work timed against a deadline (the lease keeper's renewals).
+        case background
+
+        /// The thread's nice value, if it sets one (Linux keeps one per thread).
+        var nice: Int32? {
+            switch self {
+            case .normal: nil
+            case .background: 10
+            }
+        }
+    }
+
     private final class Body: Sendable {
         let run: @Sendable () -> Void
         init(_ run: @escaping @Sendable () -> Void) { self.run = run }
@@ -35,12 +53,14 @@ public final class DedicatedThread: Sendable {
     /// The pthread, until it has been joined or detached.
     private let handle: Mutex<pthread_t?>
 
-    /// Starts a thread named `name` running `body`; throws if the system refuses a thread.
-    public init(name: String, _ body: @escaping @Sendable () -> Void) throws(StartError) {
+    /// Starts a thread named `name` running `body` at `priority`; throws if the system refuses a thread.
+    public init(name: String, priority: Priority = .normal, _ body: @escaping @Sendable () -> Void) throws(StartError) {
         let threadName = String(name.utf8.prefix(15)) ?? String(name.prefix(15))
+        let nice = priority.nice
         let argument = Unmanaged.passRetained(
             Body {
                 DedicatedThread.nameCurrentThread(threadName)
+                if let nice { DedicatedThread.setCurrentThreadNice(nice) }
                 body()
             }
         ).toOpaque()
@@ -77,6 +97,13 @@ public final class DedicatedThread: Sendable {
         } else {
             pthread_join(thread, nil)
         }
+    }
+
+    /// Sets the calling thread's nice value to `nice` (on Linux `PRIO_PROCESS` with `who` 0 is the calling thread).
+    /// Lowering one's priority needs no privilege; raising it does, so a process already nicer than `nice` keeps its
+    /// own. A failure leaves the thread as it was.
+    private static func setCurrentThreadNice(_ nice: Int32) {
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice)
     }
 
     /// Names the calling thread through `/proc/thread-self/comm` (Linux; `prctl` is variadic, which Swift cannot

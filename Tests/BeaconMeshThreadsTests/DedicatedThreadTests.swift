@@ -78,6 +78,25 @@ struct DedicatedThreadTests {
         started.join()  // detached by then: returns at once
     }
 
+    @Test("a background thread runs at nice 10, a normal one as its starter; neither changes the starter")
+    func backgroundYields() throws {
+        @Sendable func nice() -> Int32 { getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
+        let starter = nice()
+        let seen = Mutex<(background: Int32, normal: Int32)>((-100, -100))
+        try DedicatedThread(name: "background", priority: .background) {
+            let value = nice()
+            seen.withLock { $0.background = value }
+        }.join()
+        try DedicatedThread(name: "normal") {
+            let value = nice()
+            seen.withLock { $0.normal = value }
+        }.join()
+        let after = seen.withLock { $0 }
+        #expect(after.background == max(starter, 10))
+        #expect(after.normal == starter)
+        #expect(nice() == starter)
+    }
+
     @Test("a refusal to start names the thread and the system's reason")
     func startErrorSaysWhat() {
         let error = DedicatedThread.StartError(name: "mqtt-network", code: EAGAIN)
