@@ -63,7 +63,7 @@ public final class RegistryWriter: Sendable {
         self.retryDelays = (firstRetry, longestRetry)
         self.clock = clock
         // Not joined: the thread ends when `stop` has written what was queued.
-        _ = try DedicatedThread(name: "registry-writer", priority: .background) { [self] in self.run() }
+        _ = try DedicatedThread(name: "registry-writer") { [self] in self.run() }
     }
 
     /// Queues `changes` to be written after everything queued before; returns at once.

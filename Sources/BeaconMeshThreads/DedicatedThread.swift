@@ -31,9 +31,11 @@ public final class DedicatedThread: Sendable {
     public enum Priority: Sendable {
         /// As every other thread.
         case normal
-        /// Work that may wait (reading others' registry changes, writing history): at nice 10, a tenth of a normal
-        /// thread's weight, so that when the cores are all busy it yields them to the decisions and the network. On
-        /// idle cores it runs as fast as any. Not for work timed against a deadline (the lease keeper's renewals).
+        /// Work that may wait (reading others' registry changes): at nice 10, a tenth of a normal thread's weight, so
+        /// that when the cores are all busy it yields them to the decisions and the network. On idle cores it runs as
+        /// fast as any. Not for work timed against a deadline (the lease keeper's renewals), nor for what must be
+        /// durable soon (the registry writer: a promo or visit not yet written when the coordinator is killed is
+        /// decided again after its restart).
         case background
 
         /// The thread's nice value, if it sets one (Linux keeps one per thread).
