@@ -1,64 +1,49 @@
-import Synchronization
+import BeaconMeshThreads
 
-/// Presence snapshots on their way from the decisions to the task that makes, encodes and publishes them: the latest
-/// one per store (a newer snapshot of a store replaces one not yet taken, so it holds at most one per store).
-final class SnapshotMailbox: Sendable {
-    private struct State: ~Copyable {
-        var waiting: [UInt16: SnapshotSource] = [:]
-        var order: [UInt16] = []
-        var consumer: CheckedContinuation<[SnapshotSource]?, Never>?
-        var closed = false
+/// Presence snapshots on their way from the decisions to the task that makes, encodes and publishes them, in a
+/// `Mailbox`: the latest one per store (a newer snapshot of a store replaces one not yet taken, so it holds at most
+/// one per store).
+typealias SnapshotMailbox = Mailbox<LatestSnapshots>
 
-        mutating func takeAll() -> [SnapshotSource] {
-            defer {
-                waiting.removeAll(keepingCapacity: true)
-                order.removeAll(keepingCapacity: true)
-            }
-            return order.compactMap { waiting[$0] }
-        }
+extension Mailbox where Contents == LatestSnapshots {
+    /// An empty mailbox.
+    convenience init() {
+        self.init(LatestSnapshots())
     }
-
-    private let state = Mutex(State())
 
     /// Hands over snapshots, replacing any of the same store not yet taken.
     func put(_ snapshots: [SnapshotSource]) {
         guard !snapshots.isEmpty else { return }
-        let ready: (CheckedContinuation<[SnapshotSource]?, Never>, [SnapshotSource])? = state.withLock { state in
-            guard !state.closed else { return nil }
-            for snapshot in snapshots {
-                if state.waiting.updateValue(snapshot, forKey: snapshot.store.id) == nil { state.order.append(snapshot.store.id) }
-            }
-            guard let consumer = state.consumer else { return nil }
-            state.consumer = nil
-            return (consumer, state.takeAll())
-        }
-        if let (consumer, snapshots) = ready { consumer.resume(returning: snapshots) }
+        put { $0.replace(with: snapshots) }
     }
 
     /// Every snapshot waiting, oldest store first (waits for one); `nil` once closed or when the task is cancelled.
     func next() async -> [SnapshotSource]? {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<[SnapshotSource]?, Never>) in
-                let now: [SnapshotSource]?? = state.withLock { state in
-                    if state.closed || Task.isCancelled { return .some(nil) }
-                    if !state.order.isEmpty { return .some(state.takeAll()) }
-                    state.consumer = continuation
-                    return .none
-                }
-                if case .some(let snapshots) = now { continuation.resume(returning: snapshots) }
-            }
-        } onCancel: {
-            close()
+        await take { $0.takeAll() }
+    }
+}
+
+/// The latest snapshot of each store not yet taken, in the order the stores first came; never full (one per store).
+struct LatestSnapshots: MailboxContents {
+    private var waiting: [UInt16: SnapshotSource] = [:]
+    private var order: [UInt16] = []
+
+    var isFull: Bool { false }
+
+    /// Keeps `snapshots`, each replacing a waiting one of its store.
+    mutating func replace(with snapshots: [SnapshotSource]) {
+        for snapshot in snapshots where waiting.updateValue(snapshot, forKey: snapshot.store.id) == nil {
+            order.append(snapshot.store.id)
         }
     }
 
-    /// Ends the mailbox: a waiting consumer gets `nil`.
-    func close() {
-        let consumer = state.withLock { state in
-            state.closed = true
-            defer { state.consumer = nil }
-            return state.consumer
+    /// Every snapshot waiting, oldest store first, removed; `nil` if none waits.
+    mutating func takeAll() -> [SnapshotSource]? {
+        guard !order.isEmpty else { return nil }
+        defer {
+            waiting.removeAll(keepingCapacity: true)
+            order.removeAll(keepingCapacity: true)
         }
-        consumer?.resume(returning: nil)
+        return order.compactMap { waiting[$0] }
     }
 }

@@ -1,3 +1,4 @@
+import BeaconMeshThreads
 import CMosquitto
 import Logging
 import Synchronization
@@ -218,7 +219,7 @@ final class MQTTCallbackContext: Sendable {
             topic: topic, payload: payload, qos: MQTTQoS(rawValue: message.qos) ?? .atLeastOnce, retained: message.retain,
             receivedAt: .now)
         // Waits here (on libmosquitto's thread) while the consumer is behind; nothing is dropped.
-        inbox.push(received)
+        _ = inbox.putWhenRoomBlocking { $0.append(received) }  // false once closed: the client is stopping
     }
 
     /// libmosquitto's own log lines: its errors (e.g. OpenSSL's reason for a rejected certificate) as warnings,

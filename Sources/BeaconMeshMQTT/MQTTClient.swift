@@ -1,3 +1,4 @@
+import BeaconMeshThreads
 import CMosquitto
 import Logging
 import Synchronization
@@ -54,7 +55,7 @@ public final class MQTTClient: Sendable {
         if let clientID = configuration.clientID {
             logger[metadataKey: "mqtt.clientID"] = "\(clientID)"
         }
-        let inbox = MQTTInbox(capacity: configuration.incomingBufferLimit)
+        let inbox = MQTTInbox(BoundedQueue(capacity: configuration.incomingBufferLimit))
         let context = MQTTCallbackContext(logger: logger, inbox: inbox, announcement: configuration.announcement)
 
         // The C side owns one reference from here on; it is released exactly once, after mosquitto_destroy.

@@ -1,3 +1,5 @@
+import BeaconMeshThreads
+
 /// The producing end of an `MQTTMessages` sequence that is fed by hand rather than by libmosquitto: how an in-memory
 /// client (`BeaconMeshTesting.InMemoryMQTTClient`) hands messages to the service under test.
 ///
@@ -8,14 +10,14 @@ public struct MQTTMessageFeed: Sendable {
 
     /// A message sequence for one consumer and the feed that fills it.
     public static func makeMessages() -> (messages: MQTTMessages, feed: MQTTMessageFeed) {
-        let inbox = MQTTInbox(capacity: 1)
+        let inbox = MQTTInbox(BoundedQueue(capacity: 1))
         return (MQTTMessages(inbox: inbox), MQTTMessageFeed(inbox: inbox))
     }
 
     /// Hands `message` to the consumer (now, or when it next reads); `false` once the feed is finished.
     @discardableResult
     public func yield(_ message: MQTTMessage) -> Bool {
-        inbox.pushWithoutWaiting(message)
+        inbox.put { $0.append(message) }
     }
 
     /// Ends the sequence: the consumer reads what is left, then `nil`.

@@ -1,0 +1,55 @@
+/// Items in the order they came, for a `Mailbox`: full while `capacity` items wait, and a producer waiting for room is
+/// woken once half of it is free again (not for every item taken).
+public struct BoundedQueue<Element: Sendable>: MailboxContents {
+    private var buffer: [Element] = []
+    private var head = 0
+    /// How many items may wait before a producer that waits for room must wait.
+    public let capacity: Int
+
+    /// An empty queue with room for `capacity` items (at least 1).
+    public init(capacity: Int) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// How many items wait.
+    public var count: Int { buffer.count - head }
+
+    public var isFull: Bool { count >= capacity }
+
+    public var hasRoomForWaitingProducers: Bool { count <= capacity / 2 }
+
+    /// Adds `item` last (beyond `capacity` if the producer did not wait for room).
+    public mutating func append(_ item: Element) {
+        buffer.append(item)
+    }
+
+    /// The oldest item, removed; `nil` if none waits.
+    public mutating func popFirst() -> Element? {
+        guard head < buffer.count else { return nil }
+        let item = buffer[head]
+        head += 1
+        compact()
+        return item
+    }
+
+    /// Up to `limit` of the oldest items, removed, oldest first; `nil` if none waits.
+    public mutating func popFirst(upTo limit: Int) -> [Element]? {
+        let taken = min(limit, count)
+        guard taken > 0 else { return nil }
+        let items = Array(buffer[head..<head + taken])
+        head += taken
+        compact()
+        return items
+    }
+
+    /// Drops the slots already read once they are most of the buffer, so it does not grow without end.
+    private mutating func compact() {
+        if head == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head > 1024 && head * 2 > buffer.count {
+            buffer.removeFirst(head)
+            head = 0
+        }
+    }
+}
