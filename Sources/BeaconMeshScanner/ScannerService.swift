@@ -133,30 +133,20 @@ public final class ScannerService: Service {
                 "broker": "\(configuration.broker.url)",
             ])
 
-        // Unbounded, because every producer is bounded by something else: a capture replay and the radio by their
-        // credits (the replay waits for the loop, the radio gathers and in the end drops), the simulation by its
-        // pace, ticks by time. Acknowledgements are not inputs: the loop asks the client about its in-flight batches
-        // each time it wakes.
-        let (inputs, continuation) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .unbounded)
-        let credits = HandoffCredits(limit: Self.replayChunksAhead)
-        var heldCredits = 0
-        // Set while the replay waits for the broker: then the ticks come often, to see acknowledgements soon.
-        let waitingForBroker = Atomic(false)
+        // The source and the ticker feed one mailbox (`ScannerInbox`); the loop below owns all state. A capture
+        // replay and the radio are bounded by the chunks they may hold (the replay waits for the loop and the broker,
+        // the radio gathers and in the end drops), the simulation by its pace, ticks by time. Acknowledgements are
+        // not inputs: the loop asks the client about its in-flight batches each time it wakes.
+        let inbox = ScannerInbox(ScannerInputs(chunkLimit: Self.replayChunksAhead))
+        var heldChunks = 0
+        let waitingForBroker = BrokerWait()
         let clock = self.clock
-        let ticker = Task {
-            while !Task.isCancelled {
-                let waiting = waitingForBroker.load(ordering: .relaxed)
-                try? await clock.sleep(for: waiting ? ScannerService.brokerPollInterval : ScannerService.tickInterval)
-                continuation.yield(.tick)
-            }
-        }
         let recorder: BTSnoopRecorder?
         do {
             recorder = try configuration.recordPath.map { path throws(BTSnoopError) in try BTSnoopRecorder(path: path) }
         } catch {
             throw Failure(description: error.description)
         }
-        let source = startSource(into: continuation, start: startedAt, recorder: recorder, credits: credits)
         // The radio records through its own scanner (commands too); replays and simulations are recorded here.
         let recordsHere: BTSnoopRecorder? = {
             if case .adapter = configuration.source { return nil }
@@ -165,45 +155,56 @@ public final class ScannerService: Service {
 
         var failure: String?
         var finishedEarly = false
-        await withGracefulShutdownHandler {
-            for await input in inputs {
-                switch input {
-                case .packets(let chunk), .replayedPackets(let chunk), .radioPackets(let chunk):
-                    chunk.forEach { packet, timestampMicroseconds in
-                        let time = Timestamp(milliseconds: timestampMicroseconds / 1000)
-                        recordsHere?.record(h4Packet: packet, timestampMicroseconds: time.milliseconds * 1000, received: true)
-                        if let batch = state.pipeline.handle(h4Event: packet, at: time) { state.enqueue(batch) }
-                        if let batch = state.pipeline.tick(at: time) { state.enqueue(batch) }
-                    }
-                    if case .replayedPackets = input { heldCredits += 1 }
-                    if case .radioPackets = input { credits.release() }
-                case .tick:
-                    let now = clock.now()
-                    if let batch = state.pipeline.tick(at: now) { state.enqueue(batch) }
-                    if now - state.lastHealth >= configuration.healthInterval { publishHealth(&state, at: now) }
-                case .sourceFinished:
-                    finishedEarly = true
-                    continuation.finish()
-                case .sourceFailed(let message):
-                    failure = message
-                    continuation.finish()
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                while !Task.isCancelled {
+                    let waiting = waitingForBroker.flag.load(ordering: .relaxed)
+                    try? await clock.sleep(for: waiting ? ScannerService.brokerPollInterval : ScannerService.tickInterval)
+                    guard inbox.put({ $0.append(.tick) }) else { return }
                 }
-                state.acknowledgeDelivered(client: client)
-                pump(&state)
-                // Backpressure: the replay gets its credits back only while the queue has room.
-                if heldCredits > 0 && state.queue.count < Self.replayQueueHighWater && state.queue.weight < Self.replayQueueBytes {
-                    credits.release(heldCredits)
-                    heldCredits = 0
-                }
-                waitingForBroker.store(heldCredits > 0, ordering: .relaxed)
             }
-        } onGracefulShutdown: {
-            continuation.finish()
+            group.addTask { [self] in
+                await runSource(into: inbox, start: startedAt, recorder: recorder)
+            }
+            await withGracefulShutdownHandler {
+                while let input = await inbox.take({ $0.next() }) {
+                    switch input {
+                    case .packets(let chunk), .replayedPackets(let chunk), .radioPackets(let chunk):
+                        chunk.forEach { packet, timestampMicroseconds in
+                            let time = Timestamp(milliseconds: timestampMicroseconds / 1000)
+                            recordsHere?.record(h4Packet: packet, timestampMicroseconds: time.milliseconds * 1000, received: true)
+                            if let batch = state.pipeline.handle(h4Event: packet, at: time) { state.enqueue(batch) }
+                            if let batch = state.pipeline.tick(at: time) { state.enqueue(batch) }
+                        }
+                        if case .replayedPackets = input { heldChunks += 1 }
+                        if case .radioPackets = input { inbox.update { $0.giveBack(1) } }
+                    case .tick:
+                        let now = clock.now()
+                        if let batch = state.pipeline.tick(at: now) { state.enqueue(batch) }
+                        if now - state.lastHealth >= configuration.healthInterval { publishHealth(&state, at: now) }
+                    case .sourceFinished:
+                        finishedEarly = true
+                        inbox.close()
+                    case .sourceFailed(let message):
+                        failure = message
+                        inbox.close()
+                    }
+                    state.acknowledgeDelivered(client: client)
+                    pump(&state)
+                    // Backpressure: the replay gets its chunks back only while the queue has room.
+                    if heldChunks > 0 && state.queue.count < Self.replayQueueHighWater && state.queue.weight < Self.replayQueueBytes {
+                        inbox.update { [heldChunks] in $0.giveBack(heldChunks) }
+                        heldChunks = 0
+                    }
+                    waitingForBroker.flag.store(heldChunks > 0, ordering: .relaxed)
+                }
+            } onGracefulShutdown: {
+                inbox.close()
+            }
+            // The source stops (the radio switches scanning off) and the ticker ends before the queue is drained.
+            inbox.close()
+            group.cancelAll()
         }
-        source.cancel()
-        credits.close()
-        await source.value
-        ticker.cancel()
         if let recorder {
             do {
                 try recorder.close()
@@ -243,26 +244,21 @@ public final class ScannerService: Service {
         }
     }
 
-    private func startSource(
-        into continuation: AsyncStream<Input>.Continuation, start: Timestamp, recorder: BTSnoopRecorder?,
-        credits: HandoffCredits
-    ) -> Task<Void, Never> {
+    /// Feeds `inbox` from the configured source until it ends, fails or the task is cancelled.
+    private func runSource(into inbox: ScannerInbox, start: Timestamp, recorder: BTSnoopRecorder?) async {
         switch configuration.source {
         case .capture(let path):
             let replay = CaptureReplay(path: path, speed: configuration.speed)
-            return Task {
-                do {
-                    // Reads ahead at most `replayChunksAhead` chunks: however big the capture, memory stays flat.
-                    try await replay.run(start: start) { chunk in
-                        guard await credits.acquire() else { return }
-                        continuation.yield(.replayedPackets(chunk))
-                    }
-                    if Task.isCancelled { return }
-                    continuation.yield(.sourceFinished)
-                } catch is CancellationError {
-                } catch {
-                    continuation.yield(.sourceFailed("\(error)"))
+            do {
+                // Reads ahead at most `replayChunksAhead` chunks: however big the capture, memory stays flat.
+                try await replay.run(start: start) { chunk in
+                    _ = await inbox.putWhenRoom { $0.append(.replayedPackets(chunk)) }
                 }
+                if Task.isCancelled { return }
+                inbox.put { $0.append(.sourceFinished) }
+            } catch is CancellationError {
+            } catch {
+                inbox.put { $0.append(.sourceFailed("\(error)")) }
             }
         case .simulation:
             let simulation = ShopperSimulation(
@@ -270,28 +266,22 @@ public final class ScannerService: Service {
                 shoppers: ShopperSimulation.demoShoppers(store: configuration.node.store),
                 outside: configuration.simulationOutside)
             let department = configuration.node.department
-            let clock = self.clock
-            return Task {
-                var random = SystemRandomNumberGenerator()
-                while !Task.isCancelled {
-                    let now = clock.now()
-                    var packets = HCIEventChunk()
-                    for (index, shopper) in simulation.shoppers.enumerated() {
-                        guard let rssi = simulation.rssi(ofShopper: index, heardBy: department, at: now, random: &random) else { continue }
-                        let bytes = LEAdvertisingReportEvent.make(address: shopper.address, rssi: rssi, data: shopper.beacon.bytes)
-                        packets.append(bytes, timestampMicroseconds: now.milliseconds * 1000)
-                    }
-                    if !packets.isEmpty { continuation.yield(.packets(packets)) }
-                    try? await clock.sleep(for: .milliseconds(125))
+            var random = SystemRandomNumberGenerator()
+            while !Task.isCancelled {
+                let now = clock.now()
+                var packets = HCIEventChunk()
+                for (index, shopper) in simulation.shoppers.enumerated() {
+                    guard let rssi = simulation.rssi(ofShopper: index, heardBy: department, at: now, random: &random) else { continue }
+                    let bytes = LEAdvertisingReportEvent.make(address: shopper.address, rssi: rssi, data: shopper.beacon.bytes)
+                    packets.append(bytes, timestampMicroseconds: now.milliseconds * 1000)
                 }
+                if !packets.isEmpty { inbox.put { $0.append(.packets(packets)) } }
+                try? await clock.sleep(for: .milliseconds(125))
             }
         case .adapter(let index):
-            return RadioSource.start(
+            await RadioSource.run(
                 adapter: index, configuration: configuration, recorder: recorder, logger: logger, open: openAdapter,
-                credits: credits
-            ) { input in
-                continuation.yield(input)
-            }
+                inbox: inbox)
         }
     }
 
@@ -342,6 +332,12 @@ public final class ScannerService: Service {
             logger.debug("health not sent", metadata: ["error": "\(error)"])
         }
     }
+}
+
+/// Set while a capture replay waits for the broker to take its batches: then the ticks come often, to see the
+/// acknowledgements soon.
+private final class BrokerWait: Sendable {
+    let flag = Atomic(false)
 }
 
 /// The scanner loop's state.
