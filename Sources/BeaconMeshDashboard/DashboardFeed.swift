@@ -58,10 +58,13 @@ public final class DashboardFeed: Service {
             throw error
         }
         let messages = client.messages
+        let client = self.client
         let hub = self.hub
         let clock = self.clock
         let logger = self.logger
-        await withGracefulShutdownHandler {
+        // Shutdown cancels the reading (the messages end when their reader is cancelled); then the hub closes its
+        // streams and the client disconnects.
+        await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 group.addTask {
                     for await event in connectionEvents {
@@ -89,9 +92,6 @@ public final class DashboardFeed: Service {
                 }
                 group.cancelAll()
             }
-        } onGracefulShutdown: { [client, hub] in
-            hub.close()
-            Task { await client.disconnect(timeout: .seconds(2)) }
         }
         hub.close()
         await client.disconnect(timeout: .seconds(2))

@@ -31,9 +31,11 @@ public final class PlainMonitor: Service {
     public func run() async throws {
         try client.start()
         try client.subscribe(topics.events(store: store), qos: .atLeastOnce)
-        var drops = DropCounter()
         let messages = client.messages
-        await withGracefulShutdownHandler {
+        let (write, clock, logger) = (self.write, self.clock, self.logger)
+        // Shutdown cancels the reading (the messages end when their reader is cancelled); then the client disconnects.
+        await cancelWhenGracefulShutdown {
+            var drops = DropCounter()
             for await message in messages {
                 do throws(WireError) {
                     let event = try WireCodec.decodeEvent(message.payload)
@@ -42,8 +44,6 @@ public final class PlainMonitor: Service {
                     drops.drop(reason: error.reason, topic: message.topic, detail: error.description, at: clock.now(), logger: logger)
                 }
             }
-        } onGracefulShutdown: { [client] in
-            Task { await client.disconnect(timeout: .seconds(2)) }
         }
         await client.disconnect(timeout: .seconds(2))
     }
