@@ -39,8 +39,10 @@ let package = Package(
 
         // Pure Swift domain: no I/O, no threads, no wall clock.
         .target(name: "BeaconMeshCore"),
-        // The one thread type, for blocking work off the concurrency pool (MQTT's network loop, HCI reads, the
-        // registry's writer and change feed, the coordinator's lease keeper and registry poll).
+        // How work moves between threads and tasks: the one thread type, for blocking work off the concurrency pool
+        // (MQTT's network loop, HCI reads, the registry's writer and change feed, the coordinator's lease keeper and
+        // registry poll), and the one mailbox that hands work to a consuming task (received MQTT messages, the
+        // coordinator's decisions and snapshots, the scanner's inputs).
         .target(name: "BeaconMeshThreads"),
         // The contract's JSON payloads <-> Core types; the only user of json-c.
         .target(name: "BeaconMeshWire", dependencies: ["BeaconMeshCore", "CJSONC"]),
@@ -75,7 +77,7 @@ let package = Package(
             name: "BeaconMeshScanner",
             dependencies: [
                 "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "BeaconMeshBLE", "CMalloc",
-                .product(name: "Logging", package: "swift-log"),
+                "BeaconMeshThreads", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),

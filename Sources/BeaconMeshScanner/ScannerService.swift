@@ -95,10 +95,10 @@ public final class ScannerService: Service {
 
     enum Input: Sendable {
         case packets(HCIEventChunk)
-        /// Packets from a capture replay, each chunk holding one of the replay's `HandoffCredits` until the queue has
-        /// room (a replay runs no faster than the broker takes its batches).
+        /// Packets from a capture replay, each chunk held in the `ScannerInbox` until the queue has room (a replay
+        /// runs no faster than the broker takes its batches).
         case replayedPackets(HCIEventChunk)
-        /// Packets from the radio, each chunk holding one of the radio's `HandoffCredits` until it is processed (the
+        /// Packets from the radio, each chunk held in the `ScannerInbox` until it is processed (the
         /// air does not wait for a broker: while it is away, batches queue and the oldest are dropped).
         case radioPackets(HCIEventChunk)
         case sourceFinished

@@ -1,29 +1,37 @@
 /// Items in the order they came, for a `Mailbox`: full while `capacity` items wait, and a producer waiting for room is
 /// woken once half of it is free again (not for every item taken).
 public struct BoundedQueue<Element: Sendable>: MailboxContents {
-    private var buffer: [Element] = []
-    private var head = 0
+    @usableFromInline
+    var buffer: [Element] = []
+    @usableFromInline
+    var head = 0
     /// How many items may wait before a producer that waits for room must wait.
     public let capacity: Int
 
     /// An empty queue with room for `capacity` items (at least 1).
+    @inlinable
     public init(capacity: Int) {
         self.capacity = max(1, capacity)
     }
 
     /// How many items wait.
+    @inlinable
     public var count: Int { buffer.count - head }
 
+    @inlinable
     public var isFull: Bool { count >= capacity }
 
+    @inlinable
     public var hasRoomForWaitingProducers: Bool { count <= capacity / 2 }
 
     /// Adds `item` last (beyond `capacity` if the producer did not wait for room).
+    @inlinable
     public mutating func append(_ item: Element) {
         buffer.append(item)
     }
 
     /// The oldest item, removed; `nil` if none waits.
+    @inlinable
     public mutating func popFirst() -> Element? {
         guard head < buffer.count else { return nil }
         let item = buffer[head]
@@ -33,6 +41,7 @@ public struct BoundedQueue<Element: Sendable>: MailboxContents {
     }
 
     /// Up to `limit` of the oldest items, removed, oldest first; `nil` if none waits.
+    @inlinable
     public mutating func popFirst(upTo limit: Int) -> [Element]? {
         let taken = min(limit, count)
         guard taken > 0 else { return nil }
@@ -43,7 +52,8 @@ public struct BoundedQueue<Element: Sendable>: MailboxContents {
     }
 
     /// Drops the slots already read once they are most of the buffer, so it does not grow without end.
-    private mutating func compact() {
+    @inlinable
+    mutating func compact() {
         if head == buffer.count {
             buffer.removeAll(keepingCapacity: true)
             head = 0

@@ -10,16 +10,29 @@ import Synchronization
 /// Back-pressure is the contents' `isFull`. `close()` ends every wait: the consumer takes what is left, then `nil`;
 /// producers get `false`. No lock is held while a waiter is resumed, and one task consumes.
 public final class Mailbox<Contents: MailboxContents>: Sendable {
-    private struct State: ~Copyable {
+    @usableFromInline
+    struct State: ~Copyable {
+        @usableFromInline
         var contents: Contents
         /// Counts puts, so that a consumer about to suspend sees whether something came in since it last looked.
+        @usableFromInline
         var puts: UInt64 = 0
+        @usableFromInline
         var consumer: CheckedContinuation<Void, Never>?
+        @usableFromInline
         var suspendedProducers: [CheckedContinuation<Void, Never>] = []
+        @usableFromInline
         var blockedProducers = 0
+        @usableFromInline
         var closed = false
 
+        @inlinable
+        init(contents: consuming Contents) {
+            self.contents = contents
+        }
+
         /// The waiting consumer, taken out to be resumed after a put.
+        @inlinable
         mutating func consumerAfterPut() -> CheckedContinuation<Void, Never>? {
             puts &+= 1
             defer { consumer = nil }
@@ -27,6 +40,7 @@ public final class Mailbox<Contents: MailboxContents>: Sendable {
         }
 
         /// The waiting producers to wake: all of them when `everyone`, else those the contents now have room for.
+        @inlinable
         mutating func producersToWake(everyone: Bool = false) -> ProducerWake {
             guard !suspendedProducers.isEmpty || blockedProducers > 0 else { return ProducerWake() }
             guard everyone || contents.hasRoomForWaitingProducers else { return ProducerWake() }
@@ -39,27 +53,41 @@ public final class Mailbox<Contents: MailboxContents>: Sendable {
     }
 
     /// Producers to resume once the lock is released.
-    private struct ProducerWake: Sendable {
+    @usableFromInline
+    struct ProducerWake: Sendable {
+        @usableFromInline
         var suspended: [CheckedContinuation<Void, Never>] = []
+        @usableFromInline
         var blocked = 0
+
+        @inlinable
+        init(suspended: [CheckedContinuation<Void, Never>] = [], blocked: Int = 0) {
+            self.suspended = suspended
+            self.blocked = blocked
+        }
     }
 
-    private enum PutStep: Sendable {
+    @usableFromInline
+    enum PutStep: Sendable {
         case put(wakeConsumer: CheckedContinuation<Void, Never>?)
         case full, closed
     }
 
-    private enum TakeStep<Taken: Sendable>: Sendable {
+    @usableFromInline
+    enum TakeStep<Taken: Sendable>: Sendable {
         case taken(Taken, ProducerWake)
         case finished
         case wait(afterPuts: UInt64)
     }
 
-    private let state: Mutex<State>
+    @usableFromInline
+    let state: Mutex<State>
     /// Where blocked producer threads wait for room: signalled once per blocked producer to wake.
-    private let room = DispatchSemaphore(value: 0)
+    @usableFromInline
+    let room = DispatchSemaphore(value: 0)
 
     /// A mailbox holding `contents` to begin with (empty ones, usually).
+    @inlinable
     public init(_ contents: Contents) {
         state = Mutex(State(contents: contents))
     }
@@ -69,6 +97,7 @@ public final class Mailbox<Contents: MailboxContents>: Sendable {
     /// Changes the contents at once, whatever their room (for producers bounded by something else: ticks, the latest
     /// value per key); `false`, and no change, once closed.
     @discardableResult
+    @inlinable
     public func put(_ change: (inout Contents) -> Void) -> Bool {
         let step = state.withLock { state -> PutStep in
             guard !state.closed else { return .closed }
@@ -80,6 +109,7 @@ public final class Mailbox<Contents: MailboxContents>: Sendable {
 
     /// Changes the contents if they are not full, without waiting (for a producer that cannot wait and keeps what it
     /// could not hand over); `false`, and no change, when full or closed.
+    @inlinable
     public func putIfRoom(_ change: (inout Contents) -> Void) -> Bool {
         let step = state.withLock { state -> PutStep in
             guard !state.closed else { return .closed }
@@ -92,6 +122,7 @@ public final class Mailbox<Contents: MailboxContents>: Sendable {
 
     /// Changes the contents once they are not full, suspending the task until then; `false`, and no change, once
     /// closed or when the task is cancelled while it waits.
+    @inlinable
     public func putWhenRoom(_ change: (inout Contents) -> Void) async -> Bool {
         while true {
             let step = state.withLock { state -> PutStep in
@@ -121,6 +152,7 @@ public final class Mailbox<Contents: MailboxContents>: Sendable {
     /// Changes the contents once they are not full, blocking the calling thread until then (for a thread of its own,
     /// such as a network loop: while it waits it reads no more, and the sender is pushed back); `false`, and no change,
     /// once closed. Never call it from a task: it would hold one of the concurrency pool's threads.
+    @inlinable
     public func putWhenRoomBlocking(_ change: (inout Contents) -> Void) -> Bool {
         while true {
             let step = state.withLock { state -> PutStep in
@@ -137,7 +169,8 @@ public final class Mailbox<Contents: MailboxContents>: Sendable {
         }
     }
 
-    private func finish(_ step: PutStep) -> Bool {
+    @inlinable
+    func finish(_ step: PutStep) -> Bool {
         switch step {
         case .put(let consumer):
             consumer?.resume()
@@ -152,6 +185,7 @@ public final class Mailbox<Contents: MailboxContents>: Sendable {
     /// What `take` takes from the contents, suspending until it takes something; `nil` once the mailbox is closed and
     /// `take` finds nothing more, or when the task is cancelled while it waits. `take` returns `nil` to mean "nothing
     /// for me yet".
+    @inlinable
     public func take<Taken: Sendable>(_ take: (inout Contents) -> Taken?) async -> Taken? {
         while true {
             let step = state.withLock { state -> TakeStep<Taken> in
@@ -189,6 +223,7 @@ public final class Mailbox<Contents: MailboxContents>: Sendable {
     }
 
     /// What `take` takes from the contents now, without waiting (`nil`: nothing).
+    @inlinable
     public func takeNow<Taken: Sendable>(_ take: (inout Contents) -> Taken?) -> Taken? {
         let taken = state.withLock { state -> (Taken, ProducerWake)? in
             guard let taken = take(&state.contents) else { return nil }
@@ -201,6 +236,7 @@ public final class Mailbox<Contents: MailboxContents>: Sendable {
 
     /// Changes the contents from the consumer's side without taking anything (giving back room it held), and wakes
     /// the producers waiting for the room that made.
+    @inlinable
     public func update(_ change: (inout Contents) -> Void) {
         wake(
             state.withLock { state in
@@ -211,6 +247,7 @@ public final class Mailbox<Contents: MailboxContents>: Sendable {
 
     /// Ends the mailbox: the consumer takes what is left, then `nil`; waiting producers give up, and later puts do
     /// nothing. Calling it again does nothing.
+    @inlinable
     public func close() {
         let (consumer, producers) = state.withLock { state in
             state.closed = true
@@ -226,7 +263,8 @@ public final class Mailbox<Contents: MailboxContents>: Sendable {
         state.withLock { $0.suspendedProducers.count + $0.blockedProducers }
     }
 
-    private func wake(_ producers: ProducerWake) {
+    @inlinable
+    func wake(_ producers: ProducerWake) {
         for producer in producers.suspended { producer.resume() }
         for _ in 0..<producers.blocked { room.signal() }
     }
