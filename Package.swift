@@ -62,7 +62,10 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]),
         // The only user of libbluetooth: HCI scanner, btsnoop reader and writer, advertiser.
-        .target(name: "BeaconMeshBLE", dependencies: ["BeaconMeshCore", "BeaconMeshThreads", "CBlueZ"]),
+        .target(name: "BeaconMeshBLE", dependencies: ["BeaconMeshCore", "BeaconMeshThreads", "BeaconMeshCaptures", "CBlueZ"]),
+        // btsnoop capture files (what `btmon -w` and Android's HCI snoop log write), read and written in Swift: no
+        // libbluetooth, so the coordinator can import a recorded survey without linking GPL code.
+        .target(name: "BeaconMeshCaptures"),
 
         // What the three services share: wall clock, broker credentials, memory figures, throttled logging.
         .target(
@@ -76,7 +79,7 @@ let package = Package(
         .target(
             name: "BeaconMeshScanner",
             dependencies: [
-                "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "BeaconMeshBLE", "CMalloc",
+                "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "BeaconMeshBLE", "BeaconMeshCaptures", "CMalloc",
                 "BeaconMeshThreads", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -163,6 +166,8 @@ let package = Package(
             name: "beacon-coordinator",
             dependencies: [
                 "BeaconMeshCoordinator", "BeaconMeshRegistry", "BeaconMeshMetrics", "BeaconMeshWire",
+                // `survey import` replays labelled recordings (btsnoop captures read in Swift: no libbluetooth).
+                "BeaconMeshAccuracy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
@@ -200,7 +205,7 @@ let package = Package(
         // Presence accuracy on labelled real recordings: converters of the public recordings into per-node btsnoop
         // captures and ground truth, a virtual-time replay through the scanner pipeline and the presence engine, the
         // naive rules to compare with, and the scoreboard.
-        .target(name: "BeaconMeshAccuracy", dependencies: ["BeaconMeshCore", "BeaconMeshBLE"]),
+        .target(name: "BeaconMeshAccuracy", dependencies: ["BeaconMeshCore", "BeaconMeshCaptures"]),
 
         // Test support: a mosquitto broker on a free loopback port, process helpers, and the seams for fast service
         // tests: an in-memory broker and client (`MQTTClientProtocol`) and a manual clock (`ServiceClock`).
@@ -210,7 +215,7 @@ let package = Package(
         .testTarget(name: "BeaconMeshWireTests", dependencies: ["BeaconMeshWire"]),
         .testTarget(name: "BeaconMeshThreadsTests", dependencies: ["BeaconMeshThreads"]),
         .testTarget(name: "BeaconMeshMQTTTests", dependencies: ["BeaconMeshMQTT", "BeaconMeshTesting"]),
-        .testTarget(name: "BeaconMeshBLETests", dependencies: ["BeaconMeshBLE", "BeaconMeshTesting"]),
+        .testTarget(name: "BeaconMeshBLETests", dependencies: ["BeaconMeshBLE", "BeaconMeshCaptures", "BeaconMeshTesting"]),
         .testTarget(
             name: "BeaconMeshCoordinatorTests",
             dependencies: ["BeaconMeshCoordinator", "BeaconMeshRegistry", "BeaconMeshTesting", "beacon-coordinator"]),
@@ -246,7 +251,8 @@ let package = Package(
             ]),
         .testTarget(name: "BeaconMeshTestingTests", dependencies: ["BeaconMeshTesting", "BeaconMeshMQTT", "BeaconMeshService"]),
         .testTarget(
-            name: "BeaconMeshAccuracyTests", dependencies: ["BeaconMeshAccuracy", "BeaconMeshCore", "BeaconMeshBLE", "BeaconMeshTesting"]),
+            name: "BeaconMeshAccuracyTests",
+            dependencies: ["BeaconMeshAccuracy", "BeaconMeshCore", "BeaconMeshBLE", "BeaconMeshCaptures", "BeaconMeshTesting"]),
         .testTarget(name: "EndToEndTests", dependencies: ["BeaconMeshTesting"]),
     ]
 )

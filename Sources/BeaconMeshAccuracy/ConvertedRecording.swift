@@ -1,4 +1,4 @@
-import BeaconMeshBLE
+import BeaconMeshCaptures
 import BeaconMeshCore
 import Foundation
 

@@ -1,4 +1,4 @@
-import BeaconMeshBLE
+import BeaconMeshCaptures
 import BeaconMeshCore
 
 /// Replays a labelled recording through what BeaconMesh runs, in virtual time: each node's capture through a
@@ -23,13 +23,36 @@ public struct PresenceReplay: Sendable {
     /// Per department, its `minRssi` and `neighbours` (the contract's knobs); departments not named get none.
     public var layouts: [UInt16: DepartmentLayout]
 
-    public init(rules: PresenceRules = PresenceRules(), layouts: [UInt16: DepartmentLayout] = [:]) {
+    /// Per store, the survey fit the engine decides it from (none: the uncalibrated rules).
+    public var surveys: [UInt16: SurveyFit]
+    /// Added to every RSSI the nodes report (dB): a phone or fob weaker (negative) or stronger than the recording's.
+    public var rssiShift: Double
+
+    public init(
+        rules: PresenceRules = PresenceRules(), layouts: [UInt16: DepartmentLayout] = [:], surveys: [UInt16: SurveyFit] = [:],
+        rssiShift: Double = 0
+    ) {
         self.rules = rules
         self.layouts = layouts
+        self.surveys = surveys
+        self.rssiShift = rssiShift
     }
 
     /// Replays `recording`; returns per person (by beacon) the engine's decisions and the raw adverts.
     public func run(_ recording: LabelledRecording) throws(RecordingError) -> [BeaconKey: Outcome] {
+        try replay(recording, sampling: false).outcomes
+    }
+
+    /// The survey samples a live survey of `recording`'s store would have kept had each person marked where the
+    /// truth says they were: once a second while a person is in a department, what each node's smoothed RSSI of
+    /// their beacon was (the decisions' own readings), labelled with that department.
+    public func surveySamples(_ recording: LabelledRecording) throws(RecordingError) -> [SurveySample] {
+        try replay(recording, sampling: true).samples
+    }
+
+    private func replay(_ recording: LabelledRecording, sampling: Bool) throws(RecordingError) -> (
+        outcomes: [BeaconKey: Outcome], samples: [SurveySample]
+    ) {
         let store = recording.store
         var packets: [(time: Int64, node: Int, bytes: [UInt8])] = []
         var pipelines: [ScannerPipeline] = []
@@ -49,11 +72,13 @@ public struct PresenceReplay: Sendable {
         // Stable: packets of one time keep their node order, so the same recording always replays the same way.
         packets = packets.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
         guard let first = packets.first?.time, let period = recording.truth.period else {
-            return [:]
+            return ([:], [])
         }
 
         let departments = recording.departments.map { layouts[$0] ?? DepartmentLayout(id: $0, rules: rules) }
         var engine = PresenceEngine(rules: rules, stores: [store: departments])
+        for (surveyed, fit) in surveys { engine.setSurvey(fit, store: surveyed) }
+        var samples: [SurveySample] = []
         let people = recording.truth.beacons
         let memberIDs = people.indices.map { "person-\($0 + 1)" }
         _ = engine.setDirectory(Dictionary(uniqueKeysWithValues: zip(people, memberIDs)))
@@ -70,7 +95,8 @@ public struct PresenceReplay: Sendable {
         }
         var sightings = [[NaiveRoomRules.Advert]](repeating: [], count: people.count)
         func deliver(_ batch: SightingBatch?, at time: Int64) {
-            guard let batch else { return }
+            guard var batch else { return }
+            if rssiShift != 0 { for index in batch.sightings.indices { batch.sightings[index].rssi += rssiShift } }
             for sighting in batch.sightings {
                 if let person = personIndex[sighting.beacon] {
                     sightings[person].append(
@@ -81,6 +107,7 @@ public struct PresenceReplay: Sendable {
         }
 
         var nextTick = first
+        var nextSample = first
         let end = max(period.to, packets.last!.time) + 1000
         var next = 0
         while nextTick <= end {
@@ -103,12 +130,24 @@ public struct PresenceReplay: Sendable {
             for index in pipelines.indices { deliver(pipelines[index].tick(at: Timestamp(milliseconds: nextTick)), at: nextTick) }
             _ = engine.tick(at: Timestamp(milliseconds: nextTick))
             observe(at: nextTick)
+            if sampling && nextTick >= nextSample {
+                nextSample += 1000
+                for beacon in people {
+                    guard let department = recording.truth.department(of: beacon, at: nextTick),
+                        let readings = engine.surveyReadings(of: beacon, store: store, at: Timestamp(milliseconds: nextTick))
+                    else { continue }
+                    samples.append(
+                        SurveySample(
+                            store: store, beacon: beacon, department: department, at: Timestamp(milliseconds: nextTick),
+                            readings: readings))
+                }
+            }
             nextTick += Self.tickInterval
         }
         var outcomes: [BeaconKey: Outcome] = [:]
         for (index, beacon) in people.enumerated() {
             outcomes[beacon] = Outcome(decisions: decisions[index], adverts: adverts[index], sightings: sightings[index])
         }
-        return outcomes
+        return (outcomes, samples)
     }
 }

@@ -6,6 +6,8 @@ public struct Scoreboard: Sendable {
     /// The deciders a scoreboard can compare.
     public enum Decider: String, Sendable, CaseIterable {
         case beaconMesh = "BeaconMesh"
+        /// BeaconMesh deciding from a survey fit of the store (walked on other recordings).
+        case surveyed = "BeaconMesh, surveyed"
         /// The strongest node of each 1-s window (Home Assistant's mqtt_room).
         case strongestNode = "strongest node"
         /// The same, a new department confirmed after 3 windows in a row.
@@ -29,10 +31,20 @@ public struct Scoreboard: Sendable {
         self.baselines = baselines
     }
 
-    /// Replays `recording` with `replay` and adds its row.
-    public mutating func add(_ recording: LabelledRecording, replay: PresenceReplay) throws(RecordingError) {
+    /// Replays `recording` with `replay` and adds its row; with `surveyed`, a replay deciding from a survey fit,
+    /// scores that too.
+    public mutating func add(_ recording: LabelledRecording, replay: PresenceReplay, surveyed: PresenceReplay? = nil)
+        throws(RecordingError)
+    {
         let outcomes = try replay.run(recording)
         var scores: [Decider: AccuracyScore] = [:]
+        if let surveyed {
+            for (beacon, outcome) in try surveyed.run(recording) {
+                scores[.surveyed, default: AccuracyScore()] =
+                    scores[.surveyed, default: AccuracyScore()]
+                    + AccuracyScore.score(outcome.decisions, beacon: beacon, truth: recording.truth)
+            }
+        }
         let start = recording.truth.period?.from ?? 0
         for beacon in recording.truth.beacons {
             guard let outcome = outcomes[beacon] else { continue }

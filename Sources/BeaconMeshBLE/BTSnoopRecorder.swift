@@ -1,3 +1,4 @@
+import BeaconMeshCaptures
 import BeaconMeshCore
 import Synchronization
 

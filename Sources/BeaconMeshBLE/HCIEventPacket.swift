@@ -1,3 +1,4 @@
+import BeaconMeshCaptures
 import Glibc
 
 /// One HCI event as the radio delivered it: its H4 bytes (`04 code length parameters`) and when it arrived.

@@ -1,3 +1,4 @@
+import BeaconMeshCaptures
 import BeaconMeshCore
 
 /// Makes the node broadcast itself as an iBeacon through its adapter until `stop()`.

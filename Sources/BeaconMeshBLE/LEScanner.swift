@@ -1,3 +1,4 @@
+import BeaconMeshCaptures
 import BeaconMeshCore
 
 /// Scans for BLE advertisements on one adapter: sets the scan up, streams every advertising event, and turns

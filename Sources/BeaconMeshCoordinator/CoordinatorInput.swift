@@ -16,6 +16,8 @@ enum CoordinatorInput: Sendable {
     case checkin(CheckinRequest, store: UInt16)
     /// A node's status; `retained` when it is the broker's stored copy (delivered on subscribing), not a change.
     case nodeStatus(NodeAddress, NodeStatus, retained: Bool)
+    /// A surveyor's mark in a store.
+    case surveyMark(SurveyMark, store: UInt16)
     /// Nothing to decide (an empty retained status: a node's status cleared).
     case ignored
     /// A message that is dropped, counted by `reason` and logged once per reason.
@@ -43,6 +45,8 @@ enum CoordinatorInput: Sendable {
                 return .ranging(report, store: store)
             case .storeCheckins(let store)?:
                 return .checkin(try WireCodec.decodeCheckinRequest(message.payload), store: store)
+            case .survey(let store)?:
+                return .surveyMark(try WireCodec.decodeSurveyMark(message.payload), store: store)
             case .nodeStatus(let node)?:
                 if message.payload.isEmpty { return .ignored }
                 return .nodeStatus(node, try WireCodec.decodeNodeStatus(message.payload), retained: message.retained)
@@ -58,7 +62,7 @@ enum CoordinatorInput: Sendable {
     var store: UInt16? {
         switch self {
         case .sightings(let batch): batch.node.store
-        case .ranging(_, let store), .checkin(_, let store): store
+        case .ranging(_, let store), .checkin(_, let store), .surveyMark(_, let store): store
         case .nodeStatus(let node, _, _): node.store
         case .ignored, .refused: nil
         }

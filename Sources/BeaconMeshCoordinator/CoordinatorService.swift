@@ -155,6 +155,7 @@ public final class CoordinatorService: Service {
             try session.subscribe(topics.allNodeStatus(store: store), qos: .atLeastOnce)
             try session.subscribe(topics.allRanging(store: store), qos: .atLeastOnce)
             try session.subscribe(topics.checkins(store: store), qos: .atLeastOnce)
+            try session.subscribe(topics.survey(store: store), qos: .atLeastOnce)
         }
         // On the connection that holds the last will: should the broker still hold our previous session, taking it
         // over publishes its will first, and this comes after.
@@ -245,7 +246,9 @@ public final class CoordinatorService: Service {
                         registry: registry, publisher: publisher, topics: topics, writer: writer, inbox: inbox, logger: logger)
                     let feed = RegistryPoll.FeedHolder()
                     await withTaskCancellationHandler {
-                        let poll = RegistryPoll(contents: start.contents, coordinatorID: coordinatorID, feed: feed)
+                        let poll = RegistryPoll(
+                            contents: start.contents, coordinatorID: coordinatorID,
+                            stores: Set(self.configuration.storeIDs), feed: feed)
                         do {
                             try await (consume poll).run(with: parts, wait: CoordinatorService.registryPollInterval)
                         } catch {
@@ -283,6 +286,8 @@ public final class CoordinatorService: Service {
                         }
                     case .membersChanged(let changes):
                         actions = state.membersChanged(changes, at: now)
+                    case .surveysChanged(let fits):
+                        actions = state.surveysChanged(fits)
                     case .leasesRenewed(let held, let sentAt):
                         actions = state.leasesRenewed(held, sentAt: sentAt, at: now, instant: .now)
                     case .tookOver(let stores, let loaded):

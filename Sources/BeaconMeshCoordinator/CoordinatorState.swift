@@ -66,6 +66,10 @@ struct CoordinatorState {
     private var lastRetentionRun: Timestamp?
     /// How often the retention runs.
     static let retentionInterval: Duration = .seconds(3600)
+    /// Surveyors' beacons marked in a department, sampled about once a second.
+    private var surveyMarks = SurveyMarks()
+    /// The surveyed stores whose survey no longer fits, as the last health report said (each is logged once).
+    private var staleSurveys: Set<UInt16> = []
 
     /// What the state starts from, as the registry held it at start.
     struct Start: Sendable {
@@ -77,13 +81,21 @@ struct CoordinatorState {
         var handledCheckins: Set<String>
         /// The visits the history keeps as going on (those of `visits` go on being written under the same key).
         var history: [VisitRecord] = []
+        /// The survey fits of the stores that have one.
+        var surveys: [UInt16: SurveyFit] = [:]
 
         /// Reads what a state starts from out of `registry` (at `now`).
         static func read(from registry: any MemberRegistry, stores: Set<UInt16>? = nil, at now: Timestamp) throws -> Start {
-            Start(
+            var surveys: [UInt16: SurveyFit] = [:]
+            if let registry = registry as? any SurveyRegistry, let stores {
+                for store in try registry.surveyFitVersions(stores: stores).keys {
+                    surveys[store] = try registry.surveyFit(store: store)
+                }
+            }
+            return Start(
                 contents: try registry.contents(), visits: try registry.loadVisits(stores: stores),
                 handledCheckins: try registry.checkinRequests(since: now - CoordinatorState.checkinMemory),
-                history: try registry.openHistory(stores: stores))
+                history: try registry.openHistory(stores: stores), surveys: surveys)
         }
     }
 
@@ -119,6 +131,7 @@ struct CoordinatorState {
         profiles = start.contents.profiles
         promoFires = start.contents.promoFires
         engine.restore(start.visits)
+        for (store, fit) in start.surveys where configuration.store(store) != nil { engine.setSurvey(fit, store: store) }
         let names = configuration
         journal.restore(
             start.history, visits: start.visits.filter { configuration.store($0.store) != nil },
@@ -191,6 +204,10 @@ struct CoordinatorState {
             } else {
                 apply(engine.nodeStatusChanged(node, state: status.state, boot: boot, at: now), at: now)
             }
+        case .surveyMark(let mark, let store):
+            if let refused = surveyMarks.take(mark, store: configuration.store(store), storeID: store, at: now) {
+                drops.drop(reason: refused.reason, topic: topics.survey(store: store), detail: refused.detail, at: now, logger: logger)
+            }
         case .ignored:
             break
         case .refused(let reason, let topic, let detail):
@@ -209,6 +226,7 @@ struct CoordinatorState {
         }
         forgetOldHistory(at: now)
         pruneCheckins(at: now)
+        sampleSurveys(at: now)
         if let oldest = standbyCheckins.first, now - oldest.at > Self.standbyCheckinMemory {
             standbyCheckins.removeAll { now - $0.at > Self.standbyCheckinMemory }
         }
@@ -230,6 +248,47 @@ struct CoordinatorState {
                 tracked: engine.trackedCount)
         }
         return takeActions()
+    }
+
+    // MARK: Surveys
+
+    /// Keeps about once a second what the nodes hear of each surveyor's beacon marked in a department of a store
+    /// decided here, as the store's survey samples (written by the registry writer, off the path to events).
+    private mutating func sampleSurveys(at now: Timestamp) {
+        var marks = surveyMarks
+        let samples = marks.samples(
+            at: now, deciding: { store in leases == nil || active.contains(store) },
+            readings: { beacon, store in engine.surveyReadings(of: beacon, store: store, at: now) })
+        surveyMarks = marks
+        if !samples.isEmpty { actions.registry.addSurveySamples(samples) }
+    }
+
+    /// Decides the stores in `fits` from their new fit (`nil`: the survey was cleared) from now on.
+    mutating func surveysChanged(_ fits: [UInt16: SurveyFit?]) -> CoordinatorActions {
+        for (store, fit) in fits.sorted(by: { $0.key < $1.key }) where configuration.store(store) != nil {
+            engine.setSurvey(fit, store: store)
+            if let fit {
+                logger.notice(
+                    "deciding a store from its survey",
+                    metadata: ["store": "\(store)", "fittedAt": "\(fit.fittedAt.milliseconds)", "accuracy": "\(fit.accuracy)"])
+            } else {
+                logger.notice("the store's survey was cleared: deciding it by the uncalibrated rules", metadata: ["store": "\(store)"])
+            }
+        }
+        return takeActions()
+    }
+
+    /// The surveyed stores decided here, with how well live readings fit their survey.
+    private func surveyHealth() -> [CoordinatorHealth.Survey] {
+        let fitness = engine.surveyFitness
+        return fitness.keys.sorted().compactMap { store in
+            guard leases == nil || active.contains(store), let fit = engine.survey(of: store), let state = fitness[store] else {
+                return nil
+            }
+            return .init(
+                store: store, fittedAt: fit.fittedAt, accuracy: fit.accuracy, checks: state.checks, share: state.share,
+                stale: state.isStale)
+        }
     }
 
     // MARK: Leases
@@ -588,7 +647,12 @@ struct CoordinatorState {
             leases: active.sorted().map { store in
                 let since = activeSince[store] ?? startedAt
                 return .init(store: store, since: since, heldSeconds: max(0, (now - since).wholeMilliseconds / 1000))
-            })
+            },
+            surveys: surveyHealth())
+        for survey in health.surveys where survey.stale && !staleSurveys.contains(survey.store) {
+            logger.warning("\(survey.message)", metadata: ["store": "\(survey.store)", "share": "\(survey.share)"])
+        }
+        staleSurveys = Set(health.surveys.filter(\.stale).map(\.store))
         actions.health = health
     }
 

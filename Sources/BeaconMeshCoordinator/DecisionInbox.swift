@@ -43,6 +43,12 @@ extension Mailbox where Contents == DecisionQueue {
         put { $0.memberChanges.merge(changes) }
     }
 
+    /// Hands over stores' new survey fits (`nil`: cleared), merged over those not yet taken.
+    func surveysChanged(_ fits: [UInt16: SurveyFit?]) {
+        guard !fits.isEmpty else { return }
+        put { $0.surveys.merge(fits) { _, newer in newer } }
+    }
+
     /// The next item by priority; `nil` once closed, or when the waiting task is cancelled.
     func next() async -> DecisionQueue.Item? {
         await take { $0.next() }
@@ -50,7 +56,7 @@ extension Mailbox where Contents == DecisionQueue {
 }
 
 /// The decision loop's waiting work, by priority: lease renewals and take-overs (fencing and hand-over wait for
-/// nothing), registry changes, then a tick, then the oldest chunk of messages. Full while `capacity` chunks wait.
+/// nothing), registry changes (members, then survey fits), then a tick, then the oldest chunk of messages. Full while `capacity` chunks wait.
 struct DecisionQueue: MailboxContents {
     /// One thing to decide.
     enum Item: Sendable {
@@ -60,6 +66,8 @@ struct DecisionQueue: MailboxContents {
         case tick
         /// Members as others (the `members` command, other coordinators) left them.
         case membersChanged(MemberChanges)
+        /// Stores' new survey fits (`nil`: the survey was cleared).
+        case surveysChanged([UInt16: SurveyFit?])
         /// A lease renewal's answer: the stores held, with since when, and when (monotonic) it was sent.
         case leasesRenewed([UInt16: LeaseGrant], sentAt: ContinuousClock.Instant)
         /// What the registry holds of stores being taken over (`nil`: it could not be read).
@@ -73,6 +81,7 @@ struct DecisionQueue: MailboxContents {
     var memberChanges = MemberChanges()
     var renewal: (held: [UInt16: LeaseGrant], sentAt: ContinuousClock.Instant)?
     var takeOvers: [(stores: Set<UInt16>, loaded: CoordinatorState.TakeOver?)] = []
+    var surveys: [UInt16: SurveyFit?] = [:]
 
     init(capacity: Int) {
         chunks = BoundedQueue(capacity: capacity)
@@ -95,6 +104,10 @@ struct DecisionQueue: MailboxContents {
         if !memberChanges.isEmpty {
             defer { memberChanges = MemberChanges() }
             return .membersChanged(memberChanges)
+        }
+        if !surveys.isEmpty {
+            defer { surveys = [:] }
+            return .surveysChanged(surveys)
         }
         if tickDue {
             tickDue = false

@@ -20,13 +20,15 @@ struct RegistryPoll: Sendable {
     /// The last failure logged (a failure is logged once until the reads work again).
     private var lastFailure: String?
     private var outbox: RegistryEventOutbox
+    private var surveys: SurveyWatch
     /// The change feed, shared with whoever stops the poll (`FeedHolder.close()`), so that it reaches the look
     /// that waits on it.
     let feed: FeedHolder
 
-    init(contents: RegistryContents, coordinatorID: String, feed: FeedHolder = FeedHolder()) {
+    init(contents: RegistryContents, coordinatorID: String, stores: Set<UInt16>, feed: FeedHolder = FeedHolder()) {
         self.contents = contents
         self.feed = feed
+        surveys = SurveyWatch(stores: stores)
         outbox = RegistryEventOutbox(coordinatorID: coordinatorID)
     }
 
@@ -105,6 +107,7 @@ struct RegistryPoll: Sendable {
                     topic: parts.topics.registryEvents, payload: WireCodec.encode(event), qos: .atLeastOnce, retain: false)
             }
             parts.writer.enqueue(published)
+            parts.inbox.surveysChanged(try surveys.look(at: parts.registry, now: .now))
             guard let feed = try feed.feed(from: parts.registry) else { return }
             let change = try feed.next(timeout: wait)
             switch change {

@@ -117,6 +117,20 @@ extension WireCodec {
                     entry.member("heldSeconds", lease.heldSeconds)
                 }
             }
+            if !health.surveys.isEmpty {
+                body.key("surveys")
+                body.array(health.surveys) { survey, writer in
+                    writer.object { entry in
+                        entry.member("store", survey.store)
+                        entry.member("fittedAt", survey.fittedAt)
+                        entry.member("accuracy", survey.accuracy)
+                        entry.member("state", survey.stale ? "stale" : "fits")
+                        entry.member("checks", survey.checks)
+                        entry.member("share", survey.share)
+                        entry.member("message", survey.message)
+                    }
+                }
+            }
         }
     }
 
@@ -130,8 +144,20 @@ extension WireCodec {
                 dropped: dropped, gaps: UInt64(clamping: try body.int("gaps")),
                 duplicates: UInt64(clamping: try body.int("duplicates")), tracked: Int(try body.int("tracked")),
                 rssBytes: Int(try body.int("rssBytes")), nodes: try decodeHealthNodes(body), database: try decodeHealthDatabase(body),
-                rangingReports: UInt64(clamping: try body.optionalInt("rangingReports") ?? 0), leases: try decodeHealthLeases(body))
+                rangingReports: UInt64(clamping: try body.optionalInt("rangingReports") ?? 0), leases: try decodeHealthLeases(body),
+                surveys: try decodeHealthSurveys(body))
         }
+    }
+
+    private static func decodeHealthSurveys(_ body: JSONReader) throws(WireError) -> [CoordinatorHealth.Survey] {
+        var surveys: [CoordinatorHealth.Survey] = []
+        try body.forEachObject("surveys", optional: true) { entry throws(WireError) in
+            surveys.append(
+                .init(
+                    store: try entry.uint16("store"), fittedAt: try entry.timestamp("fittedAt"), accuracy: try entry.double("accuracy"),
+                    checks: Int(try entry.int("checks")), share: try entry.double("share"), stale: try entry.string("state") == "stale"))
+        }
+        return surveys
     }
 
     private static func decodeHealthLeases(_ body: JSONReader) throws(WireError) -> [CoordinatorHealth.Lease] {

@@ -32,6 +32,17 @@ struct AccuracyScoreCommand: ParsableCommand {
     @Flag(help: "Print, per second, the truth, the decision and each department's strongest reported RSSI.")
     var trace = false
 
+    @Option(
+        name: .customLong("survey"),
+        help: "A recording folder to survey the store with (repeatable): its samples fit the store, and the recordings scored are also decided from that fit.")
+    var surveys: [String] = []
+
+    @Flag(help: "Also decide each recording from a survey of all the others given (leave one recording out).")
+    var leaveOneOut = false
+
+    @Option(help: "Shift every RSSI of the recordings scored by this many dB (a weaker or stronger phone than the survey's).")
+    var shift: Double = 0
+
     @Option(help: "The presence switchMargin to replay with, in dB (default: the contract's 4).")
     var switchMargin: Double?
 
@@ -39,6 +50,8 @@ struct AccuracyScoreCommand: ParsableCommand {
     var switchDwell: String?
 
     func validate() throws {
+        if leaveOneOut && !surveys.isEmpty { throw ValidationError("--leave-one-out surveys from the recordings themselves: drop --survey") }
+        if leaveOneOut && recordings.count < 2 { throw ValidationError("--leave-one-out needs two recordings or more") }
         if let switchDwell, DurationText.parse(switchDwell) == nil {
             throw ValidationError("--switch-dwell must be a duration such as 3s or 1500ms, not '\(switchDwell)'")
         }
@@ -50,8 +63,18 @@ struct AccuracyScoreCommand: ParsableCommand {
         var rules = PresenceRules()
         if let switchMargin { rules.switchMargin = switchMargin }
         if let switchDwell { rules.switchDwell = DurationText.parse(switchDwell)! }
-        for folder in recordings {
-            try scoreboard.add(LabelledRecording.load(folder: folder), replay: PresenceReplay(rules: rules))
+        if leaveOneOut {
+            scoreboard = try AccuracySurvey.leavingOneOut(recordings, rules: rules, shift: shift)
+        }
+        var surveyed: PresenceReplay?
+        if !surveys.isEmpty {
+            let fit = try AccuracySurvey.fit(surveys, rules: rules)
+            print(fit.report + "\n")
+            surveyed = PresenceReplay(rules: rules, surveys: [fit.fit.store: fit.fit], rssiShift: shift)
+        }
+        for folder in recordings where !leaveOneOut {
+            try scoreboard.add(
+                LabelledRecording.load(folder: folder), replay: PresenceReplay(rules: rules, rssiShift: shift), surveyed: surveyed)
         }
         for trace in scoreboard.traces { print(trace + "\n") }
         print(scoreboard.table)
@@ -91,6 +114,8 @@ struct AccuracyConvertCommand: ParsableCommand {
     var radios: String = "all"
 
     func validate() throws {
+        if leaveOneOut && !surveys.isEmpty { throw ValidationError("--leave-one-out surveys from the recordings themselves: drop --survey") }
+        if leaveOneOut && recordings.count < 2 { throw ValidationError("--leave-one-out needs two recordings or more") }
         guard PhilotuxoTrack.Radios(rawValue: radios) != nil else {
             throw ValidationError("--radios must be all or pi, not '\(radios)'")
         }

@@ -19,6 +19,9 @@ struct EngineBenchmark: ParsableCommand {
     @Option(help: "Rounds: in each, every node sends one batch with the beacons it hears.")
     var rounds: Int = 60
 
+    @Flag(help: "Survey every store first (a fit learnt from a synthetic walk of its departments): members are decided from it.")
+    var surveyed = false
+
     func run() throws {
         let uuid = BenchBeacons.uuid
         var layout: [UInt16: [DepartmentLayout]] = [:]
@@ -64,7 +67,16 @@ struct EngineBenchmark: ParsableCommand {
             batchesByRound.append(batches)
         }
 
-        // Memory is measured around the engine alone: the directory and the prepared batches are made first.
+        if surveyed {
+            let fit = try SurveyFitBenchmark.syntheticFit(departments: departments, seconds: 60)
+            for store in 0..<stores {
+                var mine = fit
+                mine.store = UInt16(store)
+                engine.setSurvey(mine, store: UInt16(store))
+            }
+            print("surveyed: every store decided from a fit of \(fit.encoded().count) bytes (\(fit.nodes.count) nodes)")
+        }
+        // Memory is measured around the engine alone: the directory, the fits and the prepared batches are made first.
         let baseline = Measure.privateResidentBytes()
         _ = engine.setDirectory(owners)
         var sightings = 0

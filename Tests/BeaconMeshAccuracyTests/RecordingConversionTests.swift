@@ -1,5 +1,6 @@
 import BeaconMeshAccuracy
 import BeaconMeshBLE
+import BeaconMeshCaptures
 import BeaconMeshCore
 import Foundation
 import Testing

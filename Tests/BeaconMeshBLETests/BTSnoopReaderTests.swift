@@ -1,4 +1,5 @@
 import BeaconMeshBLE
+import BeaconMeshCaptures
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import BeaconMeshBLE
+import BeaconMeshCaptures
 import BeaconMeshCore
 import BeaconMeshTesting
 import Foundation

@@ -12,20 +12,66 @@ struct AccuracyRealTimeTests {
     func realTimeMatchesScoreboard() async throws {
         let directory = try Mesh.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let track = try SharedTestData.accuracyDirectory()
-            .appendingPathComponent("philotuxo__Position-Annotated-BLE-RSSI-Dataset/trk/rectangular_without_rotation_all_sensors.mbd").path
-        let convert = try Mesh.program("beacon-bench", ["accuracy", "convert", "philotuxo", "--radios", "pi", track, "--to", directory])
+        let recordings = try await Self.convert(into: directory)
+        let recording = recordings.first { $0.hasSuffix("rectangular_without_rotation-pi") }!
+        let virtual = try await Self.scoreboard(["accuracy", "score", recording], decider: "BeaconMesh")
+        let real = try await Self.replay(recording, in: directory)
+        print("real time: \(real.right) right, \(real.moves) moves; scoreboard: \(virtual.right) right, \(virtual.changes) changes")
+        #expect(abs(real.right - virtual.right) <= 0.05, "real time \(real.right), scoreboard \(virtual.right)")
+        #expect(abs(real.moves - virtual.changes) <= 2, "real time \(real.moves) moves, scoreboard \(virtual.changes)")
+    }
+
+    @Test(
+        "the same walk in a store surveyed by `survey import` of the five straight walks and `survey fit`: the real coordinator decides from the fit as the surveyed scoreboard does"
+    )
+    func surveyedRealTimeMatchesScoreboard() async throws {
+        let directory = try Mesh.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let recordings = try await Self.convert(into: directory)
+        let recording = recordings.first { $0.hasSuffix("rectangular_without_rotation-pi") }!
+        let walks = recordings.filter { $0.contains("straight") }
+        #expect(walks.count == 5)
+        let database = directory + "/mesh.sqlite"
+        for walk in walks {
+            let imported = try Mesh.program("beacon-coordinator", ["survey", "import", walk, "--store", "1", "--db", database])
+            #expect(await imported.waitForExit(timeout: .seconds(60)) == .exited(0), "\(imported.transcript)")
+        }
+        let fit = try Mesh.program("beacon-coordinator", ["survey", "fit", "--store", "1", "--db", database])
+        #expect(await fit.waitForExit(timeout: .seconds(60)) == .exited(0), "\(fit.transcript)")
+        let virtual = try await Self.scoreboard(
+            ["accuracy", "score"] + walks.flatMap { ["--survey", $0] } + [recording], decider: "BeaconMesh, surveyed")
+        let real = try await Self.replay(recording, in: directory, surveyed: true)
+        print("surveyed, real time: \(real.right) right, \(real.moves) moves; scoreboard: \(virtual.right) right, \(virtual.changes) changes")
+        #expect(abs(real.right - virtual.right) <= 0.05, "real time \(real.right), scoreboard \(virtual.right)")
+        #expect(abs(real.moves - virtual.changes) <= 2, "real time \(real.moves) moves, scoreboard \(virtual.changes)")
+    }
+
+    /// The philotuxo walks converted with one radio per department into `directory`; their folders.
+    static func convert(into directory: String) async throws -> [String] {
+        let tracks = try FileManager.default.contentsOfDirectory(
+            atPath: try SharedTestData.accuracyDirectory().appendingPathComponent("philotuxo__Position-Annotated-BLE-RSSI-Dataset/trk").path
+        ).filter { $0.hasSuffix("_all_sensors.mbd") }.sorted().map {
+            try! SharedTestData.accuracyDirectory().appendingPathComponent("philotuxo__Position-Annotated-BLE-RSSI-Dataset/trk/\($0)").path
+        }
+        let convert = try Mesh.program("beacon-bench", ["accuracy", "convert", "philotuxo", "--radios", "pi"] + tracks + ["--to", directory])
         #expect(await convert.waitForExit(timeout: .seconds(60)) == .exited(0), "\(convert.transcript)")
-        let recording = directory + "/philotuxo-rectangular_without_rotation-pi"
+        return try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("philotuxo-") }.sorted()
+            .map { directory + "/" + $0 }
+    }
 
-        // The scoreboard's figures, in virtual time.
-        let score = try Mesh.program("beacon-bench", ["accuracy", "score", recording])
-        #expect(await score.waitForExit(timeout: .seconds(60)) == .exited(0), "\(score.transcript)")
-        let row = try #require(score.stdoutLines.first { $0.contains("| BeaconMesh |") }, "\(score.transcript)")
+    /// The scoreboard's seconds right and changes of `decider`, in virtual time.
+    static func scoreboard(_ arguments: [String], decider: String) async throws -> (right: Double, changes: Int) {
+        let score = try Mesh.program("beacon-bench", arguments)
+        #expect(await score.waitForExit(timeout: .seconds(120)) == .exited(0), "\(score.transcript)")
+        let row = try #require(score.stdoutLines.first { $0.contains("| \(decider) |") }, "\(score.transcript)")
         let fields = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
-        let virtualRight = try #require(Double(fields[3].replacingOccurrences(of: " %", with: ""))) / 100
-        let virtualChanges = try #require(Int(fields[6].prefix { $0 != " " }))
+        let right = try #require(Double(fields[3].replacingOccurrences(of: " %", with: ""))) / 100
+        return (right, try #require(Int(fields[6].prefix { $0 != " " })))
+    }
 
+    /// `recording` replayed at recorded pace through real scanners, mosquitto and a coordinator on
+    /// `directory/mesh.sqlite`: the share of seconds its snapshots placed the walker right, and its moves.
+    static func replay(_ recording: String, in directory: String, surveyed: Bool = false) async throws -> (right: Double, moves: Int) {
         // The same recording through the real programs, at recorded pace.
         let layout = try String(contentsOfFile: recording + "/layout.csv", encoding: .utf8).split(separator: "\n").dropFirst()
             .map { $0.split(separator: ",").map(String.init) }
@@ -102,7 +148,6 @@ struct AccuracyRealTimeTests {
             }
             second += 1000
         }
-        let realRight = Double(right) / Double(max(scored, 1))
         // The replay ends as each scanner publishes `offline`, one after the other; the coordinator then moves the
         // member to the departments still heard. The scoreboard has no such end, so moves from then on do not count.
         let stream = events.lines.compactMap(Mesh.payload(of:))
@@ -115,9 +160,11 @@ struct AccuracyRealTimeTests {
         }.count
         #expect(scored >= 80)
         #expect(replayEnd < Int64.max, "no scanner went offline: \(events.lines)")
-        #expect(abs(realRight - virtualRight) <= 0.05, "real time \(realRight), scoreboard \(virtualRight)\n\(score.transcript)")
-        print("real time: \(realRight) right, \(moves) moves (\(allMoves) with the replay's end)")
-        print("scoreboard: \(virtualRight) right, \(virtualChanges) changes")
-        #expect(abs(moves - virtualChanges) <= 2, "real time \(moves) moves, scoreboard \(virtualChanges)")
+        print("moves with the replay's end: \(allMoves)")
+        if surveyed {
+            let reasons = stream.filter { $0["type"] as? String == "arrived" }.compactMap { $0["reason"] as? String }
+            #expect(reasons.allSatisfy { $0.hasPrefix("survey: ") }, "\(reasons)")
+        }
+        return (Double(right) / Double(max(scored, 1)), moves)
     }
 }

@@ -86,6 +86,11 @@ struct GuestTracker: Sendable {
         for slot in slotsByBeacon.values { body(guests[Int(slot)].beacon, guests[Int(slot)].readings) }
     }
 
+    /// The readings of guest `beacon`, if it is one.
+    func readings(of beacon: BeaconKey) -> [PresenceEngine.Reading]? {
+        slotsByBeacon.position(of: beacon).map { guests[Int(slotsByBeacon.values[$0])].readings }
+    }
+
     // MARK: Inputs
 
     /// Folds a node's reading of `beacon` in, making it a guest if it was not one; `now` is our clock.

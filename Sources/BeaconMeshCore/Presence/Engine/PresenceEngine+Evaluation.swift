@@ -38,8 +38,21 @@ extension PresenceEngine {
         var person = Person()
         swap(&person, &members[Int(number)])
         let outputsBefore = outputs.count
+        // A surveyed store is decided on its fit's readings, one per department, in place of the nodes' own (kept
+        // aside in `heard` for the reasons given and their staleness, and brought back after).
+        var virtualized: Set<UInt16> = []
+        if !surveys.isEmpty, let surveyed = surveyedReadings(of: person, at: now) {
+            virtualized = Set(surveyed.lazy.filter(\.fromSurvey).map(\.store))
+            person.heard = person.readings
+            person.readings = surveyed
+        }
         defer {
             person.nextCheck = Self.nextCheck(of: person, after: now, nodes: nodes, timings: timings, neighbours: neighbours)
+            if !virtualized.isEmpty {
+                Self.carryOver(from: person.readings, to: &person.heard, virtualized: virtualized)
+                swap(&person.readings, &person.heard)
+                person.heard = []
+            }
             let nextCheck = person.nextCheck
             let visit = outputs[outputsBefore...].contains(where: \.changesVisit) ? person.visit : nil
             swap(&person, &members[Int(number)])

@@ -17,6 +17,7 @@ extension PresenceEngine {
             }
         }
         let seconds = oneDecimal(Double(max(0, held)) / 1000)
+        if let mine, mine.fromSurvey { return surveyEvidence(of: person, mine: mine, rival: rival, at: now, nodes: nodes) }
         guard let mine else {
             return DecisionEvidence(confidence: 0.3, reason: "no fresh reading in department \(department); kept for \(seconds) s")
         }
@@ -41,6 +42,7 @@ extension PresenceEngine {
     /// 8 dB, below 0.5 while hysteresis keeps a department that trails; 0.95 with no rival, 0.3 with no reading.
     static func confidence(current: Reading?, rival: Reading?) -> Double {
         guard let current else { return 0.3 }
+        if current.fromSurvey { return surveyProbability(current) }
         guard let rival else { return 0.95 }
         let spread = (current.rssi - rival.rssi) / 3.6
         let value = spread >= 0 ? 1 / (1 + decay(spread)) : 1 - 1 / (1 + decay(-spread))
@@ -55,7 +57,7 @@ extension PresenceEngine {
     }
 
     /// A reading's source in words: "node a" or "the member's phone".
-    private static func describe(_ reading: Reading, nodes: [NodeTrack]) -> String {
+    static func describe(_ reading: Reading, nodes: [NodeTrack]) -> String {
         nodes[Int(reading.node)].isPhone ? "the member's phone" : "node \(nodes[Int(reading.node)].address.node)"
     }
 }

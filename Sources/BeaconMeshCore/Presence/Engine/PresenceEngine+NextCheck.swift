@@ -5,7 +5,12 @@ extension PresenceEngine {
         of person: Person, after now: Int64, nodes: [NodeTrack], timings: DepartmentTimings, neighbours: [UInt32: Set<UInt16>]
     ) -> Int64 {
         var next = Int64.max
+        // A node's reading going stale changes a surveyed store's fit too (`heard` holds them then).
         for reading in person.readings {
+            let stale = reading.lastSeen + nodes[Int(reading.node)].staleAfter
+            if stale > now { next = min(next, stale) }
+        }
+        for reading in person.heard {
             let stale = reading.lastSeen + nodes[Int(reading.node)].staleAfter
             if stale > now { next = min(next, stale) }
         }

@@ -11,5 +11,7 @@ extension PresenceEngine {
         var clock = SenderClock()
         /// A department as members' phones range it (one track per store and department, shared by all phones).
         var isPhone = false
+        /// The node's feature in its store's survey fit, or -1 (no fit, or a node the survey did not hear).
+        var surveyFeature: Int32 = -1
     }
 }

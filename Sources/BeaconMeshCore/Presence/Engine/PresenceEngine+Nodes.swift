@@ -13,6 +13,7 @@ extension PresenceEngine {
         let number = Int32(nodes.count)
         let staleAfter = timing(store: node.store, department: node.department).staleAfter
         nodes.append(NodeTrack(address: node, state: .online, staleAfter: staleAfter))
+        if !surveys.isEmpty { nodes[Int(number)].surveyFeature = surveyFeature(of: nodes[Int(number)]) }
         guests.addNode(number, store: node.store, department: node.department, staleAfter: staleAfter)
         membersHeardBy.append([])
         nodeNumbers[node] = number

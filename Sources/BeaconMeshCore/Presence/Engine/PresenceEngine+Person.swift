@@ -2,6 +2,9 @@ extension PresenceEngine {
     /// A member: their readings, their visit and a pending department switch.
     struct Person: Sendable {
         var readings: [Reading] = []
+        /// While a surveyed store's decision is taken on its fit's readings (in `readings`), the nodes' own; empty
+        /// otherwise.
+        var heard: [Reading] = []
         var firstHeard: Int64?
         var visit: Visit?
         var challengerDepartment: UInt16?

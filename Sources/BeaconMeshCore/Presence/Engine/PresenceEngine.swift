@@ -60,6 +60,8 @@ public struct PresenceEngine: Sendable {
     /// Ticks evaluate every person instead of only those whose `nextCheck` has come (tests compare the two).
     var evaluatesEveryoneOnTick = false
     var batchNumber: UInt64 = 0
+    /// The fits of surveyed stores (`setSurvey`): their members are decided from what each department sounds like.
+    var surveys: [UInt16: SurveyState] = [:]
     public internal(set) var counters = Counters()
 
     /// An engine for the given stores (store id → its departments), with `rules` where a department sets none.

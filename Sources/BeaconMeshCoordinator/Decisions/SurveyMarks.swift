@@ -1,0 +1,54 @@
+import BeaconMeshCore
+
+/// The survey marks a coordinator holds: which surveyor's beacon is where its carrier says, in which store, and the
+/// samples to keep of it about once a second (a pure value: marks and time in, samples out).
+///
+/// A mark holds until the beacon's next mark: another department, "between departments" (`department: nil`, kept
+/// but not sampled) or `stop`. Marks live in memory only: after a restart the surveyor marks again.
+struct SurveyMarks: Sendable {
+    /// A marked beacon: in which store, which department (`nil`: between departments), since when.
+    struct Marking: Hashable, Sendable {
+        var store: UInt16
+        var department: UInt16?
+        var since: Timestamp
+    }
+
+    /// How often a marked beacon is sampled.
+    static let interval: Duration = .seconds(1)
+
+    private(set) var marked: [BeaconKey: Marking] = [:]
+    private var lastSample: Timestamp?
+
+    /// Why a mark was refused (its drop reason and a line of detail), or `nil` when it was taken.
+    mutating func take(_ mark: SurveyMark, store: CoordinatorConfiguration.Store?, storeID: UInt16, at now: Timestamp) -> (
+        reason: String, detail: String
+    )? {
+        guard let store else { return ("unknown-store", "store \(storeID) is not served here") }
+        if mark.stop {
+            marked[mark.beacon] = nil
+            return nil
+        }
+        if let department = mark.department, store.department(department) == nil {
+            return ("unknown-department", "store \(store.id) has no department \(department)")
+        }
+        marked[mark.beacon] = Marking(store: store.id, department: mark.department, since: now)
+        return nil
+    }
+
+    /// The samples due at `now` (about one a second per beacon marked in a department of a store in `deciding`):
+    /// what `readings` says the store's nodes hear of it now; a beacon no node hears gives no sample.
+    mutating func samples(
+        at now: Timestamp, deciding: (UInt16) -> Bool, readings: (BeaconKey, UInt16) -> [SurveyNode: Double]?
+    ) -> [SurveySample] {
+        guard !marked.isEmpty else { return [] }
+        if let lastSample, now - lastSample < Self.interval { return [] }
+        // Kept on the second's grid, so that a tick a little late does not drift the samples apart.
+        lastSample = lastSample.map { now - $0 < Self.interval * 2 ? $0 + Self.interval : now } ?? now
+        return marked.sorted { $0.key.description < $1.key.description }.compactMap { beacon, marking in
+            guard let department = marking.department, deciding(marking.store), let heard = readings(beacon, marking.store) else {
+                return nil
+            }
+            return SurveySample(store: marking.store, beacon: beacon, department: department, at: now, readings: heard)
+        }
+    }
+}

@@ -1,0 +1,140 @@
+extension PresenceEngine {
+    /// How the decisions weigh a surveyed store's fit: each natural-log unit of odds between two departments counts
+    /// as this many dB of lead, so the contract's `switchMargin` and `switchDwell` (and the decisive rule at three
+    /// times the margin) keep their meaning: with the default 4 dB, a department must be e^1.3 ≈ 4 times likelier than
+    /// the current one for `switchDwell`, or e⁴ ≈ 55 times for a third of it. Measured on the shared recordings (issue 36): 2 dB
+    /// per nat switched too late (SAL car 80 % right), 4–6 too often (an open office 36–42 changes for 17).
+    public static let surveyDecibelsPerNat = 3.0
+
+    /// A store's fit and what the engine needs to use it without allocating per decision.
+    struct SurveyState: Sendable {
+        var fit: SurveyFit
+        var features: [Double]
+        var latestFeatures: [Double]
+        var logs: [Double] = []
+        var latestLogs: [Double] = []
+        var fitness = SurveyFitness()
+        var lastFitnessCheck: Int64 = 0
+
+        init(fit: SurveyFit) {
+            self.fit = fit
+            features = [Double](repeating: SurveyFeatures.notHeard, count: fit.nodes.count)
+            latestFeatures = features
+        }
+
+        /// Appends to `result` one reading per department of the fit for the node readings `heard` of its store
+        /// (fresh ones count; `freshest` is the freshest of them), and checks now and then how well they fit.
+        mutating func weigh(_ heard: [Reading], as freshest: Reading, into result: inout [Reading], at now: Int64, nodes: [NodeTrack]) {
+            let store = freshest.store
+            let fresh = heard.lazy.filter { $0.store == store && now - $0.lastSeen < nodes[Int($0.node)].staleAfter }
+            _ = SurveyFeatures.fill(&features, from: fresh.map { (index: Int(nodes[Int($0.node)].surveyFeature), rssi: $0.rssi) })
+            _ = SurveyFeatures.fill(&latestFeatures, from: fresh.map { (index: Int(nodes[Int($0.node)].surveyFeature), rssi: $0.latest) })
+            fit.logPosteriors(features, into: &logs)
+            fit.logPosteriors(latestFeatures, into: &latestLogs)
+            if now - lastFitnessCheck >= SurveyFitness.interval {
+                lastFitnessCheck = now
+                var decided = 0
+                for index in logs.indices where logs[index] > logs[decided] { decided = index }
+                fitness.record(fits: fit.fitness(features, department: decided) <= fit.fitnessLimit)
+            }
+            for (index, department) in fit.departments.enumerated() {
+                var proximity = Proximity.unknown
+                for reading in fresh where reading.department == department && reading.proximity < proximity {
+                    proximity = reading.proximity
+                }
+                result.append(
+                    Reading(
+                        node: freshest.node, store: store, department: department, rssi: PresenceEngine.surveyDecibelsPerNat * logs[index],
+                        latest: PresenceEngine.surveyDecibelsPerNat * latestLogs[index], proximity: proximity, fromSurvey: true,
+                        lastSeen: freshest.lastSeen))
+            }
+        }
+    }
+
+    /// Decides `store` from `fit` from now on (`nil`: back to the uncalibrated rules). Members present stay where
+    /// they are until the fit's evidence moves them.
+    public mutating func setSurvey(_ fit: SurveyFit?, store: UInt16) {
+        if let fit {
+            surveys[store] = SurveyState(fit: fit)
+        } else {
+            surveys[store] = nil
+        }
+        for number in nodesByStore[store] ?? [] { nodes[Int(number)].surveyFeature = surveyFeature(of: nodes[Int(number)]) }
+    }
+
+    /// The fit `store` is decided from, if any.
+    public func survey(of store: UInt16) -> SurveyFit? { surveys[store]?.fit }
+
+    /// How well live readings fit each surveyed store's survey lately.
+    public var surveyFitness: [UInt16: SurveyFitness] { surveys.mapValues(\.fitness) }
+
+    /// The feature index of a node in its store's fit, or -1 (no fit, a phone, a node the survey did not hear).
+    func surveyFeature(of track: NodeTrack) -> Int32 {
+        guard !track.isPhone, let fit = surveys[track.address.store]?.fit,
+            let index = fit.index(of: SurveyNode(department: track.address.department, node: track.address.node))
+        else { return -1 }
+        return Int32(index)
+    }
+
+    /// What a surveyor's `beacon` sounds like to the nodes of `store` now: each node's smoothed RSSI as the decisions
+    /// see it (fresh readings only, phones left out); `nil` when no node of the store hears it.
+    public func surveyReadings(of beacon: BeaconKey, store: UInt16, at now: Timestamp) -> [SurveyNode: Double]? {
+        var result: [SurveyNode: Double] = [:]
+        func add(_ reading: Reading) {
+            let track = nodes[Int(reading.node)]
+            guard reading.store == store, !track.isPhone, now.milliseconds - reading.lastSeen < track.staleAfter else { return }
+            result[SurveyNode(department: track.address.department, node: track.address.node)] = reading.rssi
+        }
+        if let position = owners.position(of: beacon) {
+            members[Int(owners.values[position])].readings.forEach(add)
+        } else if let readings = guests.readings(of: beacon) {
+            readings.forEach(add)
+        }
+        return result.isEmpty ? nil : result
+    }
+
+    /// For a person heard in a surveyed store: the readings the decisions weigh instead of the nodes' own — one per
+    /// department of the fit, its "RSSI" the log-probability of the department (× `surveyDecibelsPerNat`), as fresh
+    /// as the freshest node reading behind it. Readings of stores without a fit stay as they are. `nil` when no
+    /// surveyed store hears the person through a node its survey knows (they are decided by the uncalibrated rules).
+    mutating func surveyedReadings(of person: Person, at now: Int64) -> [Reading]? {
+        let nodes = self.nodes
+        var result: [Reading]?
+        var previousStore: UInt16?
+        for reading in person.readings where reading.store != previousStore {
+            let store = reading.store
+            previousStore = store
+            guard surveys[store] != nil, !(result?.contains { $0.store == store && $0.fromSurvey } ?? false) else { continue }
+            var freshest: Reading?
+            for reading in person.readings where reading.store == store && nodes[Int(reading.node)].surveyFeature >= 0 {
+                if now - reading.lastSeen < nodes[Int(reading.node)].staleAfter, freshest.map({ reading.lastSeen > $0.lastSeen }) ?? true {
+                    freshest = reading
+                }
+            }
+            guard let freshest else { continue }
+            var readings = result ?? person.readings
+            readings.removeAll { $0.store == store }
+            surveys[store]!.weigh(person.readings, as: freshest, into: &readings, at: now, nodes: nodes)
+            result = readings
+        }
+        return result
+    }
+
+    /// After a decision on surveyed readings, what it did to them carried over to the nodes' own `readings`: the
+    /// stores in `virtualized` (decided from their fit) keep their node readings, dropped when the decision dropped
+    /// the store's surveyed ones (the member left) and set to their latest when it set those to their latest (a
+    /// decisive switch); other stores' readings are taken as the decision left them.
+    static func carryOver(from decided: [Reading], to readings: inout [Reading], virtualized: Set<UInt16>) {
+        var result = decided.filter { !virtualized.contains($0.store) }
+        for store in virtualized {
+            let kept = decided.lazy.filter { $0.store == store }
+            guard !kept.isEmpty else { continue }
+            let decisive = kept.allSatisfy { $0.rssi == $0.latest }
+            for var reading in readings where reading.store == store {
+                if decisive { reading.rssi = reading.latest }
+                result.append(reading)
+            }
+        }
+        readings = result
+    }
+}

@@ -1,0 +1,89 @@
+import Testing
+
+@testable import BeaconMeshCore
+
+@Suite("Presence engine, surveyed store")
+struct SurveyPresenceTests {
+    static let upstairs: [UInt16: Double] = [10: -61, 20: -67]
+    static let downstairs: [UInt16: Double] = [10: -56, 20: -79, 30: -71]
+
+    static func surveyed() throws -> StoreScript {
+        var script = StoreScript()
+        script.engine.setSurvey(try SurveyHouse.fit(), store: 1)
+        return script
+    }
+
+    @Test("a member upstairs, heard loudest downstairs through the floor, arrives upstairs in a surveyed store")
+    func arrivesWhereTheSurveySays() throws {
+        var plain = StoreScript()
+        plain.hold(.seconds(3), Self.upstairs)
+        #expect(plain.story == ["arrived 10"])
+
+        var script = try Self.surveyed()
+        script.hold(.seconds(3), Self.upstairs)
+        #expect(script.story == ["arrived 20"])
+        guard case .arrived(_, _, _, _, let evidence)? = script.outputs.first(where: { if case .arrived = $0 { true } else { false } })
+        else {
+            Issue.record("no arrival")
+            return
+        }
+        #expect(evidence.confidence >= 0.9)
+        #expect(evidence.reason.hasPrefix("survey: department 20 0.9"))
+        #expect(evidence.reason.contains("node a -6"))
+        #expect(script.engine.visit(of: "ana")?.confidence == evidence.confidence)
+    }
+
+    @Test("moves between surveyed departments keep the hysteresis: a second's flicker stays, a lasting move moves")
+    func hysteresis() throws {
+        var script = try Self.surveyed()
+        script.hold(.seconds(3), Self.upstairs)
+        script.hold(.seconds(1), Self.downstairs)
+        script.hold(.seconds(3), Self.upstairs)
+        #expect(script.story == ["arrived 20"])
+        script.hold(.seconds(6), Self.downstairs)
+        #expect(script.story == ["arrived 20", "moved 20→10"])
+        script.hold(.seconds(15))
+        #expect(script.story == ["arrived 20", "moved 20→10", "left 10"])
+    }
+
+    @Test("clearing the survey goes back to the loudest node, and a fit for another store changes nothing here")
+    func clearing() throws {
+        var script = StoreScript()
+        var other = try SurveyHouse.fit()
+        other.store = 2
+        script.engine.setSurvey(other, store: 2)
+        script.hold(.seconds(3), Self.upstairs)
+        #expect(script.story == ["arrived 10"])
+
+        var surveyed = try Self.surveyed()
+        surveyed.engine.setSurvey(nil, store: 1)
+        surveyed.hold(.seconds(3), Self.upstairs)
+        #expect(surveyed.story == ["arrived 10"])
+        #expect(surveyed.engine.survey(of: 1) == nil)
+    }
+
+    @Test("a surveyor's readings are the nodes' smoothed readings, fresh ones only, members and guests alike")
+    func surveyReadings() throws {
+        var script = StoreScript()
+        script.hold(.seconds(2), [10: -60, 20: -70])
+        let member = script.engine.surveyReadings(of: StoreScript.phone, store: 1, at: script.now)
+        #expect(member?.keys.sorted() == [SurveyHouse.node(10), SurveyHouse.node(20)])
+        #expect(abs((member?[SurveyHouse.node(10)] ?? 0) + 60) < 0.5)
+        script.batch([30: -66], beacon: StoreScript.guest)
+        #expect(script.engine.surveyReadings(of: StoreScript.guest, store: 1, at: script.now) == [SurveyHouse.node(30): -66])
+        #expect(script.engine.surveyReadings(of: StoreScript.guest, store: 2, at: script.now) == nil)
+        script.now = script.now + .seconds(4)
+        #expect(script.engine.surveyReadings(of: StoreScript.phone, store: 1, at: script.now) == nil)
+    }
+
+    @Test("readings unlike the survey's make the store's survey stale; readings like it do not")
+    func staleness() throws {
+        var script = try Self.surveyed()
+        script.hold(.seconds(60), Self.upstairs, jitter: 2)
+        #expect(script.engine.surveyFitness[1]?.isStale == false)
+        #expect((script.engine.surveyFitness[1]?.checks ?? 0) >= 100)
+        // The upstairs node moved to the garden: it hears the member 25 dB weaker than the survey did.
+        script.hold(.seconds(120), [10: -61, 20: -92, 30: -60], jitter: 2)
+        #expect(script.engine.surveyFitness[1]?.isStale == true)
+    }
+}
