@@ -223,7 +223,7 @@ let package = Package(
             name: "BeaconMeshRegistryTests",
             dependencies: [
                 "BeaconMeshRegistry", "BeaconMeshTesting", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "BeaconMeshMonitorTests",
@@ -253,6 +253,7 @@ let package = Package(
         .testTarget(
             name: "BeaconMeshAccuracyTests",
             dependencies: ["BeaconMeshAccuracy", "BeaconMeshCore", "BeaconMeshBLE", "BeaconMeshCaptures", "BeaconMeshTesting"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["BeaconMeshTesting"]),
+        // The survey's end-to-end test seeds a registry through its API before running the commands.
+        .testTarget(name: "EndToEndTests", dependencies: ["BeaconMeshTesting", "BeaconMeshCore", "BeaconMeshRegistry"]),
     ]
 )

@@ -13,7 +13,12 @@ public enum AccuracySurvey {
             samples += try PresenceReplay(rules: rules).surveySamples(recording)
         }
         let (fit, quality) = try SurveyTraining(samples: samples, store: store).fit(at: Timestamp(milliseconds: 0))
-        return (fit, "survey of store \(store) from \(folders.count) recording(s): \(samples.count) s of samples\n" + quality.text)
+        let walk = quality.needsWalking.map { "department \($0.department): \($0.why)" }
+        return (
+            fit,
+            "survey of store \(store) from \(folders.count) recording(s): \(samples.count) s of samples, \(PresenceEngine.oneDecimal(quality.accuracy * 100)) % right by leave-one-stretch-out"
+                + (walk.isEmpty ? "" : "; walk again: " + walk.joined(separator: "; "))
+        )
     }
 
     /// The scoreboard of `folders`, each recording also decided from a survey of all the others (leave one

@@ -21,8 +21,8 @@ public protocol MemberRegistry: AnyObject, Sendable {
     @discardableResult
     func remove(id: String) throws -> Bool
 
-    /// Erases a member with their beacons, visits, custom fields and promo history so that nothing of theirs stays
-    /// readable in the database; `false` if there was none.
+    /// Erases a member with their beacons, visits, custom fields, promo history and the survey samples of their
+    /// beacons so that nothing of theirs stays readable in the database; `false` if there was none.
     @discardableResult
     func forget(id: String) throws -> Bool
 

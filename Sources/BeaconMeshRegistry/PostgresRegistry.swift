@@ -138,9 +138,9 @@ public final class PostgresRegistry: MemberRegistry {
         try delete(id: id, as: .removed)
     }
 
-    /// Deletes the member's row (their fields, beacons, visits and promo history go with it). PostgreSQL keeps a
-    /// deleted row's bytes in its table file until vacuum reclaims the page (autovacuum does, soon after): no query,
-    /// dump or replica shows them.
+    /// Deletes the member's row (their fields, beacons, visits and promo history go with it) and the survey samples of
+    /// their beacons. PostgreSQL keeps a deleted row's bytes in its table file until vacuum reclaims the page
+    /// (autovacuum does, soon after): no query, dump or replica shows them.
     @discardableResult
     public func forget(id: String) throws -> Bool {
         try delete(id: id, as: .forgotten)
@@ -148,6 +148,9 @@ public final class PostgresRegistry: MemberRegistry {
 
     private func delete(id: String, as kind: RegistryEvent.Kind) throws -> Bool {
         try session.transaction { statements in
+            // Survey samples name a beacon, not a member: those of a forgotten member's beacons go first, while the
+            // beacons still say whose they are.
+            if kind == .forgotten { try deleteSurveySamples(ofMember: id, statements) }
             guard try statements.execute("DELETE FROM member WHERE id = \(id)") > 0 else { return false }
             try recordEvents([(kind, id)], statements)
             return true
@@ -292,6 +295,7 @@ public final class PostgresRegistry: MemberRegistry {
                 try statements.execute("DELETE FROM visit_history WHERE arrived_at < \(before.milliseconds)")
             }
             try keep(Array(changes.history.values), statements)
+            try insertSurveySamples(changes.surveySamples, statements)
             let guests = changes.guestCounts.sorted {
                 ($0.key.store, $0.key.hour, $0.key.department) < ($1.key.store, $1.key.hour, $1.key.department)
             }

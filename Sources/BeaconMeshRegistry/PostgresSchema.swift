@@ -137,6 +137,38 @@ enum PostgresSchema {
                 """,
             ]
         ),
+        (
+            4, "survey samples and fits",
+            [
+                // A store's samples in the order training reads them; one second kept twice is one row. The index on
+                // beacon serves `forget`. A fit's version row stays when the fit is cleared (its number never goes back).
+                """
+                CREATE TABLE survey_sample (
+                    store integer NOT NULL, beacon text NOT NULL, at bigint NOT NULL, department integer NOT NULL,
+                    readings text NOT NULL, PRIMARY KEY (store, beacon, at))
+                """,
+                "CREATE INDEX survey_sample_beacon ON survey_sample (beacon)",
+                """
+                CREATE TABLE survey_fit (
+                    store integer PRIMARY KEY, fitted_at bigint NOT NULL, accuracy double precision NOT NULL, fit bytea NOT NULL)
+                """,
+                "CREATE TABLE survey_version (store integer PRIMARY KEY, version bigint NOT NULL)",
+                // Roles provisioned before (`provisionRole` grants the tables there were) get the new tables too, so
+                // an upgrade needs the owner to open the registry once, not a new role password for every store.
+                """
+                DO $$
+                DECLARE grantee text;
+                BEGIN
+                    FOR grantee IN SELECT DISTINCT g.grantee FROM information_schema.role_table_grants g
+                        WHERE g.table_schema = 'public' AND g.table_name = 'member' AND g.privilege_type = 'INSERT'
+                            AND g.grantee <> current_user
+                    LOOP
+                        EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON survey_sample, survey_fit, survey_version TO %I', grantee);
+                    END LOOP;
+                END $$
+                """,
+            ]
+        ),
     ]
 
     /// Brings the schema up to date; returns the versions it applied.

@@ -7,7 +7,7 @@ import BeaconMeshCore
 /// coordinators sharing a registry, or one writing after an outage, never overwrite each other's counts; increments
 /// for the same member add up here. A saved or ended visit is replaced by the member's next one, a promo firing by
 /// the member's next firing of that promo. So the changes waiting while the database is unavailable stay bounded by
-/// the number of members, however long it takes.
+/// the number of members, however long it takes; survey samples, which add up, by `surveySampleLimit`.
 public struct RegistryChanges: Sendable {
     /// A visit to save, or `nil`: the member's saved visit ended for good and is deleted.
     public internal(set) var visits: [String: PresenceEngine.Visit?] = [:]
@@ -34,6 +34,13 @@ public struct RegistryChanges: Sendable {
     public internal(set) var guestCounts: [GuestCountKey: GuestCount] = [:]
     /// Member visit history that began before this time is deleted (`retention.visits`).
     public internal(set) var forgetHistoryBefore: Timestamp?
+    /// Survey samples to add, in the order they were queued; at most `surveySampleLimit` (the oldest give way).
+    public internal(set) var surveySamples: [SurveySample] = []
+
+    /// The most survey samples that wait: two hours of one surveyed beacon (a few megabytes). Unlike the rest, samples
+    /// are not replaced by later ones, so while the database is away for longer than that, the oldest are given up
+    /// rather than growing the writer's queue without end.
+    public static let surveySampleLimit = 7_200
 
     /// Where guest stays are counted: a store, an hour (its start, epoch milliseconds, UTC) and a department.
     public struct GuestCountKey: Hashable, Sendable {
@@ -63,7 +70,7 @@ public struct RegistryChanges: Sendable {
     /// How many rows applying these changes writes.
     public var count: Int {
         visits.count + counts.count + promoFires.count + checkins.count + checkinRequests.count + publishedRegistryEvents.count
-            + history.count + guestCounts.count
+            + history.count + guestCounts.count + surveySamples.count
     }
 
     /// Saves `visit` (replacing the member's saved one).
@@ -115,6 +122,12 @@ public struct RegistryChanges: Sendable {
         forgetHistoryBefore = max(forgetHistoryBefore ?? time, time)
     }
 
+    /// Queues survey `samples` to be added after those queued before (keeping the newest `surveySampleLimit`).
+    public mutating func addSurveySamples(_ samples: [SurveySample]) {
+        surveySamples.append(contentsOf: samples)
+        if surveySamples.count > Self.surveySampleLimit { surveySamples.removeFirst(surveySamples.count - Self.surveySampleLimit) }
+    }
+
     /// Adds `later` on top of these changes (its entries replace these where both name the same thing).
     public mutating func merge(_ later: RegistryChanges) {
         visits.merge(later.visits) { _, new in new }
@@ -131,5 +144,6 @@ public struct RegistryChanges: Sendable {
             guestCounts[key] = GuestCount(visits: known.visits + count.visits, dwell: known.dwell + count.dwell)
         }
         if let before = later.forgetHistoryBefore { forgetHistory(before: before) }
+        addSurveySamples(later.surveySamples)
     }
 }

@@ -21,12 +21,13 @@ public enum RegistryLocation: Sendable, Equatable {
         }
     }
 
-    /// Opens the registry (bringing its schema up to date). PostgreSQL's password comes from `passwordFile` if given,
-    /// else from `BEACONMESH_DB_PASSWORD` in `environment`, else none (trust or peer authentication).
+    /// Opens the registry, members and store surveys (bringing its schema up to date). PostgreSQL's password comes from
+    /// `passwordFile` if given, else from `BEACONMESH_DB_PASSWORD` in `environment`, else none (trust or peer
+    /// authentication).
     public func open(
         passwordFile: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
         logger: Logger = Logger(label: "beaconmesh-registry")
-    ) throws(RegistryFailure) -> any MemberRegistry {
+    ) throws(RegistryFailure) -> any MemberRegistry & SurveyRegistry {
         switch self {
         case .sqlite(let path):
             return try SQLiteRegistry(path: path)

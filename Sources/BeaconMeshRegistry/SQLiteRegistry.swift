@@ -10,7 +10,7 @@ public final class SQLiteRegistry: MemberRegistry {
     /// A database that cannot be used, in words an IT person understands.
     public typealias Failure = RegistryFailure
 
-    private let database: DatabaseQueue
+    let database: DatabaseQueue
     public let path: String
     public var location: String { path }
 
@@ -203,6 +203,7 @@ public final class SQLiteRegistry: MemberRegistry {
             // Guests per store over the month from the index alone, not a look-up of each hour's row.
             try db.create(index: "guest_count_store_hour", on: "guest_count", columns: ["store", "hour", "visits"])
         }
+        migrator.registerMigration("v8: survey samples and fits") { db in try createSurveyTables(db) }
         return migrator
     }
 
@@ -277,11 +278,14 @@ public final class SQLiteRegistry: MemberRegistry {
         }
     }
 
-    /// Erases a member with their beacons, visits, custom fields and promo history, then rewrites the database
-    /// file so that no deleted page keeps their data; `false` if there was none.
+    /// Erases a member with their beacons, visits, custom fields, promo history and the survey samples of their
+    /// beacons, then rewrites the database file so that no deleted page keeps their data; `false` if there was none.
     @discardableResult
     public func forget(id: String) throws -> Bool {
         let removed = try database.write { db in
+            // Survey samples name a beacon, not a member: those of the member's beacons go first, while the beacons
+            // still say whose they are.
+            try SQLiteRegistry.deleteSurveySamples(ofMember: id, in: db)
             try db.execute(sql: "DELETE FROM member WHERE id = ?", arguments: [id])
             guard db.changesCount > 0 else { return false }
             try SQLiteRegistry.recordEvent(.forgotten, member: id, in: db)
@@ -426,6 +430,7 @@ public final class SQLiteRegistry: MemberRegistry {
                     key.store, key.hour.milliseconds, key.department, count.visits, count.dwell.wholeMilliseconds,
                 ])
             }
+            try SQLiteRegistry.insertSurveySamples(changes.surveySamples, in: db)
             for (fire, time) in changes.promoFires {
                 try db.execute(
                     sql: """

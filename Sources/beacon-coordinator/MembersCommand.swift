@@ -29,7 +29,7 @@ struct MembersCommand: ParsableCommand {
             }
         }
 
-        func open() throws -> any MemberRegistry {
+        func open() throws -> any MemberRegistry & SurveyRegistry {
             do {
                 return try RegistryLocation(db).open()
             } catch {
@@ -37,8 +37,8 @@ struct MembersCommand: ParsableCommand {
             }
         }
 
-        /// Runs `body` on the registry; a failure names the database and says why.
-        func use<T>(_ body: (any MemberRegistry) throws -> T) throws -> T {
+        /// Runs `body` on the registry (members and store surveys); a failure names the database and says why.
+        func use<T>(_ body: (any MemberRegistry & SurveyRegistry) throws -> T) throws -> T {
             let registry = try open()
             do {
                 return try body(registry)

@@ -19,15 +19,14 @@ struct SurveyImportCommand: ParsableCommand {
             """)
 
     @Argument(help: ArgumentHelp("The recording's folder.", valueName: "DIR")) var folder: String
-    @Option(help: "The store the recording's nodes belong to.") var store: UInt16
-    @OptionGroup var database: MembersCommand.Database
+    @OptionGroup var target: SurveyCommand.Target
 
     func run() throws {
         var recording: LabelledRecording
         let samples: [SurveySample]
         do {
             recording = try LabelledRecording.load(folder: folder)
-            recording.store = store
+            recording.store = target.store
             samples = try PresenceReplay().surveySamples(recording)
         } catch {
             throw UsageError("\(error)")
@@ -35,7 +34,7 @@ struct SurveyImportCommand: ParsableCommand {
         guard !samples.isEmpty else {
             throw UsageError("\(folder): no node heard a beacon of truth.csv while the truth placed it in a department")
         }
-        try database.use { registry in
+        try target.database.use { registry in
             guard let surveys = registry as? any SurveyRegistry else {
                 throw UsageError("\(registry.location) keeps no survey samples")
             }
@@ -43,7 +42,7 @@ struct SurveyImportCommand: ParsableCommand {
         }
         var seconds: [UInt16: Int] = [:]
         for sample in samples { seconds[sample.department, default: 0] += 1 }
-        print("store \(store): \(samples.count) s of survey samples added from \(recording.name)")
+        print("store \(target.store): \(samples.count) s of survey samples added from \(recording.name)")
         for department in seconds.keys.sorted() { print("  department \(department): \(seconds[department]!) s") }
     }
 }

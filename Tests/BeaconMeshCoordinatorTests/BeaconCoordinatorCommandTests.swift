@@ -120,6 +120,7 @@ struct BeaconCoordinatorCommandTests {
                                   and member apps.
           promos                  Check the department promos of a config.
           report                  A store's shopper analytics for a period (default the last 7 days), as tables or JSON.
+          survey                  Learn, show or clear a store's survey: the samples of its walks and the fit learnt from them.
 
           See 'beacon-coordinator help <subcommand>' for detailed help.
         """#

@@ -21,7 +21,7 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     }
 
     /// A registry on a new, empty database of this backend.
-    func makeRegistry() throws -> any MemberRegistry { try makeDatabase().open() }
+    func makeRegistry() throws -> any MemberRegistry & SurveyRegistry { try makeDatabase().open() }
 }
 
 /// One test's database, which several registries (several coordinators) may open.
@@ -37,7 +37,7 @@ enum TestDatabase {
     }
 
     /// A registry (a connection of its own) on this database.
-    func open() throws -> any MemberRegistry { try RegistryLocation(location).open(environment: [:]) }
+    func open() throws -> any MemberRegistry & SurveyRegistry { try RegistryLocation(location).open(environment: [:]) }
 
     /// Everything the database keeps, to look for what should be gone: the SQLite file and its log, or every row of
     /// every table (`pg_dump --data-only`).
