@@ -88,8 +88,9 @@ struct CoordinatorState {
         static func read(from registry: any MemberRegistry, stores: Set<UInt16>? = nil, at now: Timestamp) throws -> Start {
             var surveys: [UInt16: SurveyFit] = [:]
             if let registry = registry as? any SurveyRegistry, let stores {
+                // A fit that cannot be read leaves its store uncalibrated; the registry poll logs why at its first look.
                 for store in try registry.surveyFitVersions(stores: stores).keys {
-                    surveys[store] = try registry.surveyFit(store: store)
+                    surveys[store] = (try? registry.surveyFit(store: store)) ?? nil
                 }
             }
             return Start(
@@ -279,16 +280,16 @@ struct CoordinatorState {
     }
 
     /// The surveyed stores decided here, with how well live readings fit their survey.
-    private func surveyHealth() -> [CoordinatorHealth.Survey] {
-        let fitness = engine.surveyFitness
-        return fitness.keys.sorted().compactMap { store in
-            guard leases == nil || active.contains(store), let fit = engine.survey(of: store), let state = fitness[store] else {
-                return nil
-            }
-            return .init(
-                store: store, fittedAt: fit.fittedAt, accuracy: fit.accuracy, checks: state.checks, share: state.share,
-                stale: state.isStale)
-        }
+    private func surveyHealth() -> [SurveyStatus] {
+        configuration.storeIDs.sorted().compactMap { surveyStatus(of: $0) }
+    }
+
+    /// How `store`'s survey is doing, if it is surveyed and decided here.
+    private func surveyStatus(of store: UInt16) -> SurveyStatus? {
+        guard leases == nil || active.contains(store), let fit = engine.survey(of: store), let state = engine.surveyFitness(of: store)
+        else { return nil }
+        return SurveyStatus(
+            store: store, fittedAt: fit.fittedAt, accuracy: fit.accuracy, checks: state.checks, share: state.share, stale: state.isStale)
     }
 
     // MARK: Leases
@@ -619,7 +620,10 @@ struct CoordinatorState {
             metrics.snapshot(
                 store: store.id, members: members.count, guests: (guests[store.id] ?? [:]).values.reduce(0, +),
                 nodes: nodes.map { ($0.department, $0.node, $0.state == .online) })
-            actions.snapshots.append(SnapshotSource(store: store, present: members, guests: guests[store.id] ?? [:], nodes: nodes, at: now))
+            actions.snapshots.append(
+                SnapshotSource(
+                    store: store, present: members, guests: guests[store.id] ?? [:], nodes: nodes, at: now,
+                    survey: surveyStatus(of: store.id)))
         }
     }
 
@@ -719,6 +723,8 @@ struct SnapshotSource: Sendable {
     let guests: [UInt16: Int]
     let nodes: [PresenceSnapshot.NodeState]
     let at: Timestamp
+    /// For a surveyed store: its survey's status.
+    var survey: SurveyStatus? = nil
     /// With leases: until when (monotonic) the store may be decided for; the snapshot is not published after.
     var decidingUntil: ContinuousClock.Instant? = nil
 
@@ -753,7 +759,10 @@ struct SnapshotSource: Sendable {
         for (department, guests) in guests {
             occupancy[department, default: .init(members: 0, guests: 0)].guests += guests
         }
-        return PresenceSnapshot(store: store.id, name: store.name, updatedAt: at, members: members, occupancy: occupancy, nodes: nodes)
+        var snapshot = PresenceSnapshot(
+            store: store.id, name: store.name, updatedAt: at, members: members, occupancy: occupancy, nodes: nodes)
+        snapshot.survey = survey
+        return snapshot
     }
 }
 

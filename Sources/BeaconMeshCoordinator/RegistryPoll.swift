@@ -107,7 +107,13 @@ struct RegistryPoll: Sendable {
                     topic: parts.topics.registryEvents, payload: WireCodec.encode(event), qos: .atLeastOnce, retain: false)
             }
             parts.writer.enqueue(published)
-            parts.inbox.surveysChanged(try surveys.look(at: parts.registry, now: .now))
+            let (fits, unreadable) = try surveys.look(at: parts.registry, now: .now)
+            parts.inbox.surveysChanged(fits)
+            for (store, error) in unreadable {
+                parts.logger.error(
+                    "cannot read the store's new survey fit; deciding it as before",
+                    metadata: ["store": "\(store)", "cause": "\(parts.registry.describe(error))"])
+            }
             guard let feed = try feed.feed(from: parts.registry) else { return }
             let change = try feed.next(timeout: wait)
             switch change {

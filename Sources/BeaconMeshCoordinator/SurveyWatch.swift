@@ -17,18 +17,26 @@ struct SurveyWatch: Sendable {
         self.stores = stores
     }
 
-    /// The stores whose fit changed since the last look (a new fit, or `nil`: cleared); empty when nothing did, when
-    /// it looked less than `interval` ago, or when the registry keeps no surveys.
-    mutating func look(at registry: any MemberRegistry, now: ContinuousClock.Instant) throws -> [UInt16: SurveyFit?] {
-        guard let surveys = registry as? any SurveyRegistry else { return [:] }
-        if let lastLook, now - lastLook < Self.interval { return [:] }
+    /// The stores whose fit changed since the last look (a new fit, or `nil`: cleared), and those whose new fit could
+    /// not be read (they keep the fit they had; that version is not read again); nothing when it looked less than
+    /// `interval` ago, or when the registry keeps no surveys. Throws when the versions cannot be read.
+    mutating func look(at registry: any MemberRegistry, now: ContinuousClock.Instant) throws -> (
+        changed: [UInt16: SurveyFit?], unreadable: [UInt16: any Error]
+    ) {
+        guard let surveys = registry as? any SurveyRegistry else { return ([:], [:]) }
+        if let lastLook, now - lastLook < Self.interval { return ([:], [:]) }
         lastLook = now
         let current = try surveys.surveyFitVersions(stores: stores)
         var changed: [UInt16: SurveyFit?] = [:]
+        var unreadable: [UInt16: any Error] = [:]
         for store in stores where current[store] != versions[store] {
-            changed[store] = current[store] == nil ? .some(nil) : .some(try surveys.surveyFit(store: store))
+            do {
+                changed[store] = .some(try surveys.surveyFit(store: store))
+            } catch {
+                unreadable[store] = error
+            }
         }
         versions = current
-        return changed
+        return (changed, unreadable)
     }
 }

@@ -42,6 +42,10 @@ extension WireCodec {
                     entry.member("state", node.state.rawValue)
                 }
             }
+            if let survey = snapshot.survey {
+                body.key("survey")
+                writeSurveyStatus(survey, into: &body)
+            }
         }
     }
 
@@ -70,9 +74,11 @@ extension WireCodec {
                 nodes.append(
                     .init(department: try item.uint16("department"), node: try item.string("node"), state: try item.linkState("state")))
             }
-            return PresenceSnapshot(
+            var snapshot = PresenceSnapshot(
                 store: try body.uint16("store"), name: try body.string("name"),
                 updatedAt: try body.timestamp("updatedAt"), members: members, occupancy: occupancy, nodes: nodes)
+            if body.contains("survey") { snapshot.survey = try decodeSurveyStatus(try body.object("survey")) }
+            return snapshot
         }
     }
 }

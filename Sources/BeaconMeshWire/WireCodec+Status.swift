@@ -119,17 +119,7 @@ extension WireCodec {
             }
             if !health.surveys.isEmpty {
                 body.key("surveys")
-                body.array(health.surveys) { survey, writer in
-                    writer.object { entry in
-                        entry.member("store", survey.store)
-                        entry.member("fittedAt", survey.fittedAt)
-                        entry.member("accuracy", survey.accuracy)
-                        entry.member("state", survey.stale ? "stale" : "fits")
-                        entry.member("checks", survey.checks)
-                        entry.member("share", survey.share)
-                        entry.member("message", survey.message)
-                    }
-                }
+                body.array(health.surveys) { survey, writer in writeSurveyStatus(survey, into: &writer) }
             }
         }
     }
@@ -149,15 +139,29 @@ extension WireCodec {
         }
     }
 
-    private static func decodeHealthSurveys(_ body: JSONReader) throws(WireError) -> [CoordinatorHealth.Survey] {
-        var surveys: [CoordinatorHealth.Survey] = []
-        try body.forEachObject("surveys", optional: true) { entry throws(WireError) in
-            surveys.append(
-                .init(
-                    store: try entry.uint16("store"), fittedAt: try entry.timestamp("fittedAt"), accuracy: try entry.double("accuracy"),
-                    checks: Int(try entry.int("checks")), share: try entry.double("share"), stale: try entry.string("state") == "stale"))
-        }
+    private static func decodeHealthSurveys(_ body: JSONReader) throws(WireError) -> [SurveyStatus] {
+        var surveys: [SurveyStatus] = []
+        try body.forEachObject("surveys", optional: true) { entry throws(WireError) in surveys.append(try decodeSurveyStatus(entry)) }
         return surveys
+    }
+
+    /// A surveyed store's status, as health and the presence snapshot carry it.
+    static func writeSurveyStatus(_ survey: SurveyStatus, into writer: inout JSONStreamWriter) {
+        writer.object { entry in
+            entry.member("store", survey.store)
+            entry.member("fittedAt", survey.fittedAt)
+            entry.member("accuracy", survey.accuracy)
+            entry.member("state", survey.stale ? "stale" : "fits")
+            entry.member("checks", survey.checks)
+            entry.member("share", survey.share)
+            entry.member("message", survey.message)
+        }
+    }
+
+    static func decodeSurveyStatus(_ entry: JSONReader) throws(WireError) -> SurveyStatus {
+        SurveyStatus(
+            store: try entry.uint16("store"), fittedAt: try entry.timestamp("fittedAt"), accuracy: try entry.double("accuracy"),
+            checks: Int(try entry.int("checks")), share: try entry.double("share"), stale: try entry.string("state") == "stale")
     }
 
     private static func decodeHealthLeases(_ body: JSONReader) throws(WireError) -> [CoordinatorHealth.Lease] {

@@ -114,8 +114,6 @@ struct AccuracyConvertCommand: ParsableCommand {
     var radios: String = "all"
 
     func validate() throws {
-        if leaveOneOut && !surveys.isEmpty { throw ValidationError("--leave-one-out surveys from the recordings themselves: drop --survey") }
-        if leaveOneOut && recordings.count < 2 { throw ValidationError("--leave-one-out needs two recordings or more") }
         guard PhilotuxoTrack.Radios(rawValue: radios) != nil else {
             throw ValidationError("--radios must be all or pi, not '\(radios)'")
         }

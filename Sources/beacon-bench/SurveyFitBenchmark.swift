@@ -27,7 +27,7 @@ struct SurveyFitBenchmark: ParsableCommand {
         print("survey fit benchmark: \(departments) departments, \(samples.count) s of samples in \(training.stretches) stretches")
         print("  fit + leave-one-stretch-out   \(took)")
         print("  fit size                      \(fit.encoded().count) bytes")
-        print("  accuracy                      \(PresenceEngine.oneDecimal(quality.accuracy * 100)) %")
+        print("  accuracy                      \((quality.accuracy * 1000).rounded() / 10) %")
     }
 
     /// `seconds` samples per department in `stretches` stretches, readings jittered by up to ±4 dB.

@@ -8,6 +8,8 @@ public struct PresenceSnapshot: Hashable, Sendable {
     /// Per department: members and guests in it (a member whose department is unknown counts in none).
     public var occupancy: [UInt16: Occupancy]
     public var nodes: [NodeState]
+    /// For a surveyed store: its fit and how well live readings fit the survey lately.
+    public var survey: SurveyStatus?
 
     public init(
         store: UInt16, name: String, updatedAt: Timestamp, members: [PresentMember], occupancy: [UInt16: Occupancy],

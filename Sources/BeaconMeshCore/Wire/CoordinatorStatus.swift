@@ -37,39 +37,7 @@ public struct CoordinatorHealth: Hashable, Sendable {
     public var leases: [Lease] = []
 
     /// The surveyed stores it decides, each with how well live readings fit the survey lately.
-    public var surveys: [Survey] = []
-
-    /// A surveyed store as the coordinator sees it.
-    public struct Survey: Hashable, Sendable {
-        public var store: UInt16
-        public var fittedAt: Timestamp
-        /// The fit's accuracy by leave-one-stretch-out when it was fitted.
-        public var accuracy: Double
-        /// How many live readings were checked against the survey since the fit was taken up, and the share of the
-        /// recent ones that fit it.
-        public var checks: Int
-        public var share: Double
-        /// Live readings stopped fitting the survey (a node moved, the store rebuilt): walk it again.
-        public var stale: Bool
-
-        public init(store: UInt16, fittedAt: Timestamp, accuracy: Double, checks: Int, share: Double, stale: Bool) {
-            self.store = store
-            self.fittedAt = fittedAt
-            self.accuracy = accuracy
-            self.checks = checks
-            self.share = share
-            self.stale = stale
-        }
-
-        /// In words, for health and the dashboard.
-        public var message: String {
-            stale
-                ? "the survey of store \(store) no longer fits: walk it again"
-                : checks < SurveyFitness.minimumChecks
-                    ? "the survey of store \(store) is in use; too few readings yet to tell how well it fits"
-                    : "the survey of store \(store) fits \(Int((share * 100).rounded())) % of recent readings"
-        }
-    }
+    public var surveys: [SurveyStatus] = []
 
     /// One store's lease that the coordinator holds.
     public struct Lease: Hashable, Sendable {
@@ -122,7 +90,7 @@ public struct CoordinatorHealth: Hashable, Sendable {
     public init(
         uptimeSeconds: Int64, batches: UInt64, sightings: UInt64, events: UInt64, dropped: [String: UInt64],
         gaps: UInt64, duplicates: UInt64, tracked: Int, rssBytes: Int, nodes: [Node] = [], database: Database = Database(),
-        rangingReports: UInt64 = 0, leases: [Lease] = [], surveys: [Survey] = []
+        rangingReports: UInt64 = 0, leases: [Lease] = [], surveys: [SurveyStatus] = []
     ) {
         self.leases = leases
         self.surveys = surveys

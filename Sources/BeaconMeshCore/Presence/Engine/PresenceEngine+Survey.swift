@@ -68,6 +68,9 @@ extension PresenceEngine {
     /// How well live readings fit each surveyed store's survey lately.
     public var surveyFitness: [UInt16: SurveyFitness] { surveys.mapValues(\.fitness) }
 
+    /// How well live readings fit `store`'s survey lately, if it is surveyed.
+    public func surveyFitness(of store: UInt16) -> SurveyFitness? { surveys[store]?.fitness }
+
     /// The feature index of a node in its store's fit, or -1 (no fit, a phone, a node the survey did not hear).
     func surveyFeature(of track: NodeTrack) -> Int32 {
         guard !track.isPhone, let fit = surveys[track.address.store]?.fit,
