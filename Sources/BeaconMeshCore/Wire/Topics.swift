@@ -19,6 +19,8 @@ public struct Topics: Sendable, Equatable {
     public func ranging(store: UInt16, member: String) -> String { "\(prefix)/stores/\(store)/members/\(member)/ranging" }
     public func checkins(store: UInt16) -> String { "\(prefix)/stores/\(store)/checkins" }
     public func checkins(member: String) -> String { "\(prefix)/members/\(member)/checkins" }
+    /// Where surveyors (`beacon-coordinator survey mark`, the dashboard's survey page) publish a store's survey marks.
+    public func survey(store: UInt16) -> String { "\(prefix)/stores/\(store)/survey" }
     public var registryEvents: String { "\(prefix)/registry/events" }
 
     /// The filter for every member's ranging reports in one store.
@@ -39,6 +41,8 @@ public struct Topics: Sendable, Equatable {
     public func presenceFilter(store: UInt16?) -> String { "\(prefix)/stores/\(Self.level(store))/presence" }
     /// The filter for the check-in requests of one store, or of every store.
     public func checkinsFilter(store: UInt16?) -> String { "\(prefix)/stores/\(Self.level(store))/checkins" }
+    /// The filter for the survey marks of one store, or of every store.
+    public func surveyFilter(store: UInt16?) -> String { "\(prefix)/stores/\(Self.level(store))/survey" }
     /// The filter for every node's status in one store, or in every store.
     public func nodeStatusFilter(store: UInt16?) -> String {
         "\(prefix)/stores/\(Self.level(store))/departments/+/nodes/+/status"
@@ -82,6 +86,7 @@ public struct Topics: Sendable, Equatable {
         case coordinatorHealth(id: String)
         case ranging(store: UInt16, member: String)
         case storeCheckins(store: UInt16)
+        case survey(store: UInt16)
         case memberCheckins(member: String)
         case registryEvents
     }
@@ -105,6 +110,7 @@ public struct Topics: Sendable, Equatable {
             if levels.is(2, "events") { return .events(store: store) }
             if levels.is(2, "presence") { return .presence(store: store) }
             if levels.is(2, "checkins") { return .storeCheckins(store: store) }
+            if levels.is(2, "survey") { return .survey(store: store) }
             return nil
         case 3 where levels.is(0, "members") && !levels.isEmpty(1):
             if levels.is(2, "offers") { return .offers(member: levels.text(1)) }
