@@ -8,7 +8,9 @@ struct BeaconCoordinator: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "beacon-coordinator",
         abstract: "Works out who is in which department, greets members, fires promos and publishes per-store channels.",
-        subcommands: [RunCommand.self, MembersCommand.self, ProvisionCommand.self, PromosCommand.self, ReportCommand.self])
+        subcommands: [
+            RunCommand.self, MembersCommand.self, ProvisionCommand.self, PromosCommand.self, ReportCommand.self, SurveyCommand.self,
+        ])
 
     static func main() async {
         await CommandLineProgram.main(BeaconCoordinator.self, name: "beacon-coordinator")

@@ -120,6 +120,8 @@ struct BeaconCoordinatorCommandTests {
                                   and member apps.
           promos                  Check the department promos of a config.
           report                  A store's shopper analytics for a period (default the last 7 days), as tables or JSON.
+          survey                  Survey a store: mark where a carried beacon is, so its coordinators learn how each department
+                                  sounds.
 
           See 'beacon-coordinator help <subcommand>' for detailed help.
         """#
