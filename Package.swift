@@ -120,6 +120,7 @@ let package = Package(
             resources: [
                 .embedInCode("Web/dashboard.js"), .embedInCode("Web/dashboard.css"), .embedInCode("Web/overview.html"),
                 .embedInCode("Web/store.html"), .embedInCode("Web/account.html"), .embedInCode("Web/login.html"),
+                .embedInCode("Web/survey.html"), .embedInCode("Web/survey.js"),
             ]),
         // The Prometheus endpoint the executables serve (only executables bootstrap the metrics backend).
         .target(
@@ -236,6 +237,8 @@ let package = Package(
             dependencies: [
                 "BeaconMeshDashboard", "BeaconMeshTesting", "beacon-dashboard", "BeaconMeshMQTT", "BeaconMeshService",
                 .product(name: "Logging", package: "swift-log"), .product(name: "HummingbirdTesting", package: "hummingbird"),
+                // The survey page's browser test runs the dashboard's server and feed in a ServiceGroup.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         .testTarget(
             name: "BeaconMeshScannerTests",

@@ -33,7 +33,7 @@ public enum ProvisioningRole: Sendable, Equatable {
     case bridge(store: UInt16)
     /// A web dashboard (`beacon-dashboard`): reads its stores' presence snapshots, events and node status and every
     /// coordinator's status — what the dashboard subscribes to, nothing more (no sightings, no ranging) — and writes
-    /// nothing. No stores means every store: head office's read-only credential.
+    /// only its stores' survey marks (its survey page's). No stores means every store: head office's credential.
     case dashboard(id: String, stores: [UInt16])
 
     /// The prefixes of service user names; a member id may not start with one.
@@ -108,7 +108,7 @@ public enum ProvisioningRole: Sendable, Equatable {
             return storeLevels.flatMap { store in
                 [
                     "topic read \(topics.presenceFilter(store: store))", "topic read \(topics.eventsFilter(store: store))",
-                    "topic read \(topics.nodeStatusFilter(store: store))",
+                    "topic read \(topics.nodeStatusFilter(store: store))", "topic write \(topics.surveyFilter(store: store))",
                 ]
             } + ["topic read \(topics.coordinatorStatusFilter(id: nil))"]
         }

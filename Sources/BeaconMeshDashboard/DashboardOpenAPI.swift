@@ -1,9 +1,12 @@
 /// The OpenAPI 3.0 description of every JSON route the dashboard serves (`/api/openapi.json`): the chain and store
-/// page data, a store's presence snapshot, its analytics (with `--db`), the health check, and this document. Other
+/// page data, a store's presence snapshot, its analytics and its survey (with `--db`: the seconds gathered per
+/// department, and posting a mark), the health check, and this document. Other
 /// programs build on these; a test runs schemathesis against a running dashboard to hold the document to the answers.
 ///
-/// Errors are one line of text (`text/plain`): 400 a bad store number or period, 401 no sign-in (with `--users`), 403
-/// a store the user may not see, 404 a store not shown or not heard yet, 503 a database that does not answer.
+/// Errors are one line of text (`text/plain`): 400 a bad store number, period or survey mark, 401 no sign-in (with
+/// `--users`), 403 a store the user may not see (or a mark another site's page posted), 404 a store not shown or not
+/// heard yet (or a survey without `--db`), 413 and 415 a mark too large or not JSON, 503 a database that does not
+/// answer or a broker that is lost.
 public enum DashboardOpenAPI {
     public static let document = #"""
         {
@@ -11,7 +14,7 @@ public enum DashboardOpenAPI {
           "info": {
             "title": "BeaconMesh dashboard",
             "version": "1",
-            "description": "What beacon-dashboard serves as JSON: the chain and its stores as the live pages show them, the latest presence snapshot of a store (the contract's payload), and with --db a store's shopper analytics (the contract's analytics object). With --users every route but /healthz needs sign-in (a session cookie from /login, or HTTP Basic), and a user sees only their stores."
+            "description": "What beacon-dashboard serves as JSON: the chain and its stores as the live pages show them, the latest presence snapshot of a store (the contract's payload), and with --db a store's shopper analytics (the contract's analytics object) and its survey (the seconds gathered per department; a mark posted is published to the store's survey topic). With --users every route but /healthz needs sign-in (a session cookie from /login, or HTTP Basic), and a user sees only their stores."
           },
           "servers": [{"url": "/"}],
           "components": {
@@ -21,11 +24,13 @@ public enum DashboardOpenAPI {
                         "schema": {"type": "integer", "minimum": 0, "maximum": 65535}}
             },
             "responses": {
-              "BadRequest": {"description": "A bad store number or period, in one line.", "content": {"text/plain": {"schema": {"type": "string"}}}},
+              "BadRequest": {"description": "A bad store number, period or survey mark, in one line.", "content": {"text/plain": {"schema": {"type": "string"}}}},
               "Unauthorized": {"description": "Sign-in needed (with --users).", "content": {"text/plain": {"schema": {"type": "string"}}}},
               "Forbidden": {"description": "The signed-in user may not see this store.", "content": {"text/plain": {"schema": {"type": "string"}}}},
               "NotFound": {"description": "The store is not shown by this dashboard, or nothing of it was heard yet.", "content": {"text/plain": {"schema": {"type": "string"}}}},
-              "Unavailable": {"description": "The registry database does not answer.", "content": {"text/plain": {"schema": {"type": "string"}}}}
+              "Unavailable": {"description": "The registry database does not answer, or the dashboard has lost the broker.", "content": {"text/plain": {"schema": {"type": "string"}}}},
+              "TooLarge": {"description": "A survey mark over 4 KiB.", "content": {"text/plain": {"schema": {"type": "string"}}}},
+              "NotJSON": {"description": "A survey mark that is not application/json.", "content": {"text/plain": {"schema": {"type": "string"}}}}
             },
             "schemas": {
               "Connection": {
@@ -138,6 +143,31 @@ public enum DashboardOpenAPI {
                                             "visitsWithCheckinAfter": {"type": "integer"}}}}
                 }
               },
+              "Survey": {
+                "type": "object", "description": "A store's survey as its survey page shows it: each department (those the dashboard knows of the store, markable, and those with samples only) and the seconds of samples gathered in it.",
+                "required": ["store", "name", "now", "connection", "departments"],
+                "properties": {
+                  "store": {"type": "integer", "minimum": 0, "maximum": 65535}, "name": {"type": "string"}, "now": {"type": "integer"},
+                  "connection": {"$ref": "#/components/schemas/Connection"},
+                  "departments": {"type": "array", "items": {"type": "object", "required": ["department", "name", "seconds", "markable"],
+                                  "properties": {"department": {"type": "integer", "minimum": 0, "maximum": 65535}, "name": {"type": "string"},
+                                                 "seconds": {"type": "integer", "minimum": 0}, "markable": {"type": "boolean"}}}}
+                }
+              },
+              "SurveyMarkRequest": {
+                "type": "object", "description": "Where the surveyor carrying beacon is now: a department of the store, null between departments; stop true ends the survey of the beacon (department then not needed).",
+                "required": ["beacon"],
+                "properties": {"beacon": {"type": "string", "description": "A beacon key: ibeacon:<uuid>:<major>:<minor>, altbeacon:… or eddystone:…",
+                                          "pattern": "^((ibeacon|altbeacon):[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}:[0-9]{1,5}:[0-9]{1,5}|eddystone:[0-9a-f]{20}:[0-9a-f]{12})$"},
+                               "department": {"type": "integer", "minimum": 0, "maximum": 65535, "nullable": true}, "stop": {"type": "boolean"}}
+              },
+              "SurveyMark": {
+                "type": "object", "description": "The contract's survey mark as published, at the dashboard's time.",
+                "required": ["v", "beacon", "department", "at"],
+                "properties": {"v": {"type": "integer", "enum": [1]}, "beacon": {"type": "string"},
+                               "department": {"type": "integer", "minimum": 0, "maximum": 65535, "nullable": true},
+                               "at": {"type": "integer"}, "stop": {"type": "boolean", "enum": [true]}}
+              },
               "Health": {
                 "type": "object", "required": ["status", "broker", "stores", "pages"],
                 "properties": {"status": {"type": "string", "enum": ["ok", "degraded"]}, "broker": {"type": "string", "enum": ["connected", "connecting", "lost"]},
@@ -196,6 +226,34 @@ public enum DashboardOpenAPI {
                   "200": {"description": "The analytics object.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Analytics"}}}},
                   "400": {"$ref": "#/components/responses/BadRequest"}, "401": {"$ref": "#/components/responses/Unauthorized"},
                   "403": {"$ref": "#/components/responses/Forbidden"}, "404": {"$ref": "#/components/responses/NotFound"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
+                }
+              }
+            },
+            "/api/stores/{store}/survey": {
+              "get": {
+                "summary": "The store's departments and the seconds of survey samples gathered in each; only with --db.",
+                "operationId": "survey",
+                "parameters": [{"$ref": "#/components/parameters/store"}],
+                "responses": {
+                  "200": {"description": "The survey.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Survey"}}}},
+                  "400": {"$ref": "#/components/responses/BadRequest"}, "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "403": {"$ref": "#/components/responses/Forbidden"}, "404": {"$ref": "#/components/responses/NotFound"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
+                }
+              }
+            },
+            "/api/stores/{store}/survey/marks": {
+              "post": {
+                "summary": "Publishes one survey mark of the store to its survey topic (QoS 1, the dashboard's time); only with --db. A browser's post from another site is refused (403).",
+                "operationId": "surveyMark",
+                "parameters": [{"$ref": "#/components/parameters/store"}],
+                "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SurveyMarkRequest"}}}},
+                "responses": {
+                  "200": {"description": "The mark, published.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SurveyMark"}}}},
+                  "400": {"$ref": "#/components/responses/BadRequest"}, "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "403": {"$ref": "#/components/responses/Forbidden"}, "404": {"$ref": "#/components/responses/NotFound"},
+                  "413": {"$ref": "#/components/responses/TooLarge"}, "415": {"$ref": "#/components/responses/NotJSON"},
                   "503": {"$ref": "#/components/responses/Unavailable"}
                 }
               }

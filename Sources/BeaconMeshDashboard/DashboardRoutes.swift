@@ -6,9 +6,10 @@ import Hummingbird
 /// The dashboard's HTTP routes: `/` the chain overview, `/stores/{store}` a store's live page, their event streams
 /// (`/live`, `/stores/{store}/live`), `/api/stores` and `/api/stores/{store}` (the pages' data as JSON),
 /// `/api/stores/{store}/presence` (the retained snapshot as received), with `--db` the analytics pages and API
-/// (`AnalyticsRoutes`), `/healthz`, `/metrics` and the page's
-/// stylesheet and script. A store number that is not 0–65535 is a 400 with one line saying so; a store the signed-in
-/// user may not see is a 403; a store this dashboard does not show (`--store`) or has no snapshot of yet is a 404.
+/// (`AnalyticsRoutes`), the survey page, its data and its marks (`SurveyRoutes`; 404 without `--db`), `/healthz`,
+/// `/metrics` and the pages' stylesheet and scripts. A store number that is not 0–65535 is a 400 with one line saying
+/// so; a store the signed-in user may not see is a 403; a store this dashboard does not show (`--store`) or has no
+/// snapshot of yet is a 404.
 ///
 /// With `access` (`--users`), `SignInMiddleware` lets only signed-in requests through and `SignInRoutes` adds `/login`
 /// and `/logout`; the overview and its stream then carry only the user's stores. Every response carries
@@ -17,7 +18,7 @@ import Hummingbird
 public enum DashboardRoutes {
     public static func router(
         hub: DashboardHub, metricsText: @escaping @Sendable () -> String, access: DashboardAccess? = nil, https: Bool = false,
-        analytics: AnalyticsSource? = nil, clock: any ServiceClock = WallClock()
+        analytics: AnalyticsSource? = nil, survey: DashboardSurvey? = nil, clock: any ServiceClock = WallClock()
     ) -> Router<DashboardRequestContext> {
         let router = Router(context: DashboardRequestContext.self)
         router.add(middleware: SecurityHeadersMiddleware(https: https))
@@ -61,6 +62,7 @@ public enum DashboardRoutes {
             }
         }
         if let analytics { AnalyticsRoutes.add(to: router, source: analytics, hub: hub, clock: clock) }
+        SurveyRoutes.add(to: router, survey: survey, hub: hub, clock: clock)
         router.get("/api/openapi.json") { _, _ in
             json(Array(DashboardOpenAPI.document.utf8))
         }
@@ -86,11 +88,14 @@ public enum DashboardRoutes {
         router.get("/assets/dashboard.js") { _, _ in
             asset(DashboardScript.text, type: "text/javascript; charset=utf-8")
         }
+        router.get("/assets/survey.js") { _, _ in
+            asset(DashboardWeb.surveyScript, type: "text/javascript; charset=utf-8")
+        }
         return router
     }
 
     /// The `:store` parameter as a store this dashboard shows and the request may see, or the response that says why not.
-    private static func storeNumber(_ context: DashboardRequestContext, hub: DashboardHub) -> Result<UInt16, ResponseFailure> {
+    static func storeNumber(_ context: DashboardRequestContext, hub: DashboardHub) -> Result<UInt16, ResponseFailure> {
         let raw = context.parameters.get("store") ?? ""
         guard !raw.isEmpty, raw.count <= 5, raw.allSatisfy({ $0.isASCII && $0.isNumber }), let store = UInt16(raw) else {
             return .failure(ResponseFailure(text(.badRequest, "bad store number '\(raw)': a store is a number from 0 to 65535")))
@@ -110,7 +115,7 @@ public enum DashboardRoutes {
         init(_ response: Response) { self.response = response }
     }
 
-    private static func page(_ html: String) -> Response {
+    static func page(_ html: String) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-cache"
@@ -124,14 +129,14 @@ public enum DashboardRoutes {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
-    private static func json(_ bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
+    static func json(_ bytes: [UInt8], status: HTTPResponse.Status = .ok) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         headers[.cacheControl] = "no-cache"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
-    private static func text(_ status: HTTPResponse.Status, _ line: String) -> Response {
+    static func text(_ status: HTTPResponse.Status, _ line: String) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/plain; charset=utf-8"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: line + "\n")))
@@ -140,7 +145,7 @@ public enum DashboardRoutes {
 
 extension Result where Failure == DashboardRoutes.ResponseFailure {
     /// Both sides as a response: the failure's, or `success` turned into one.
-    fileprivate func response(_ success: (Success) -> Response) -> Response {
+    func response(_ success: (Success) -> Response) -> Response {
         switch self {
         case .success(let value): return success(value)
         case .failure(let failure): return failure.response

@@ -9,14 +9,17 @@ import ServiceLifecycle
 /// down first and ends the live pages' streams).
 public enum DashboardServer {
     /// The server; `onListening` is called with the address actually bound (the port chosen when `listen` asks for 0).
-    /// With `access`, every page but `/login` and `/healthz` needs sign-in.
+    /// With `access`, every page but `/login` and `/healthz` needs sign-in; with `survey` (`--db`) the survey page is
+    /// there.
     public static func service(
         hub: DashboardHub, listen: ListenAddress, metricsText: @escaping @Sendable () -> String,
         access: DashboardAccess? = nil, tls: TLSConfiguration? = nil, analytics: AnalyticsSource? = nil,
-        clock: any ServiceClock = WallClock(), logger: Logger, onListening: @escaping @Sendable (ListenAddress) -> Void = { _ in }
+        survey: DashboardSurvey? = nil, clock: any ServiceClock = WallClock(), logger: Logger,
+        onListening: @escaping @Sendable (ListenAddress) -> Void = { _ in }
     ) throws -> any Service {
         let router = DashboardRoutes.router(
-            hub: hub, metricsText: metricsText, access: access, https: tls != nil, analytics: analytics, clock: clock)
+            hub: hub, metricsText: metricsText, access: access, https: tls != nil, analytics: analytics, survey: survey,
+            clock: clock)
         return Application(
             router: router,
             server: try tls.map { try .tls(.http1(), tlsConfiguration: $0) } ?? .http1(),

@@ -11,6 +11,8 @@ enum DashboardWeb {
     static let store = String(decoding: PackageResources.store_html, as: UTF8.self)
     static let account = String(decoding: PackageResources.account_html, as: UTF8.self)
     static let login = String(decoding: PackageResources.login_html, as: UTF8.self)
+    static let survey = String(decoding: PackageResources.survey_html, as: UTF8.self)
+    static let surveyScript = String(decoding: PackageResources.survey_js, as: UTF8.self)
 
     /// `template` with each `{{name}}` (a name of letters) replaced by `values[name]`, in one pass (a value is never
     /// searched for placeholders); a name without a value is left as it is.

@@ -18,7 +18,7 @@ struct ProvisionCommand: ParsableCommand {
         discussion: """
             User names: node-<store>-<department>-<node> (node-1-10-a), monitor-<store> (monitor-1), till-<store> \
             (till-9, from monitor --till), coordinator-<id> (coordinator-backoffice-1), bridge-store-<store> (on the \
-            head-office broker), dashboard-<id> (dashboard-hq, read-only), and for a member's app the member id itself (ana), because the ACL patterns \
+            head-office broker), dashboard-<id> (dashboard-hq, which writes only survey marks), and for a member's app the member id itself (ana), because the ACL patterns \
             (beaconmesh/v1/members/%u/offers, …/members/%u/checkins, …/stores/+/members/%u/ranging) put the user name \
             into the topic.
             Each credential gets a random password in <credentials>/<user>.pass (mode 0600); hand that file to the \
@@ -264,7 +264,7 @@ struct ProvisionCommand: ParsableCommand {
     struct Dashboard: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "A web dashboard's credential: it may read its stores' presence, events and node status and the coordinators' status, and write nothing; no --store: every store (head office)."
+                "A web dashboard's credential: it may read its stores' presence, events and node status and the coordinators' status, and write only their survey marks; no --store: every store (head office)."
         )
         @OptionGroup var files: Files
         @Option(help: "The dashboard's id: user name dashboard-<id>.") var id = "hq"

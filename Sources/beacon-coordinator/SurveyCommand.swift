@@ -9,8 +9,9 @@ import Foundation
 /// show what is kept, clear it. Running coordinators of the store take a new fit, or its clearing, within seconds.
 struct SurveyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "survey", abstract: "Learn, show or clear a store's survey: the samples of its walks and the fit learnt from them.",
-        subcommands: [SurveyImportCommand.self, Fit.self, Show.self, Clear.self])
+        commandName: "survey",
+        abstract: "Survey a store: mark where a carried beacon is or import a recorded walk, then learn, show or clear its fit.",
+        subcommands: [SurveyMarkCommand.self, SurveyImportCommand.self, Fit.self, Show.self, Clear.self])
 
     /// The store and the registry a survey subcommand works on.
     struct Target: ParsableArguments {

@@ -101,13 +101,16 @@ struct BeaconDashboard: AsyncParsableCommand {
         let tls = try tlsCert.map { certificate throws(UsageError) in
             try DashboardServer.tlsConfiguration(certificate: certificate, key: tlsKey ?? "")
         }
-        let analytics = try db.map { location throws(UsageError) in
+        let registry = try db.map { location throws(UsageError) in
             do throws(RegistryFailure) {
-                return AnalyticsSource(registry: try RegistryLocation(location).open(logger: logger))
+                return try RegistryLocation(location).open(logger: logger)
             } catch {
                 throw UsageError(error.description)
             }
         }
+        let analytics = registry.map { AnalyticsSource(registry: $0) }
+        // The survey page's seconds per department come from the registry behind --db.
+        let surveyProgress = registry.map { RegistrySurveyProgress(registry: $0) as any SurveyProgressReading }
         let scheme = tls == nil ? "http" : "https"
         let signIn = access == nil ? "" : ", sign-in required"
         var mqtt: MQTTConfiguration
@@ -123,10 +126,12 @@ struct BeaconDashboard: AsyncParsableCommand {
         let client = try MQTTClient(configuration: mqtt, logger: logger)
         let hub = DashboardHub(board: ChainBoard(broker: brokerOptions.connection.url, stores: Set(stores)))
         let feed = DashboardFeed(client: client, hub: hub, stores: stores, logger: logger)
+        // The survey page's marks go out on the feed's connection (its broker account may write them).
+        let survey = surveyProgress.map { DashboardSurvey(progress: $0, client: client) }
         let broker = mqtt.broker
         let server = try DashboardServer.service(
             hub: hub, listen: listen, metricsText: PrometheusMetrics.exposition, access: access, tls: tls, analytics: analytics,
-            logger: logger
+            survey: survey, logger: logger
         ) { bound in
             CommandLineProgram.printLine("beacon-dashboard: serving \(bound.url(scheme: scheme)) (broker \(broker)\(signIn))")
         }

@@ -120,7 +120,8 @@ struct BeaconCoordinatorCommandTests {
                                   and member apps.
           promos                  Check the department promos of a config.
           report                  A store's shopper analytics for a period (default the last 7 days), as tables or JSON.
-          survey                  Learn, show or clear a store's survey: the samples of its walks and the fit learnt from them.
+          survey                  Survey a store: mark where a carried beacon is or import a recorded walk, then learn, show or
+                                  clear its fit.
 
           See 'beacon-coordinator help <subcommand>' for detailed help.
         """#
@@ -177,9 +178,9 @@ struct BeaconCoordinatorCommandTests {
 
         User names: node-<store>-<department>-<node> (node-1-10-a), monitor-<store> (monitor-1), till-<store> (till-9, from
         monitor --till), coordinator-<id> (coordinator-backoffice-1), bridge-store-<store> (on the head-office broker),
-        dashboard-<id> (dashboard-hq, read-only), and for a member's app the member id itself (ana), because the ACL patterns
-        (beaconmesh/v1/members/%u/offers, …/members/%u/checkins, …/stores/+/members/%u/ranging) put the user name into the
-        topic.
+        dashboard-<id> (dashboard-hq, which writes only survey marks), and for a member's app the member id itself (ana),
+        because the ACL patterns (beaconmesh/v1/members/%u/offers, …/members/%u/checkins, …/stores/+/members/%u/ranging) put
+        the user name into the topic.
         Each credential gets a random password in <credentials>/<user>.pass (mode 0600); hand that file to the program
         (--password-file, or passwordFile: in its config). Running a command again changes nothing; --rotate draws a new
         password. The broker reads the files only when reloaded: add --reload, or run `systemctl reload mosquitto` afterwards.
@@ -200,7 +201,8 @@ struct BeaconCoordinatorCommandTests {
           bridge                  On the head-office broker: a store broker's bridge, which forwards that store's topics and
                                   takes offers and check-ins back.
           dashboard               A web dashboard's credential: it may read its stores' presence, events and node status and
-                                  the coordinators' status, and write nothing; no --store: every store (head office).
+                                  the coordinators' status, and write only their survey marks; no --store: every store (head
+                                  office).
           revoke                  Remove a credential: its password entry, ACL block and credential file.
           database                A chain registry's PostgreSQL role for coordinators: migrates the schema as the owner, then
                                   grants the role rows only (no DDL, no other schema).

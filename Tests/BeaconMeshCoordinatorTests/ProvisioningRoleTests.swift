@@ -27,18 +27,23 @@ struct ProvisioningRoleTests {
     }
 
     @Test(
-        "a dashboard reads what it shows — presence, events, node status, coordinators' status — of its stores or all, and writes nothing")
+        "a dashboard reads what it shows — presence, events, node status, coordinators' status — of its stores or all, and writes only their survey marks"
+    )
     func dashboardLines() {
         #expect(ProvisioningRole.dashboard(id: "hq", stores: []).username == "dashboard-hq")
         #expect(
             ProvisioningRole.dashboard(id: "hq", stores: []).topicLines() == [
                 "topic read beaconmesh/v1/stores/+/presence", "topic read beaconmesh/v1/stores/+/events",
-                "topic read beaconmesh/v1/stores/+/departments/+/nodes/+/status", "topic read beaconmesh/v1/coordinators/+/status",
+                "topic read beaconmesh/v1/stores/+/departments/+/nodes/+/status", "topic write beaconmesh/v1/stores/+/survey",
+                "topic read beaconmesh/v1/coordinators/+/status",
             ])
         let two = ProvisioningRole.dashboard(id: "region-west", stores: [2, 1, 2]).topicLines()
         #expect(
-            two.count == 7 && two.filter { $0.contains("/stores/1/") }.count == 3 && two.filter { $0.contains("/stores/2/") }.count == 3)
-        #expect(two.allSatisfy { $0.hasPrefix("topic read ") })
+            two.count == 9 && two.filter { $0.contains("/stores/1/") }.count == 4 && two.filter { $0.contains("/stores/2/") }.count == 4)
+        #expect(
+            two.filter { !$0.hasPrefix("topic read ") } == [
+                "topic write beaconmesh/v1/stores/1/survey", "topic write beaconmesh/v1/stores/2/survey",
+            ])
         #expect(ProvisioningRole.dashboard(id: "bad/id", stores: []).problem != nil)
         #expect(ProvisioningRole.member(id: "dashboard-hq").problem?.contains("kept for service user names") == true)
     }

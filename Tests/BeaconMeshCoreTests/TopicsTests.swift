@@ -17,6 +17,16 @@ struct TopicsTests {
         #expect(topics.parse(topics.offers(member: "m-17")) == .offers(member: "m-17"))
         #expect(topics.parse(topics.coordinatorStatus(id: "hq")) == .coordinatorStatus(id: "hq"))
         #expect(topics.parse(topics.coordinatorHealth(id: "hq")) == .coordinatorHealth(id: "hq"))
+        #expect(topics.parse(topics.survey(store: 12)) == .survey(store: 12))
+    }
+
+    @Test("a store's survey marks have the contract's topic, one level under the store, beside its check-ins")
+    func survey() {
+        #expect(topics.survey(store: 1) == "beaconmesh/v1/stores/1/survey")
+        #expect(topics.surveyFilter(store: nil) == "beaconmesh/v1/stores/+/survey")
+        #expect(topics.surveyFilter(store: 9) == topics.survey(store: 9))
+        #expect(topics.parse("beaconmesh/v1/stores/65535/survey") == .survey(store: 65535))
+        #expect(Topics(root: "acme").parse(Topics(root: "acme").survey(store: 3)) == .survey(store: 3))
     }
 
     @Test("subscription filters and ACL topics: a missing level is `+`, the bytes the contract names")
@@ -55,6 +65,8 @@ struct TopicsTests {
             "beaconmesh/v1/stores/1/departments/10/nodes/a/sighting", "beaconmesh/v1/stores/1/departments/10/nodes/A/sightings",
             "beaconmesh/v1/stores/1/departments/10/nodes//sightings", "beaconmesh/v1/stores/1/departments/100000/nodes/a/status",
             "beaconmesh/v1/stores/1/aisles/10/nodes/a/status", "beaconmesh/v1/stores/1/departments/10/nodes/a/status/x/y/z",
+            "beaconmesh/v1/stores/1/surveys", "beaconmesh/v1/stores/1/survey/", "beaconmesh/v1/stores/1/survey/marks",
+            "beaconmesh/v1/stores/70000/survey", "beaconmesh/v1/stores//survey", "beaconmesh/v1/members/1/survey",
         ])
     func refused(topic: String) {
         #expect(topics.parse(topic) == nil)

@@ -17,6 +17,11 @@ struct DashboardWebTests {
         #expect(DashboardScript.text == (try Self.file("dashboard.js")))
         #expect(DashboardStylesheet.text == (try Self.file("dashboard.css")))
         #expect(DashboardPage.overview() == (try Self.file("overview.html")).replacingOccurrences(of: "{{account}}", with: ""))
+        #expect(DashboardWeb.surveyScript == (try Self.file("survey.js")))
+        #expect(
+            DashboardPage.survey(3)
+                == (try Self.file("survey.html")).replacingOccurrences(of: "{{account}}", with: "").replacingOccurrences(
+                    of: "{{store}}", with: "3"))
     }
 
     @Test("a page's placeholders are filled once: a value that looks like a placeholder stays as it is")

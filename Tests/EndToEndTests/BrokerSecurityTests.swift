@@ -119,9 +119,9 @@ struct BrokerSecurityTests {
     }
 
     @Test(
-        "head office's dashboard credential (provision dashboard): the real dashboard reads every store through it; it reads no sightings and publishes nothing"
+        "head office's dashboard credential (provision dashboard): the real dashboard reads every store through it; it reads no sightings and publishes nothing but survey marks"
     )
-    func dashboardCredentialReadsEveryStoreAndWritesNothing() async throws {
+    func dashboardCredentialReadsEveryStoreAndWritesOnlySurveyMarks() async throws {
         let broker = try await secureBroker()
         try await broker.provision(["coordinator", "--id", "e2e2", "--store", "2"])
         let lines = try await broker.provision(["dashboard"])
@@ -147,7 +147,7 @@ struct BrokerSecurityTests {
         }
         _ = await dashboard.stop(with: SIGTERM, timeout: .seconds(10))
 
-        // What it may not do: read a store's sightings, or write anything.
+        // What it may not do: read a store's sightings, or write anything but a survey mark (its survey page's).
         let asDashboard = try await MosquittoClients.subscribe(
             port: broker.port, filter: "\(Self.tree)/stores/1/#", qos: 1, extraArguments: try broker.login("dashboard-hq"))
         let monitor = try await MosquittoClients.subscribe(
@@ -161,10 +161,14 @@ struct BrokerSecurityTests {
                 extraArguments: try broker.login("dashboard-hq"))
         }
         try await MosquittoClients.publish(
+            port: broker.port, topic: "\(Self.tree)/stores/1/survey", string: "allowed: dashboard survey mark", qos: 1,
+            extraArguments: try broker.login("dashboard-hq"))
+        try await MosquittoClients.publish(
             port: broker.port, topic: "\(Self.tree)/stores/1/events", string: "allowed: coordinator event", qos: 1,
             extraArguments: try broker.login("coordinator-e2e"))
         #expect(await asDashboard.waitForLine { $0.hasSuffix("allowed: coordinator event") } != nil, "\(broker.log)")
         #expect(await monitor.waitForLine { $0.hasSuffix("allowed: coordinator event") } != nil)
+        #expect(monitor.lines.contains("\(Self.tree)/stores/1/survey allowed: dashboard survey mark"), "\(monitor.lines)")
         try await Task.sleep(for: .milliseconds(300))
         await asDashboard.stop()
         await monitor.stop()

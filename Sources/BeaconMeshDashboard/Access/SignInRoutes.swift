@@ -22,7 +22,7 @@ public enum SignInRoutes {
         router.post("/login") { request, context in
             // Another site's page must not sign a visitor in (to an account of the other site's choosing): browsers
             // say where a form post comes from.
-            if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!], site != "same-origin", site != "none" {
+            if CrossSiteRequest.isRefused(request) {
                 return page(.forbidden, LoginPage.html(next: "/", message: "Sign in through this dashboard's own form."))
             }
             let body = try await request.body.collect(upTo: formLimit)

@@ -1,0 +1,29 @@
+import BeaconMeshCore
+import BeaconMeshWire
+
+/// What the survey page shows of a store (`/api/stores/{store}/survey`), as JSON its script renders: the store, the
+/// broker link, and each department with its name and the seconds of samples gathered in it so far.
+///
+/// The departments are those the dashboard knows of the store (`StoreBoard.departments`), which may be marked
+/// (`markable`), and those only the registry has samples of (a department no longer in the store's config, say),
+/// listed for their seconds but not markable.
+enum SurveyPageData {
+    static func json(_ board: StoreBoard, seconds: [UInt16: Int], at now: Timestamp) -> JSONValue {
+        let known = Dictionary(board.departments.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let departments: [JSONValue] = Set(known.keys).union(seconds.keys).sorted().map { department in
+            .object([
+                ("department", .int(Int64(department))),
+                ("name", .string(known[department] ?? "Department \(department)")),
+                ("seconds", .int(Int64(max(0, seconds[department] ?? 0)))),
+                ("markable", .bool(known[department] != nil)),
+            ])
+        }
+        return .object([
+            ("store", .int(Int64(board.store))),
+            ("name", .string(board.name)),
+            ("now", .int(now.milliseconds)),
+            ("connection", ConnectionData.json(board.model.connection)),
+            ("departments", .array(departments)),
+        ])
+    }
+}

@@ -1,0 +1,30 @@
+import ArgumentParser
+import BeaconMeshCore
+
+/// Where a surveyor says they are, as `survey mark --department` spells it: a department number (0–65535), `none`
+/// (between departments) or `stop` (the survey of the beacon ends).
+enum SurveyPlace: ExpressibleByArgument, Hashable, Sendable {
+    case department(UInt16)
+    case between
+    case stop
+
+    init?(argument: String) {
+        switch argument {
+        case "none": self = .between
+        case "stop": self = .stop
+        default:
+            guard (1...5).contains(argument.count), argument.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt16(argument)
+            else { return nil }
+            self = .department(number)
+        }
+    }
+
+    /// The mark of `beacon` at this place, made `at`.
+    func mark(of beacon: BeaconKey, at: Timestamp) -> SurveyMark {
+        switch self {
+        case .department(let department): SurveyMark(beacon: beacon, department: department, at: at)
+        case .between: SurveyMark(beacon: beacon, department: nil, at: at)
+        case .stop: .stop(beacon, at: at)
+        }
+    }
+}
