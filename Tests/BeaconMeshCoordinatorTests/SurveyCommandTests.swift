@@ -105,7 +105,7 @@ struct SurveyCommandTests {
         """#
 
     static let surveyHelp = #"""
-        OVERVIEW: Learn, show or clear a store's survey: the samples of its walks and the fit learnt from them.
+        OVERVIEW: Survey a store: mark where a carried beacon is or import a recorded walk, then learn, show or clear its fit.
 
         USAGE: beacon-coordinator survey <subcommand>
 
@@ -113,6 +113,9 @@ struct SurveyCommandTests {
           -h, --help              Show help information.
 
         SUBCOMMANDS:
+          mark                    Publish one survey mark: where the surveyor carrying a beacon is now.
+          import                  Add the survey samples of a labelled recording (layout.csv, truth.csv, one btsnoop capture
+                                  per node).
           fit                     Learn the store's fit from all its samples, keep it, and print its quality; exit 1, keeping
                                   the old fit, when a department has too few samples.
           show                    Print the store's seconds of samples per department and its fit, as a table or JSON.

@@ -65,25 +65,10 @@ struct SurveyMarkCommandTests {
     }
 
     /// A command with subcommands has no final line break in its help (the program adds it when printing).
-    @Test("--help is pinned, for the group and for mark")
+    @Test("--help is pinned for mark (the group's is pinned with fit, show and clear)")
     func help() {
-        #expect(BeaconCoordinator.helpMessage(for: SurveyCommand.self, columns: 120) == Self.surveyHelp)
         #expect(BeaconCoordinator.helpMessage(for: SurveyMarkCommand.self, columns: 120) == Self.markHelp + "\n")
     }
-
-    static let surveyHelp = #"""
-        OVERVIEW: Survey a store: mark where a carried beacon is, so its coordinators learn how each department sounds.
-
-        USAGE: beacon-coordinator survey <subcommand>
-
-        OPTIONS:
-          -h, --help              Show help information.
-
-        SUBCOMMANDS:
-          mark                    Publish one survey mark: where the surveyor carrying a beacon is now.
-
-          See 'beacon-coordinator help survey <subcommand>' for detailed help.
-        """#
 
     static let markHelp = #"""
         OVERVIEW: Publish one survey mark: where the surveyor carrying a beacon is now.
