@@ -34,7 +34,9 @@ struct AccuracyScoreCommand: ParsableCommand {
 
     @Option(
         name: .customLong("survey"),
-        help: "A recording folder to survey the store with (repeatable): its samples fit the store, and the recordings scored are also decided from that fit.")
+        help:
+            "A recording folder to survey the store with (repeatable): its samples fit the store, and the recordings scored are also decided from that fit."
+    )
     var surveys: [String] = []
 
     @Flag(help: "Also decide each recording from a survey of all the others given (leave one recording out).")
@@ -50,7 +52,9 @@ struct AccuracyScoreCommand: ParsableCommand {
     var switchDwell: String?
 
     func validate() throws {
-        if leaveOneOut && !surveys.isEmpty { throw ValidationError("--leave-one-out surveys from the recordings themselves: drop --survey") }
+        if leaveOneOut && !surveys.isEmpty {
+            throw ValidationError("--leave-one-out surveys from the recordings themselves: drop --survey")
+        }
         if leaveOneOut && recordings.count < 2 { throw ValidationError("--leave-one-out needs two recordings or more") }
         if let switchDwell, DurationText.parse(switchDwell) == nil {
             throw ValidationError("--switch-dwell must be a duration such as 3s or 1500ms, not '\(switchDwell)'")

@@ -41,11 +41,14 @@ struct SurveyFitBenchmark: ParsableCommand {
                 for _ in 0..<max(1, seconds / stretches) {
                     at += 1000
                     var readings: [SurveyNode: Double] = [:]
-                    for (node, level) in [(department, -58.0), ((department + 1) % departments, -80), ((department + departments - 1) % departments, -84)] {
+                    for (node, level) in [
+                        (department, -58.0), ((department + 1) % departments, -80), ((department + departments - 1) % departments, -84),
+                    ] {
                         readings[SurveyNode(department: UInt16(node), node: "a")] = level + Double.random(in: -4...4, using: &random)
                     }
                     samples.append(
-                        SurveySample(store: 1, beacon: beacon, department: UInt16(department), at: Timestamp(milliseconds: at), readings: readings))
+                        SurveySample(
+                            store: 1, beacon: beacon, department: UInt16(department), at: Timestamp(milliseconds: at), readings: readings))
                 }
                 at += 10_000
             }

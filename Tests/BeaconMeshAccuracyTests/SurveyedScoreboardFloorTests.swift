@@ -33,7 +33,8 @@ struct SurveyedScoreboardFloorTests {
     @Test("open-plan office, 12 receivers in 4 departments, each walk decided from a survey of the other eight")
     func philotuxoAllReceivers() throws {
         let board = try Self.scoreboard(
-            { try PhilotuxoTrack.convert(path: $0) }, ScoreboardFloorTests.files(ScoreboardFloorTests.philotuxo, suffix: "_all_sensors.mbd"))
+            { try PhilotuxoTrack.convert(path: $0) }, ScoreboardFloorTests.files(ScoreboardFloorTests.philotuxo, suffix: "_all_sensors.mbd")
+        )
         #expect(board.rows.count == 9)
         try Self.expectBetter(board, floor: 0.81)
     }
@@ -62,7 +63,8 @@ struct SurveyedScoreboardFloorTests {
     @Test("a car driving in and out of a test chamber, each drive decided from a survey of the other seven")
     func salCar() throws {
         let board = try Self.scoreboard(
-            { try SALMeasurement.convert(path: $0) }, ScoreboardFloorTests.files(ScoreboardFloorTests.sal, suffix: ".csv", containing: "car"))
+            { try SALMeasurement.convert(path: $0) },
+            ScoreboardFloorTests.files(ScoreboardFloorTests.sal, suffix: ".csv", containing: "car"))
         try Self.expectBetter(board, floor: 0.82)
     }
 }

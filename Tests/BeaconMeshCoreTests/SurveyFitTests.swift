@@ -29,7 +29,8 @@ enum SurveyHouse {
                     let readings = Dictionary(
                         uniqueKeysWithValues: sounds[department]!.map { (node($0.key), $0.value + random.uniform(-jitter, jitter)) })
                     samples.append(
-                        SurveySample(store: 1, beacon: surveyor, department: department, at: Timestamp(milliseconds: at), readings: readings))
+                        SurveySample(
+                            store: 1, beacon: surveyor, department: department, at: Timestamp(milliseconds: at), readings: readings))
                 }
                 at += 10_000
             }
@@ -76,7 +77,8 @@ struct SurveyFitTests {
 
     @Test("a department walked once cannot be checked, and the report says to walk it again")
     func walkedOnce() throws {
-        let (_, quality) = try SurveyTraining(samples: SurveyHouse.samples(seconds: 30, stretches: 1), store: 1).fit(at: Timestamp(milliseconds: 5))
+        let (_, quality) = try SurveyTraining(samples: SurveyHouse.samples(seconds: 30, stretches: 1), store: 1).fit(
+            at: Timestamp(milliseconds: 5))
         // Held out, the only stretch of a department leaves the fold without that department: every second is wrong.
         #expect(quality.accuracy == 0)
         #expect(quality.needsWalking.map(\.department) == [10, 20, 30])
@@ -84,9 +86,11 @@ struct SurveyFitTests {
 
     @Test("a department with fewer than 20 s of samples is refused by name")
     func tooFew() {
-        let samples = SurveyHouse.samples().filter { $0.department != 30 } + SurveyHouse.samples(seconds: 19, stretches: 1).filter {
-            $0.department == 30
-        }
+        let samples =
+            SurveyHouse.samples().filter { $0.department != 30 }
+            + SurveyHouse.samples(seconds: 19, stretches: 1).filter {
+                $0.department == 30
+            }
         #expect(throws: SurveyFitError.tooFewSamples(store: 1, department: 30, seconds: 19)) {
             try SurveyTraining(samples: samples, store: 1)
         }
@@ -108,8 +112,9 @@ struct SurveyFitTests {
     @Test("sample readings round-trip through their text, and malformed text is refused")
     func readingsText() {
         let sample = SurveyHouse.samples(seconds: 1, stretches: 1)[0]
-        #expect(SurveySample.readings(fromText: sample.readingsText)?.mapValues { ($0 * 10).rounded() }
-            == sample.readings.mapValues { ($0 * 10).rounded() })
+        #expect(
+            SurveySample.readings(fromText: sample.readingsText)?.mapValues { ($0 * 10).rounded() }
+                == sample.readings.mapValues { ($0 * 10).rounded() })
         for bad in ["10/a", "10/A=-50", "x/a=-50", "10/a=abc", "10/a=-500", "70000/a=-50"] {
             #expect(SurveySample.readings(fromText: bad) == nil, "\(bad)")
         }

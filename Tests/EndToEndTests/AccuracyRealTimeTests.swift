@@ -41,7 +41,8 @@ struct AccuracyRealTimeTests {
         let virtual = try await Self.scoreboard(
             ["accuracy", "score"] + walks.flatMap { ["--survey", $0] } + [recording], decider: "BeaconMesh, surveyed")
         let real = try await Self.replay(recording, in: directory, surveyed: true)
-        print("surveyed, real time: \(real.right) right, \(real.moves) moves; scoreboard: \(virtual.right) right, \(virtual.changes) changes")
+        print(
+            "surveyed, real time: \(real.right) right, \(real.moves) moves; scoreboard: \(virtual.right) right, \(virtual.changes) changes")
         #expect(abs(real.right - virtual.right) <= 0.05, "real time \(real.right), scoreboard \(virtual.right)")
         #expect(abs(real.moves - virtual.changes) <= 2, "real time \(real.moves) moves, scoreboard \(virtual.changes)")
     }
@@ -53,7 +54,8 @@ struct AccuracyRealTimeTests {
         ).filter { $0.hasSuffix("_all_sensors.mbd") }.sorted().map {
             try! SharedTestData.accuracyDirectory().appendingPathComponent("philotuxo__Position-Annotated-BLE-RSSI-Dataset/trk/\($0)").path
         }
-        let convert = try Mesh.program("beacon-bench", ["accuracy", "convert", "philotuxo", "--radios", "pi"] + tracks + ["--to", directory])
+        let convert = try Mesh.program(
+            "beacon-bench", ["accuracy", "convert", "philotuxo", "--radios", "pi"] + tracks + ["--to", directory])
         #expect(await convert.waitForExit(timeout: .seconds(60)) == .exited(0), "\(convert.transcript)")
         return try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("philotuxo-") }.sorted()
             .map { directory + "/" + $0 }

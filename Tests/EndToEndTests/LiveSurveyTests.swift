@@ -20,7 +20,8 @@ struct LiveSurveyTests {
         return seconds
     }
 
-    @Test("a beacon heard by three scanners while marks name three departments in turn: samples for each within ±10 % of its marked seconds")
+    @Test(
+        "a beacon heard by three scanners while marks name three departments in turn: samples for each within ±10 % of its marked seconds")
     func liveSurvey() async throws {
         let directory = try Mesh.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
