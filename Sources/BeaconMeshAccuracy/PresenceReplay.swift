@@ -14,6 +14,8 @@ public struct PresenceReplay: Sendable {
         public var adverts: [NaiveRoomRules.Advert]
         /// The person's sightings as the nodes' batches reported them (smoothed RSSI), for tracing decisions.
         public var sightings: [NaiveRoomRules.Advert]
+        /// In a surveyed store: how well the readings fit its survey at the end of the replay.
+        public var surveyFitness: SurveyFitness?
     }
 
     /// How often the scanner and coordinator services look at their flush windows and deadlines.
@@ -146,7 +148,9 @@ public struct PresenceReplay: Sendable {
         }
         var outcomes: [BeaconKey: Outcome] = [:]
         for (index, beacon) in people.enumerated() {
-            outcomes[beacon] = Outcome(decisions: decisions[index], adverts: adverts[index], sightings: sightings[index])
+            outcomes[beacon] = Outcome(
+                decisions: decisions[index], adverts: adverts[index], sightings: sightings[index],
+                surveyFitness: engine.surveyFitness(of: store))
         }
         return (outcomes, samples)
     }

@@ -18,6 +18,8 @@ public struct Scoreboard: Sendable {
     public struct Row: Sendable {
         public var recording: String
         public var scores: [Decider: AccuracyScore]
+        /// With a surveyed replay: how well the recording's readings fit the survey at its end.
+        public var surveyFitness: SurveyFitness?
     }
 
     public private(set) var rows: [Row] = []
@@ -38,8 +40,10 @@ public struct Scoreboard: Sendable {
     {
         let outcomes = try replay.run(recording)
         var scores: [Decider: AccuracyScore] = [:]
+        var surveyFitness: SurveyFitness?
         if let surveyed {
             for (beacon, outcome) in try surveyed.run(recording) {
+                surveyFitness = outcome.surveyFitness
                 scores[.surveyed, default: AccuracyScore()] =
                     scores[.surveyed, default: AccuracyScore()]
                     + AccuracyScore.score(outcome.decisions, beacon: beacon, truth: recording.truth)
@@ -60,7 +64,7 @@ public struct Scoreboard: Sendable {
                     + AccuracyScore.score(timeline, beacon: beacon, truth: recording.truth)
             }
         }
-        rows.append(Row(recording: recording.name, scores: scores))
+        rows.append(Row(recording: recording.name, scores: scores, surveyFitness: surveyFitness))
     }
 
     /// The total of every row, by decider.

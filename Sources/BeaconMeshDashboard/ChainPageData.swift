@@ -53,6 +53,7 @@ public enum ChainPageData {
                     ("standby", .array(board.standbys(of: store.store).map { .string($0) })),
                     ("lastHeard", store.lastHeard.map { .int($0.milliseconds) } ?? .null),
                     ("quiet", .bool(quiet)),
+                    ("survey", SurveyStatusData.json(store.model.snapshot?.survey)),
                     ("attention", .bool(attention)),
                 ]))
         }

@@ -85,6 +85,19 @@ public enum StorePageData {
             ("events", .array(events)),
             ("promos", .array(promos)),
             ("coordinator", CoordinatorData.json(coordinator)),
+            ("survey", SurveyStatusData.json(snapshot?.survey)),
+        ])
+    }
+}
+
+/// A surveyed store's survey as the pages show it: `{"state":"fits"|"stale","message":"…","accuracy":0.97}`, or null
+/// for a store decided without one.
+enum SurveyStatusData {
+    static func json(_ survey: SurveyStatus?) -> JSONValue {
+        guard let survey else { return .null }
+        return .object([
+            ("state", .string(survey.stale ? "stale" : "fits")), ("message", .string(survey.message)),
+            ("accuracy", .double(survey.accuracy)), ("fittedAt", .int(survey.fittedAt.milliseconds)),
         ])
     }
 }

@@ -82,6 +82,10 @@ struct AccuracyScoreCommand: ParsableCommand {
         }
         for trace in scoreboard.traces { print(trace + "\n") }
         print(scoreboard.table)
+        let fitness = scoreboard.rows.compactMap { row in
+            row.surveyFitness.map { "\(row.recording) \(Int(($0.share * 100).rounded())) %\($0.isStale ? " (stale)" : "")" }
+        }
+        if !fitness.isEmpty { print("\nreadings that fit the survey, recent share: " + fitness.joined(separator: ", ")) }
         if confusion {
             print("")
             print(scoreboard.confusionTables())

@@ -28,6 +28,11 @@ struct SurveyedScoreboardFloorTests {
             #expect(surveyed.rightShare > total[other]!.rightShare, "\(other.rawValue)\n\(board.table)")
         }
         #expect(surveyed.changes <= total[.confirmed3s]!.changes, "\(board.table)")
+        // Walks of the place the survey was made in fit it: no false alarm of a survey that needs walking again.
+        for row in board.rows {
+            let fitness = try #require(row.surveyFitness, "\(row.recording) was not decided from a survey")
+            #expect(!fitness.isStale, "\(row.recording): \(fitness.share) of \(fitness.checks) checks fit")
+        }
     }
 
     @Test("open-plan office, 12 receivers in 4 departments, each walk decided from a survey of the other eight")

@@ -64,6 +64,10 @@
                                          : ' · no coordinator';
       status.appendChild(document.createTextNode(' · ' + plural(data.memberCount, 'member') + ' · ' + plural(data.guestCount, 'guest') +
         ' · updated ' + clock(data.updatedAt || data.now) + coordinator));
+      if (data.survey) {
+        status.appendChild(data.survey.state === 'stale' ? make('span', 'problem survey-stale', ' ⚠ ' + data.survey.message)
+                                                         : document.createTextNode(' · decided from its survey'));
+      }
       if (Date.now() < flashUntil) status.appendChild(make('span', 'flash', 'Presence change'));
     } else {
       status.appendChild(document.createTextNode(' · ' + data.broker + ' · ' + clock(data.now)));
@@ -205,6 +209,7 @@
     var problems = [];
     if (store.quiet) problems.push(store.lastHeard ? 'quiet for ' + duration(serverNow() - store.lastHeard) : 'never heard');
     if (store.nodesOffline) problems.push('offline: ' + store.offlineNodes.join(', '));
+    if (store.survey && store.survey.state === 'stale') problems.push(store.survey.message);
     if (!store.coordinator) problems.push('no coordinator serves it');
     else if (store.coordinator.state !== 'online') problems.push('coordinator offline');
     else if (!store.held) problems.push('no coordinator holds it');
