@@ -21,12 +21,12 @@ public enum AnalyticsTable {
         ]
         lines.append("")
         lines.append(
-            table(
+            TextColumns.render(
                 ["HOUR", "MEMBER VISITS", "GUEST VISITS"],
                 analytics.hourly.map { [time($0.hour), String($0.members), String($0.guests)] }))
         lines.append("")
         lines.append(
-            table(
+            TextColumns.render(
                 ["DEPARTMENT", "NAME", "VISITS", "MEDIAN", "P90", "TOTAL"],
                 analytics.departments.map {
                     [
@@ -35,22 +35,13 @@ public enum AnalyticsTable {
                     ]
                 }))
         lines.append("")
-        lines.append(table(["FROM", "TO", "WALKS"], analytics.flows.map { [String($0.from), String($0.to), String($0.count)] }))
+        lines.append(
+            TextColumns.render(["FROM", "TO", "WALKS"], analytics.flows.map { [String($0.from), String($0.to), String($0.count)] }))
         lines.append("")
         lines.append(
-            table(
+            TextColumns.render(
                 ["PROMO", "DEPARTMENT", "OFFERS", "CHECK-IN AFTER"],
                 analytics.promos.map { [$0.id, String($0.department), String($0.offers), String($0.visitsWithCheckinAfter)] }))
         return lines.joined(separator: "\n")
-    }
-
-    private static func table(_ header: [String], _ rows: [[String]]) -> String {
-        let all = [header] + (rows.isEmpty ? [header.indices.map { $0 == 0 ? "(none)" : "" }] : rows)
-        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
-        return all.map { row in
-            var line = zip(row, widths).map { $0 + String(repeating: " ", count: max(0, $1 - $0.count)) }.joined(separator: "  ")
-            while line.last == " " { line.removeLast() }
-            return line
-        }.joined(separator: "\n")
     }
 }

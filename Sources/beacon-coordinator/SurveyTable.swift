@@ -1,3 +1,4 @@
+import BeaconMeshCoordinator
 import BeaconMeshCore
 import Foundation
 
@@ -14,14 +15,14 @@ enum SurveyTable {
             "Store \(quality.store): fit learnt \(time(fittedAt, timeZone)) from \(quality.samples.reduce(0, +)) s of samples in \(count) departments",
             "Right when each stretch is left out and decided by the others: \(percent(quality.accuracy)) of the seconds",
             "",
-            table(
+            TextColumns.render(
                 ["DEPARTMENT", "SECONDS", "STRETCHES", "RIGHT"],
                 departments.indices.map {
                     [String(departments[$0]), String(quality.samples[$0]), String(quality.stretches[$0]), percent(recall[$0])]
                 }),
             "",
             "Seconds by where the surveyor was (rows) and what was decided (columns):",
-            table(
+            TextColumns.render(
                 ["WAS \\ DECIDED"] + departments.map(String.init),
                 departments.indices.map { truth in
                     [String(departments[truth])] + (0..<count).map { String(quality.confusion[truth * count + $0]) }
@@ -43,7 +44,7 @@ enum SurveyTable {
         let sorted = seconds.sorted { $0.key < $1.key }
         var lines = [
             "Store \(store): \(sorted.reduce(0) { $0 + $1.value }) s of survey samples in \(sorted.count) departments",
-            table(["DEPARTMENT", "SECONDS"], sorted.map { [String($0.key), String($0.value)] }),
+            TextColumns.render(["DEPARTMENT", "SECONDS"], sorted.map { [String($0.key), String($0.value)] }),
         ]
         if let fit {
             lines.append(
@@ -67,14 +68,4 @@ enum SurveyTable {
         String(format: "%.1f %%", share * 100)
     }
 
-    /// Columns padded to their widest cell; `(none)` under the header when there are no rows.
-    private static func table(_ header: [String], _ rows: [[String]]) -> String {
-        let all = [header] + (rows.isEmpty ? [header.indices.map { $0 == 0 ? "(none)" : "" }] : rows)
-        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
-        return all.map { row in
-            var line = zip(row, widths).map { $0 + String(repeating: " ", count: max(0, $1 - $0.count)) }.joined(separator: "  ")
-            while line.last == " " { line.removeLast() }
-            return line
-        }.joined(separator: "\n")
-    }
 }
