@@ -66,7 +66,8 @@ public struct SurveyFit: Hashable, Sendable {
         var total = 0.0
         for department in result.indices {
             result[department] -= largest
-            total += SurveyMath.exp(result[department])
+            // e^-40 is below a double's precision next to the largest's 1: no need to work it out.
+            if result[department] > -40 { total += SurveyMath.exp(result[department]) }
         }
         let logTotal = SurveyMath.log(total)
         for department in result.indices { result[department] -= logTotal }

@@ -40,18 +40,25 @@ extension PresenceEngine {
         let outputsBefore = outputs.count
         // A surveyed store is decided on its fit's readings, one per department, in place of the nodes' own (kept
         // aside in `heard` for the reasons given and their staleness, and brought back after).
-        var virtualized: Set<UInt16> = []
-        if !surveys.isEmpty, let surveyed = surveyedReadings(of: person, at: now) {
-            virtualized = Set(surveyed.lazy.filter(\.fromSurvey).map(\.store))
-            person.heard = person.readings
-            person.readings = surveyed
+        // The arrays are swapped, not copied: `surveyBuffer` lends its storage to each surveyed decision.
+        var surveyed: UInt16?
+        if !surveys.isEmpty {
+            var buffer: [Reading] = []
+            swap(&buffer, &surveyBuffer)
+            surveyed = surveyedReadings(of: person, at: now, into: &buffer)
+            if surveyed != nil {
+                swap(&person.readings, &buffer)
+                swap(&person.heard, &buffer)
+            } else {
+                swap(&buffer, &surveyBuffer)
+            }
         }
         defer {
             person.nextCheck = Self.nextCheck(of: person, after: now, nodes: nodes, timings: timings, neighbours: neighbours)
-            if !virtualized.isEmpty {
-                Self.carryOver(from: person.readings, to: &person.heard, virtualized: virtualized)
+            if let surveyed {
                 swap(&person.readings, &person.heard)
-                person.heard = []
+                Self.carryOver(from: person.heard, to: &person.readings, store: surveyed)
+                swap(&person.heard, &surveyBuffer)
             }
             let nextCheck = person.nextCheck
             let visit = outputs[outputsBefore...].contains(where: \.changesVisit) ? person.visit : nil

@@ -22,22 +22,39 @@ extension PresenceEngine {
             latestFeatures = features
         }
 
-        /// Appends to `result` one reading per department of the fit for the node readings `heard` of its store
-        /// (fresh ones count; `freshest` is the freshest of them), and checks now and then how well they fit.
-        mutating func weigh(_ heard: [Reading], as freshest: Reading, into result: inout [Reading], at now: Int64, nodes: [NodeTrack]) {
+        /// Appends to `result` the readings of the departments of the fit that can matter to a decision on the node
+        /// readings `heard` of its store (fresh ones count; `freshest` is the freshest of them): the likeliest two, the
+        /// likeliest by the latest readings alone (the decisive rule's), and `current`, the member's department now.
+        /// The others are far less likely than these, so no rule of the decisions would pick them. Checks now and then
+        /// how well the readings fit.
+        mutating func weigh(
+            _ heard: [Reading], as freshest: Reading, current: UInt16?, into result: inout [Reading], at now: Int64, nodes: [NodeTrack]
+        ) {
             let store = freshest.store
             let fresh = heard.lazy.filter { $0.store == store && now - $0.lastSeen < nodes[Int($0.node)].staleAfter }
             _ = SurveyFeatures.fill(&features, from: fresh.map { (index: Int(nodes[Int($0.node)].surveyFeature), rssi: $0.rssi) })
             _ = SurveyFeatures.fill(&latestFeatures, from: fresh.map { (index: Int(nodes[Int($0.node)].surveyFeature), rssi: $0.latest) })
             fit.logPosteriors(features, into: &logs)
             fit.logPosteriors(latestFeatures, into: &latestLogs)
+            var first = 0
+            var second = -1
+            var latestFirst = 0
+            for index in logs.indices.dropFirst() {
+                if logs[index] > logs[first] {
+                    second = first
+                    first = index
+                } else if second < 0 || logs[index] > logs[second] {
+                    second = index
+                }
+                if latestLogs[index] > latestLogs[latestFirst] { latestFirst = index }
+            }
             if now - lastFitnessCheck >= SurveyFitness.interval {
                 lastFitnessCheck = now
-                var decided = 0
-                for index in logs.indices where logs[index] > logs[decided] { decided = index }
-                fitness.record(fits: fit.fitness(features, department: decided) <= fit.fitnessLimit)
+                fitness.record(fits: fit.fitness(features, department: first) <= fit.fitnessLimit)
             }
-            for (index, department) in fit.departments.enumerated() {
+            let currentIndex = current.flatMap { fit.departments.firstIndex(of: $0) } ?? -1
+            for (index, department) in fit.departments.enumerated()
+            where index == first || index == second || index == latestFirst || index == currentIndex {
                 var proximity = Proximity.unknown
                 for reading in fresh where reading.department == department && reading.proximity < proximity {
                     proximity = reading.proximity
@@ -96,18 +113,18 @@ extension PresenceEngine {
         return result.isEmpty ? nil : result
     }
 
-    /// For a person heard in a surveyed store: the readings the decisions weigh instead of the nodes' own — one per
-    /// department of the fit, its "RSSI" the log-probability of the department (× `surveyDecibelsPerNat`), as fresh
-    /// as the freshest node reading behind it. Readings of stores without a fit stay as they are. `nil` when no
-    /// surveyed store hears the person through a node its survey knows (they are decided by the uncalibrated rules).
-    mutating func surveyedReadings(of person: Person, at now: Int64) -> [Reading]? {
-        let nodes = self.nodes
-        var result: [Reading]?
+    /// For a person heard in a surveyed store: fills `buffer` with the readings the decisions weigh instead of the
+    /// nodes' own — in that store, a reading per department that can matter, its "RSSI" the log-probability of the
+    /// department (× `surveyDecibelsPerNat`), as fresh as the freshest node reading behind it; other stores' readings
+    /// as they are. Returns the store, or `nil` (and leaves `buffer` alone) when no surveyed store hears the person
+    /// through a node its survey knows: they are decided by the uncalibrated rules. One store is decided from its
+    /// fit at a time (a person is in one store; the first surveyed store heard is taken).
+    mutating func surveyedReadings(of person: Person, at now: Int64, into buffer: inout [Reading]) -> UInt16? {
         var previousStore: UInt16?
         for reading in person.readings where reading.store != previousStore {
             let store = reading.store
             previousStore = store
-            guard surveys[store] != nil, !(result?.contains { $0.store == store && $0.fromSurvey } ?? false) else { continue }
+            guard surveys[store] != nil else { continue }
             var freshest: Reading?
             for reading in person.readings where reading.store == store && nodes[Int(reading.node)].surveyFeature >= 0 {
                 if now - reading.lastSeen < nodes[Int(reading.node)].staleAfter, freshest.map({ reading.lastSeen > $0.lastSeen }) ?? true {
@@ -115,29 +132,33 @@ extension PresenceEngine {
                 }
             }
             guard let freshest else { continue }
-            var readings = result ?? person.readings
-            readings.removeAll { $0.store == store }
-            surveys[store]!.weigh(person.readings, as: freshest, into: &readings, at: now, nodes: nodes)
-            result = readings
+            buffer.removeAll(keepingCapacity: true)
+            for reading in person.readings where reading.store != store { buffer.append(reading) }
+            let current = person.visit.flatMap { $0.store == store && $0.leftAt == nil ? $0.department : nil }
+            surveys[store]!.weigh(person.readings, as: freshest, current: current, into: &buffer, at: now, nodes: nodes)
+            return store
         }
-        return result
+        return nil
     }
 
-    /// After a decision on surveyed readings, what it did to them carried over to the nodes' own `readings`: the
-    /// stores in `virtualized` (decided from their fit) keep their node readings, dropped when the decision dropped
-    /// the store's surveyed ones (the member left) and set to their latest when it set those to their latest (a
-    /// decisive switch); other stores' readings are taken as the decision left them.
-    static func carryOver(from decided: [Reading], to readings: inout [Reading], virtualized: Set<UInt16>) {
-        var result = decided.filter { !virtualized.contains($0.store) }
-        for store in virtualized {
-            let kept = decided.lazy.filter { $0.store == store }
-            guard !kept.isEmpty else { continue }
-            let decisive = kept.allSatisfy { $0.rssi == $0.latest }
-            for var reading in readings where reading.store == store {
-                if decisive { reading.rssi = reading.latest }
-                result.append(reading)
-            }
+    /// After a decision on the surveyed readings `decided` of `store`, what it did to them carried over to the nodes'
+    /// own `readings`: all dropped when the decision dropped them all (the member left), the store's dropped when its
+    /// surveyed ones were (the visit ended), set to their latest when the surveyed ones were (a decisive switch).
+    static func carryOver(from decided: [Reading], to readings: inout [Reading], store: UInt16) {
+        guard !decided.isEmpty else {
+            readings.removeAll()
+            return
         }
-        readings = result
+        var kept = false
+        var decisive = true
+        for reading in decided where reading.store == store {
+            kept = true
+            if reading.rssi != reading.latest { decisive = false }
+        }
+        if !kept {
+            readings.removeAll { $0.store == store }
+        } else if decisive {
+            for index in readings.indices where readings[index].store == store { readings[index].rssi = readings[index].latest }
+        }
     }
 }
