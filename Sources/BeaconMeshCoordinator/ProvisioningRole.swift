@@ -85,6 +85,7 @@ public enum ProvisioningRole: Sendable, Equatable {
                     "topic read \(topics.departmentsFilter(store: store))",
                     "topic read \(topics.rangingFilter(store: store, member: nil))",
                     "topic read \(topics.checkinsFilter(store: store))",
+                    "topic read \(topics.surveyFilter(store: store))",
                     "topic write \(topics.eventsFilter(store: store))", "topic write \(topics.presenceFilter(store: store))",
                 ]
             }

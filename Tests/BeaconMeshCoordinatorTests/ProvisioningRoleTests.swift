@@ -63,7 +63,7 @@ struct ProvisioningRoleTests {
     }
 
     @Test(
-        "a coordinator reads its stores' node topics, ranging and check-in requests and writes events, presence, offers, check-ins, registry events and its own status"
+        "a coordinator reads its stores' node topics, ranging and check-in requests, survey marks and writes events, presence, offers, check-ins, registry events and its own status"
     )
     func coordinatorLines() {
         let lines = ProvisioningRole.coordinator(id: "bo", stores: [2, 1]).topicLines()
@@ -72,11 +72,13 @@ struct ProvisioningRoleTests {
                 "topic read beaconmesh/v1/stores/1/departments/#",
                 "topic read beaconmesh/v1/stores/1/members/+/ranging",
                 "topic read beaconmesh/v1/stores/1/checkins",
+                "topic read beaconmesh/v1/stores/1/survey",
                 "topic write beaconmesh/v1/stores/1/events",
                 "topic write beaconmesh/v1/stores/1/presence",
                 "topic read beaconmesh/v1/stores/2/departments/#",
                 "topic read beaconmesh/v1/stores/2/members/+/ranging",
                 "topic read beaconmesh/v1/stores/2/checkins",
+                "topic read beaconmesh/v1/stores/2/survey",
                 "topic write beaconmesh/v1/stores/2/events",
                 "topic write beaconmesh/v1/stores/2/presence",
                 "topic write beaconmesh/v1/members/+/offers",
