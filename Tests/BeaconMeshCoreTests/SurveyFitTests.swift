@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import BeaconMeshCore
@@ -127,6 +128,16 @@ struct SurveyFitTests {
             let e = SurveyMath.exp(x)
             #expect(abs(SurveyMath.log(e) - x) < 1e-9)
         }
+        // Against the platform's own, over the whole range (relative error), and past its ends.
+        for x in stride(from: -707.9, through: 709, by: 0.37) {
+            #expect(abs(SurveyMath.exp(x) / Foundation.exp(x) - 1) < 1e-13, "e^\(x)")
+        }
+        #expect(SurveyMath.exp(-1000) >= 0 && SurveyMath.exp(-1000) < 1e-300)
+        for exponent in stride(from: -300.0, through: 300, by: 0.73) {
+            let x = Foundation.pow(10, exponent)
+            #expect(abs(SurveyMath.log(x) - Foundation.log(x)) <= 1e-13 * max(1, abs(Foundation.log(x))), "ln \(x)")
+        }
+        #expect(SurveyMath.log(0) == -.infinity)
         #expect(abs(SurveyMath.exp(1) - 2.718_281_828_459_045) < 1e-12)
         #expect(abs(SurveyMath.log(10) - 2.302_585_092_994_046) < 1e-12)
         let matrix = [4.0, 1, 0.5, 1, 3, 0.2, 0.5, 0.2, 2]

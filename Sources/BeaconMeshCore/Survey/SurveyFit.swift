@@ -51,26 +51,35 @@ public struct SurveyFit: Hashable, Sendable {
     public func logPosteriors(_ features: [Double], into result: inout [Double]) {
         let width = nodes.count
         if result.count != departments.count { result = [Double](repeating: 0, count: departments.count) }
-        var largest = -Double.infinity
         weights.withUnsafeBufferPointer { weights in
             features.withUnsafeBufferPointer { features in
-                for department in 0..<departments.count {
-                    var score = biases[department]
-                    let row = department * width
-                    for index in 0..<width { score += weights[row + index] * features[index] }
-                    result[department] = score
-                    largest = max(largest, score)
+                result.withUnsafeMutableBufferPointer { result in
+                    for department in 0..<departments.count {
+                        var score = biases[department]
+                        let row = department * width
+                        for index in 0..<width { score += weights[row + index] * features[index] }
+                        result[department] = score
+                    }
+                    Self.normalise(result)
                 }
             }
         }
+    }
+
+    /// Turns discriminant scores into log-probabilities (natural log; the largest ≤ 0, they sum to 1 as
+    /// probabilities), in place.
+    @inlinable
+    static func normalise(_ scores: UnsafeMutableBufferPointer<Double>) {
+        var largest = -Double.infinity
+        for score in scores { largest = max(largest, score) }
         var total = 0.0
-        for department in result.indices {
-            result[department] -= largest
+        for index in scores.indices {
+            scores[index] -= largest
             // e^-40 is below a double's precision next to the largest's 1: no need to work it out.
-            if result[department] > -40 { total += SurveyMath.exp(result[department]) }
+            if scores[index] > -40 { total += SurveyMath.exp(scores[index]) }
         }
         let logTotal = SurveyMath.log(total)
-        for department in result.indices { result[department] -= logTotal }
+        for index in scores.indices { scores[index] -= logTotal }
     }
 
     /// The probability of each department for `readings` (RSSI by node; nodes the survey does not know are left

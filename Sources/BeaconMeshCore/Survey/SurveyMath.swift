@@ -1,15 +1,19 @@
 /// The few numeric routines a survey needs, in pure Swift (Core links no C math library): exp, log, and solving
 /// with a symmetric positive-definite matrix.
 public enum SurveyMath {
-    /// e^x, accurate to about 1e-13 relative over the range a fit uses; no division (it runs several times per
-    /// decision of a surveyed store).
+    /// e^x, accurate to about 1e-13 relative over the range a fit uses; no division, no branch and no call (it runs
+    /// several times per decision of a surveyed store, and a loop of them can be vectorised).
     @inlinable
     public static func exp(_ x: Double) -> Double {
-        if x < -700 { return 0 }
-        if x > 700 { return .infinity }
-        // e^x = 2^k · e^r with |r| ≤ ln 2 / 2; e^r by its Taylor series to r^12 / 12! (< 1e-14 there), Horner's way.
-        let k = (x * 1.442_695_040_888_963_4).rounded()
+        // Below -708 the result is (nearly) subnormal: taken as e^-708 ≈ 3e-308, which is 0 next to any probability.
+        let x = min(max(x, -708), 709)
+        // e^x = 2^k · e^r with |r| ≤ ln 2 / 2. Adding 1.5 · 2^52 rounds x / ln 2 to the nearest integer k and leaves
+        // k in the low bits; 2^k is then built from its bits (k + 1023 is its biased exponent).
+        let shifted = x * 1.442_695_040_888_963_4 + 6_755_399_441_055_744
+        let k = shifted - 6_755_399_441_055_744
         let r = x - k * 0.693_147_180_559_945_3
+        let twoToK = Double(bitPattern: (shifted.bitPattern &+ 1023) &<< 52)
+        // e^r by its Taylor series to r^12 / 12! (< 1e-14 there), Horner's way.
         var sum = 1.0 / 479_001_600
         sum = sum * r + 1.0 / 39_916_800
         sum = sum * r + 1.0 / 3_628_800
@@ -23,7 +27,7 @@ public enum SurveyMath {
         sum = sum * r + 0.5
         sum = sum * r + 1
         sum = sum * r + 1
-        return sum * Double(sign: .plus, exponent: Int(k), significand: 1)
+        return sum * twoToK
     }
 
     /// The natural logarithm of `x` (> 0).
@@ -31,18 +35,24 @@ public enum SurveyMath {
     public static func log(_ x: Double) -> Double {
         guard x > 0 else { return -.infinity }
         guard x.isFinite else { return x }
-        // x = m · 2^e with m in [1, 2): ln x = e ln 2 + ln m, ln m = 2 atanh(s), s = (m − 1) / (m + 1) ≤ 1/3, whose
-        // series to s^31 / 31 is within 1e-16.
-        let e = Double(x.exponent)
-        let m = x.significand
+        // x = m · 2^e with m in [√½, √2): ln x = e ln 2 + ln m, ln m = 2 atanh(s), s = (m − 1) / (m + 1) within
+        // ±0.172, whose series to s^21 / 21 is within 1e-16.
+        let high = x.significand > 1.414_213_562_373_095_1
+        let e = Double(x.exponent) + (high ? 1 : 0)
+        let m = high ? x.significand * 0.5 : x.significand
         let s = (m - 1) / (m + 1)
         let s2 = s * s
-        var sum = 1.0 / 31
-        var n = 29.0
-        while n >= 1 {
-            sum = sum * s2 + 1 / n
-            n -= 2
-        }
+        var sum = 1.0 / 21
+        sum = sum * s2 + 1.0 / 19
+        sum = sum * s2 + 1.0 / 17
+        sum = sum * s2 + 1.0 / 15
+        sum = sum * s2 + 1.0 / 13
+        sum = sum * s2 + 1.0 / 11
+        sum = sum * s2 + 1.0 / 9
+        sum = sum * s2 + 1.0 / 7
+        sum = sum * s2 + 1.0 / 5
+        sum = sum * s2 + 1.0 / 3
+        sum = sum * s2 + 1
         return e * 0.693_147_180_559_945_3 + 2 * s * sum
     }
 

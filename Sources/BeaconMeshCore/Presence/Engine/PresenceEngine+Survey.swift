@@ -6,68 +6,6 @@ extension PresenceEngine {
     /// per nat switched too late (SAL car 80 % right), 4–6 too often (an open office 36–42 changes for 17).
     public static let surveyDecibelsPerNat = 3.0
 
-    /// A store's fit and what the engine needs to use it without allocating per decision.
-    struct SurveyState: Sendable {
-        var fit: SurveyFit
-        var features: [Double]
-        var latestFeatures: [Double]
-        var logs: [Double] = []
-        var latestLogs: [Double] = []
-        var fitness = SurveyFitness()
-        var lastFitnessCheck: Int64 = 0
-
-        init(fit: SurveyFit) {
-            self.fit = fit
-            features = [Double](repeating: SurveyFeatures.notHeard, count: fit.nodes.count)
-            latestFeatures = features
-        }
-
-        /// Appends to `result` the readings of the departments of the fit that can matter to a decision on the node
-        /// readings `heard` of its store (fresh ones count; `freshest` is the freshest of them): the likeliest two, the
-        /// likeliest by the latest readings alone (the decisive rule's), and `current`, the member's department now.
-        /// The others are far less likely than these, so no rule of the decisions would pick them. Checks now and then
-        /// how well the readings fit.
-        mutating func weigh(
-            _ heard: [Reading], as freshest: Reading, current: UInt16?, into result: inout [Reading], at now: Int64, nodes: [NodeTrack]
-        ) {
-            let store = freshest.store
-            let fresh = heard.lazy.filter { $0.store == store && now - $0.lastSeen < nodes[Int($0.node)].staleAfter }
-            _ = SurveyFeatures.fill(&features, from: fresh.map { (index: Int(nodes[Int($0.node)].surveyFeature), rssi: $0.rssi) })
-            _ = SurveyFeatures.fill(&latestFeatures, from: fresh.map { (index: Int(nodes[Int($0.node)].surveyFeature), rssi: $0.latest) })
-            fit.logPosteriors(features, into: &logs)
-            fit.logPosteriors(latestFeatures, into: &latestLogs)
-            var first = 0
-            var second = -1
-            var latestFirst = 0
-            for index in logs.indices.dropFirst() {
-                if logs[index] > logs[first] {
-                    second = first
-                    first = index
-                } else if second < 0 || logs[index] > logs[second] {
-                    second = index
-                }
-                if latestLogs[index] > latestLogs[latestFirst] { latestFirst = index }
-            }
-            if now - lastFitnessCheck >= SurveyFitness.interval {
-                lastFitnessCheck = now
-                fitness.record(fits: fit.fitness(features, department: first) <= fit.fitnessLimit)
-            }
-            let currentIndex = current.flatMap { fit.departments.firstIndex(of: $0) } ?? -1
-            for (index, department) in fit.departments.enumerated()
-            where index == first || index == second || index == latestFirst || index == currentIndex {
-                var proximity = Proximity.unknown
-                for reading in fresh where reading.department == department && reading.proximity < proximity {
-                    proximity = reading.proximity
-                }
-                result.append(
-                    Reading(
-                        node: freshest.node, store: store, department: department, rssi: PresenceEngine.surveyDecibelsPerNat * logs[index],
-                        latest: PresenceEngine.surveyDecibelsPerNat * latestLogs[index], proximity: proximity, fromSurvey: true,
-                        lastSeen: freshest.lastSeen))
-            }
-        }
-    }
-
     /// Decides `store` from `fit` from now on (`nil`: back to the uncalibrated rules). Members present stay where
     /// they are until the fit's evidence moves them.
     public mutating func setSurvey(_ fit: SurveyFit?, store: UInt16) {
@@ -120,22 +58,23 @@ extension PresenceEngine {
     /// through a node its survey knows: they are decided by the uncalibrated rules. One store is decided from its
     /// fit at a time (a person is in one store; the first surveyed store heard is taken).
     mutating func surveyedReadings(of person: Person, at now: Int64, into buffer: inout [Reading]) -> UInt16? {
+        // Only a node of a surveyed store has a feature index: the first such reading names the store.
         var previousStore: UInt16?
-        for reading in person.readings where reading.store != previousStore {
+        for reading in person.readings where reading.store != previousStore && nodes[Int(reading.node)].surveyFeature >= 0 {
             let store = reading.store
             previousStore = store
-            guard surveys[store] != nil else { continue }
             var freshest: Reading?
             for reading in person.readings where reading.store == store && nodes[Int(reading.node)].surveyFeature >= 0 {
                 if now - reading.lastSeen < nodes[Int(reading.node)].staleAfter, freshest.map({ reading.lastSeen > $0.lastSeen }) ?? true {
                     freshest = reading
                 }
             }
-            guard let freshest else { continue }
+            // Looked up by index and changed in place: `surveys[store]` would copy the state (and retain its arrays).
+            guard let freshest, let survey = surveys.index(forKey: store) else { continue }
             buffer.removeAll(keepingCapacity: true)
             for reading in person.readings where reading.store != store { buffer.append(reading) }
             let current = person.visit.flatMap { $0.store == store && $0.leftAt == nil ? $0.department : nil }
-            surveys[store]!.weigh(person.readings, as: freshest, current: current, into: &buffer, at: now, nodes: nodes)
+            surveys.values[survey].weigh(person.readings, as: freshest, current: current, into: &buffer, at: now, nodes: nodes)
             return store
         }
         return nil
