@@ -31,6 +31,11 @@ public final class PostgresRegistry: MemberRegistry {
         session = try PostgresSession(settings: settings, password: password, logger: logger)
         do {
             try PostgresSchema.migrate(session)
+        } catch let newer as PostgresSchema.NewerSchema {
+            throw RegistryFailure(
+                .newerSchema,
+                "the registry \(settings.displayURL) was upgraded by a newer BeaconMesh (schema version \(newer.version)); run this program's newer version with it"
+            )
         } catch {
             throw RegistryFailure(.unavailable, "cannot open the registry \(settings.displayURL): \(PostgresRegistry.describe(error))")
         }

@@ -171,6 +171,9 @@ enum PostgresSchema {
         ),
     ]
 
+    /// A database whose schema a newer BeaconMesh made: this program does not know its tables.
+    struct NewerSchema: Error { var version: Int }
+
     /// Brings the schema up to date; returns the versions it applied.
     @discardableResult
     static func migrate(_ session: PostgresSession) throws -> [Int] {
@@ -183,6 +186,7 @@ enum PostgresSchema {
                 )
             }
             let applied = Set(try statements.query("SELECT version FROM schema_migration").map { try $0.decode(Int.self) })
+            if let newest = applied.max(), newest > migrations.map(\.version).max() ?? 0 { throw NewerSchema(version: newest) }
             var done: [Int] = []
             for migration in migrations where !applied.contains(migration.version) {
                 for sql in migration.sql { try statements.execute(PostgresQuery(unsafeSQL: sql)) }

@@ -10,6 +10,8 @@ public struct RegistryFailure: Error, CustomStringConvertible, Equatable {
         case unavailable
         /// The file is not a BeaconMesh database, or is damaged.
         case damaged
+        /// The database was made or upgraded by a newer BeaconMesh than this program.
+        case newerSchema
         /// Another coordinator already runs on this SQLite registry.
         case heldByAnotherCoordinator
         /// A request the registry cannot answer as asked (an empty or too long period, a bad role name).

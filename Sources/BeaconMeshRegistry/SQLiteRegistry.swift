@@ -32,8 +32,9 @@ public final class SQLiteRegistry: MemberRegistry {
             try db.execute(sql: "PRAGMA secure_delete = ON")
         }
         do {
-            database = try DatabaseQueue(path: path, configuration: configuration)
-            try SQLiteRegistry.migrator.migrate(database)
+            database = try SQLiteRegistry.openAndMigrate(path: path, configuration: configuration)
+        } catch let failure as RegistryFailure {
+            throw failure
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
             throw Failure(
                 .damaged,
@@ -44,6 +45,44 @@ public final class SQLiteRegistry: MemberRegistry {
         } catch {
             throw Failure(.unavailable, "cannot open the database \(path): \(error)")
         }
+    }
+
+    /// Opens the file and brings its schema up to date, also while other programs open the same file at once (a
+    /// coordinator, the dashboard and `members` on a new file). GRDB reads which migrations ran, then runs each of the
+    /// others in its own transaction, so another program may create the migrations' table or commit a migration in
+    /// between, and ours then fails on what it made; a new file's switch to write-ahead logging may find the other's
+    /// lock. Each is tried again from the start (reading afresh what ran) for up to `openingPatience`. A damaged file,
+    /// or one a newer BeaconMesh migrated, fails at once.
+    static func openAndMigrate(path: String, configuration: Configuration) throws -> DatabaseQueue {
+        let deadline = ContinuousClock.now + openingPatience
+        while true {
+            do {
+                let database = try DatabaseQueue(path: path, configuration: configuration)
+                try migrate(database, path: path)
+                return database
+            } catch let error as DatabaseError
+                where error.resultCode != .SQLITE_NOTADB && error.resultCode != .SQLITE_CORRUPT && ContinuousClock.now < deadline
+            {
+                Thread.sleep(forTimeInterval: Double.random(in: 0.02...0.1))
+            }
+        }
+    }
+
+    /// How long opening a file may wait for other programs opening it at the same moment.
+    static let openingPatience: Duration = .seconds(15)
+
+    /// Runs the migrations `database` lacks; refuses a database a newer BeaconMesh migrated (this program would not
+    /// know its tables).
+    private static func migrate(_ database: DatabaseQueue, path: String) throws {
+        let migrator = Self.migrator
+        let unknown = try database.read { try migrator.appliedIdentifiers($0) }.subtracting(migrator.migrations)
+        guard unknown.isEmpty else {
+            throw Failure(
+                .newerSchema,
+                "\(path) was upgraded by a newer BeaconMesh (schema \(unknown.sorted().joined(separator: ", "))); run this program's newer version with it"
+            )
+        }
+        try migrator.migrate(database)
     }
 
     /// How long a statement waits for another connection's lock before it fails with `SQLITE_BUSY`.
