@@ -192,7 +192,7 @@ private struct YAMLReader {
     }
 
     func store(_ node: Node, at place: String, presence: PresenceRules) throws(ConfigurationError) -> CoordinatorConfiguration.Store {
-        let fields = try mapping(node, at: place, allowed: ["id", "name", "greeting", "departments"])
+        let fields = try mapping(node, at: place, allowed: ["id", "name", "greeting", "firstVisitGreeting", "departments"])
         guard let idNode = fields["id"] else { throw error(node, "\(place) needs an id") }
         let id = try uint16(idNode, at: "\(place).id")
         var store = CoordinatorConfiguration.Store(
@@ -201,6 +201,9 @@ private struct YAMLReader {
                 try string(node, at: "\(place).name")
             } ?? "Store \(id)")
         if let greeting = fields["greeting"] { store.greeting = GreetingTemplate(try string(greeting, at: "\(place).greeting")) }
+        if let greeting = fields["firstVisitGreeting"] {
+            store.firstVisitGreeting = GreetingTemplate(try string(greeting, at: "\(place).firstVisitGreeting"))
+        }
         if let departments = fields["departments"] {
             let items = try sequence(departments, at: "\(place).departments")
             for (index, item) in items.enumerated() {

@@ -75,11 +75,18 @@ public struct CoordinatorConfiguration: Sendable, Equatable {
         public var id: UInt16
         public var name: String
         public var greeting: GreetingTemplate = .standard
+        /// The greeting of a member's first visit (`nil`: `greeting`).
+        public var firstVisitGreeting: GreetingTemplate?
         public var departments: [Department] = []
 
         public init(id: UInt16, name: String) {
             self.id = id
             self.name = name
+        }
+
+        /// The greeting of a member's `visit`-th visit.
+        public func greeting(forVisit visit: Int) -> GreetingTemplate {
+            visit == 1 ? firstVisitGreeting ?? greeting : greeting
         }
 
         /// The department with `id`, if the store has one.

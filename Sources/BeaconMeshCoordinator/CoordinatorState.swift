@@ -416,7 +416,8 @@ struct CoordinatorState {
                     journal.arrived(
                         member: member, store: store, department: department, name: departmentName(store, department),
                         number: visit.number, at: at))
-                let greeting = (configuration.store(store)?.greeting ?? .standard).render(for: profile, visit: visit.number)
+                let template = configuration.store(store)?.greeting(forVisit: visit.number) ?? .standard
+                let greeting = template.render(for: profile, visit: visit.number)
                 publish(
                     event: .arrived(
                         member: profile, department: department, departmentName: departmentName(store, department),

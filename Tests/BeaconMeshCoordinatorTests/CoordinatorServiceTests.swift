@@ -23,17 +23,18 @@ private struct CoordinatorFixture {
     let service: CoordinatorService
     let folder: String
 
-    init() throws {
+    init(anaVisits: Int = 0, firstVisitGreeting: String? = nil) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("beaconmesh-coordinator-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         registry = try SQLiteRegistry(path: folder + "/registry.sqlite")
         try registry.upsert(
             MemberRecord(
-                profile: MemberProfile(id: "ana", name: "Ana", favoriteDrink: "flat white"),
+                profile: MemberProfile(id: "ana", name: "Ana", favoriteDrink: "flat white", visits: anaVisits),
                 beacons: [Self.anaFob], createdAt: nil))
         var configuration = CoordinatorConfiguration(id: "hq")
         var store = CoordinatorConfiguration.Store(id: 1, name: "High Street")
         store.departments = [.init(id: 10, name: "Clothing", presence: PresenceRules())]
+        store.firstVisitGreeting = firstVisitGreeting.map(GreetingTemplate.init)
         configuration.stores = [store]
         let connections = try CoordinatorService.mqttConfigurations(for: configuration)
         var logger = Logger(label: "test.coordinator")
@@ -85,6 +86,28 @@ private struct CoordinatorFixture {
 
 @Suite("Coordinator service, in memory", .timeLimit(.minutes(1)))
 struct CoordinatorServiceTests {
+    @Test(
+        "a member's first visit gets the store's firstVisitGreeting, a later one its greeting; without one, the greeting",
+        arguments: [
+            (0, "Welcome, {name}!", 1, "Welcome, Ana!"), (4, "Welcome, {name}!", 5, "Welcome back, Ana! The usual flat white?"),
+            (0, nil, 1, "Welcome back, Ana! The usual flat white?"),
+        ] as [(Int, String?, Int, String)])
+    func firstVisitGreeting(visitsBefore: Int, firstVisitGreeting: String?, visit: Int, expected: String) async throws {
+        let fixture = try CoordinatorFixture(anaVisits: visitsBefore, firstVisitGreeting: firstVisitGreeting)
+        defer { fixture.removeFolder() }
+        let running = Task { try await fixture.service.run() }
+        _ = try await fixture.broker.waitForPublications(matching: CoordinatorFixture.topics.coordinatorStatus(id: "hq"), count: 1)
+        let events = try await fixture.hearAnaUntilGreeted().map { try WireCodec.decodeEvent($0.payload) }
+        guard case .arrived(_, _, _, let number, let greeting, _) = try #require(events.last).kind else {
+            Issue.record("no arrival: \(events.map(\.type))")
+            return
+        }
+        #expect(number.number == visit)
+        #expect(greeting == expected)
+        running.cancel()
+        _ = try? await running.value
+    }
+
     @Test("a member heard through the broker is greeted once the arrival has settled, at the clock's time, and the visit is counted")
     func greetsOnTheClock() async throws {
         let fixture = try CoordinatorFixture()

@@ -44,3 +44,24 @@ struct PromoConfigTests {
         }
     }
 }
+
+@Suite("Coordinator config greetings")
+struct GreetingConfigTests {
+    @Test("a store's firstVisitGreeting is read; without one the first visit gets the store's greeting")
+    func firstVisitGreeting() throws {
+        let configuration = try CoordinatorConfiguration.parse(
+            yaml: """
+                stores:
+                  - {id: 1, greeting: "Hello again, {name}!", firstVisitGreeting: "Welcome, {name}!"}
+                  - {id: 2, greeting: "Hello again, {name}!"}
+                """, file: "c.yaml", defaultID: "x")
+        #expect(configuration.stores[0].greeting(forVisit: 1).text == "Welcome, {name}!")
+        #expect(configuration.stores[0].greeting(forVisit: 2).text == "Hello again, {name}!")
+        #expect(configuration.stores[1].greeting(forVisit: 1).text == "Hello again, {name}!")
+        #expect {
+            try CoordinatorConfiguration.parse(yaml: "stores:\n  - {id: 1, firstVisitGreeting: [a]}", file: "c.yaml", defaultID: "x")
+        } throws: { error in
+            "\(error)".contains("firstVisitGreeting")
+        }
+    }
+}

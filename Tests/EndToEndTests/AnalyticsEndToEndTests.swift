@@ -182,7 +182,8 @@ struct AnalyticsEndToEndTests {
                             checkins: text('figure-checkins'),
                             housewares: document.querySelector('#chart-departments rect[data-label="Housewares"]').getAttribute('data-value'),
                             walks: document.querySelector('#chart-flows rect[data-from="Clothing"][data-to="Housewares"]').getAttribute('data-value'),
-                            overflow: document.documentElement.scrollWidth > window.innerWidth};
+                            overflow: document.documentElement.scrollWidth > window.innerWidth,
+                            documentTitle: document.title, heading: text('title')};
                     """, timeout: .seconds(10)) as? [String: Any])
             #expect(page["charts"] as? Int == 6)
             #expect((page["drawn"] as? Int ?? 0) >= 4, "\(page)")
@@ -195,6 +196,9 @@ struct AnalyticsEndToEndTests {
             #expect(page["housewares"] as? String == "\(expected.departments.last?.median ?? -1)")
             #expect(page["walks"] as? String == "1")
             #expect(page["overflow"] as? Bool == false)
+            // Titled with the store's name, as every other page is.
+            #expect(page["documentTitle"] as? String == "San Francisco analytics · BeaconMesh")
+            #expect(page["heading"] as? String == "San Francisco analytics")
             let shot = try await browser.screenshot()
             try shot.write(to: URL(fileURLWithPath: try DashboardBrowserTests.screenshotPath("analytics.png")))
             if ProcessInfo.processInfo.environment["BEACONMESH_README_SCREENSHOTS"] != nil {

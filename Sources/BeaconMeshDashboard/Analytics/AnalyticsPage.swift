@@ -13,7 +13,8 @@ enum AnalyticsPage {
 
     /// A store's analytics page for `analytics` (its period), with `profile` (today against the same weekday).
     static func store(
-        _ analytics: StoreAnalytics, profile: HourOfDayProfile, signedInAs user: String?, timeZone: TimeZone, now: Timestamp
+        _ analytics: StoreAnalytics, named name: String, profile: HourOfDayProfile, signedInAs user: String?, timeZone: TimeZone,
+        now: Timestamp
     ) -> String {
         let store = analytics.store
         let query = "from=\(analytics.from.milliseconds)&to=\(analytics.to.milliseconds)"
@@ -23,8 +24,9 @@ enum AnalyticsPage {
         let visits = analytics.visits
         let hours = (0..<24).map { String(format: "%02d", $0) }
         var body = header(
-            crumb: #"<a href="/">BeaconMesh</a> <span class="crumb">/ <a href="/stores/\#(store)">store \#(store)</a> / analytics</span>"#,
-            title: "Store \(store) analytics", user: user)
+            crumb:
+                #"<a href="/">BeaconMesh</a> <span class="crumb">/ <a href="/stores/\#(store)">\#(escape(name))</a> / analytics</span>"#,
+            title: "\(name) analytics", user: user)
         body += "<main class=\"analytics\">"
         body += picker(action: "/stores/\(store)/analytics", period: (analytics.from, analytics.to), timeZone: timeZone, now: now)
         body += #"<section class="totals" aria-label="Totals">"#
@@ -138,7 +140,7 @@ enum AnalyticsPage {
             id: "table-promos")
         body += csv(.promos) + "</section>"
         body += "</main>"
-        return document(title: "Store \(store) analytics · BeaconMesh", store: store, body: body)
+        return document(title: "\(name) analytics · BeaconMesh", store: store, body: body)
     }
 
     /// The chain's page: one row per store the user may see with history in the period, with its visits, and a

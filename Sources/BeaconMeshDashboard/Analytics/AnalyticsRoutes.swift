@@ -28,7 +28,9 @@ enum AnalyticsRoutes {
                 let today = try await source.analytics(store: store, period: .init(from: bounds.today.from, to: bounds.today.to))
                 let before = try await source.analytics(store: store, period: .init(from: bounds.before.from, to: bounds.before.to))
                 let profile = HourOfDayProfile(today: today.hourly, before: before.hourly, at: now, calendar: localCalendar)
-                let html = AnalyticsPage.store(analytics, profile: profile, signedInAs: context.user?.name, timeZone: .current, now: now)
+                let name = hub.read { $0.board(of: store).name }
+                let html = AnalyticsPage.store(
+                    analytics, named: name, profile: profile, signedInAs: context.user?.name, timeZone: .current, now: now)
                 return response(Array(html.utf8), type: "text/html; charset=utf-8")
             }
         }
