@@ -147,6 +147,7 @@ public final class CoordinatorService: Service {
             configuration: configuration, start: start, logger: logger, topics: topics,
             startedAt: startedAt, healthInterval: healthInterval, leaseTTL: leases == nil ? nil : configuration.lease.ttl)
         let writer = try RegistryWriter(registry: registry, stores: Set(configuration.storeIDs), logger: logger, clock: { clock.now() })
+        let reachability = RegistryReachability(location: registry.location, clock: { clock.now() })
         let sessionEvents = session.connectionEvents()
         try publisher.start()
         try session.start()
@@ -243,7 +244,8 @@ public final class CoordinatorService: Service {
                     // Others change the registry while we run: read their changes (on a thread of their own: the
                     // database may be slow, locked or away), then hand them to the decisions.
                     let parts = RegistryPoll.Parts(
-                        registry: registry, publisher: publisher, topics: topics, writer: writer, inbox: inbox, logger: logger)
+                        registry: registry, publisher: publisher, topics: topics, writer: writer, inbox: inbox,
+                        reachability: reachability, logger: logger)
                     let feed = RegistryPoll.FeedHolder()
                     await withTaskCancellationHandler {
                         let poll = RegistryPoll(
@@ -276,7 +278,7 @@ public final class CoordinatorService: Service {
                         actions = state.handle(inputs, at: now)
                     case .tick:
                         let started = ContinuousClock.now
-                        actions = state.tick(at: now, database: writer.status)
+                        actions = state.tick(at: now, database: reachability.merged(with: writer.status))
                         let took = ContinuousClock.now - started
                         if took > .milliseconds(10) {
                             // Messages wait while a tick is decided: a slow one shows as event latency.

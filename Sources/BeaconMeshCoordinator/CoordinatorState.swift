@@ -37,6 +37,8 @@ struct CoordinatorState {
     private var dirtyStores: Set<UInt16> = []
     private var lastSnapshot: [UInt16: Timestamp] = [:]
     private var lastHealth: Timestamp
+    /// Whether the last health published said the database was failing.
+    private var healthSaidFailing = false
     /// The next member slot whose visit the periodic save writes.
     private var visitSaveCursor = 0
     private var eventCounter: UInt64 = 0
@@ -238,8 +240,10 @@ struct CoordinatorState {
         let present = snapshotStores.isEmpty ? [:] : engine.presentMembersByStore(in: snapshotStores, sorted: false)
         publishSnapshots(of: snapshotStores, present: present, at: now)
         saveVisitSlice()
-        if now - lastHealth >= healthInterval {
+        // Due, or at once when the database fails or is back (health is how an operator learns of it).
+        if now - lastHealth >= healthInterval || (database.failure != nil) != healthSaidFailing {
             lastHealth = now
+            healthSaidFailing = database.failure != nil
             publishHealth(at: now)
         }
         if metricsUpdatedAt.map({ now - $0 >= CoordinatorMetrics.interval }) ?? true {

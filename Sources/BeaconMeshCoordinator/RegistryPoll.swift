@@ -39,6 +39,7 @@ struct RegistryPoll: Sendable {
         let topics: Topics
         let writer: RegistryWriter
         let inbox: DecisionInbox
+        let reachability: RegistryReachability
         let logger: Logger
     }
 
@@ -101,6 +102,7 @@ struct RegistryPoll: Sendable {
 
     private mutating func poll(_ parts: Parts, wait: Duration) {
         do {
+            parts.reachability.reading()
             // Registry events the `members` command (or the CSV at start) left in the outbox.
             let published = try outbox.publishPending(from: parts.registry) { event in
                 try parts.publisher.publish(
@@ -115,7 +117,9 @@ struct RegistryPoll: Sendable {
                     metadata: ["store": "\(store)", "cause": "\(parts.registry.describe(error))"])
             }
             guard let feed = try feed.feed(from: parts.registry) else { return }
+            parts.reachability.answered()
             let change = try feed.next(timeout: wait)
+            parts.reachability.reading()
             switch change {
             case .nothing:
                 break
@@ -130,6 +134,7 @@ struct RegistryPoll: Sendable {
                 contents.apply(changes)
                 parts.inbox.membersChanged(changes)
             }
+            parts.reachability.answered()
             if let failure = lastFailure {
                 parts.logger.notice(
                     "registry readable again", metadata: ["database": "\(parts.registry.location)", "cause": "\(failure)"])
@@ -137,6 +142,7 @@ struct RegistryPoll: Sendable {
             lastFailure = nil
         } catch {
             let cause = parts.registry.describe(error)
+            parts.reachability.failed(cause)
             guard cause != lastFailure else { return }
             lastFailure = cause
             parts.logger.error(

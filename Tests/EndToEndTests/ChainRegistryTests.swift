@@ -175,6 +175,29 @@ struct ChainRegistryTests {
         await chain.stop()
     }
 
+    @Test("an idle coordinator cut off from the database: its health says failing within 10 s, naming the host, and ok once back")
+    func idleCutOffShowsInHealth() async throws {
+        let chain = try await Chain.start()
+        let health = try await MosquittoClients.subscribe(
+            port: chain.broker.port, filter: "beaconmesh/v1/coordinators/store-2/health", qos: 0)
+        try await Task.sleep(for: .seconds(2))
+        // Nothing is heard and nothing written: only the coordinator's own reads can notice.
+        let cut = ContinuousClock.now
+        chain.relay.cut()
+        let failing = await health.waitForLine(timeout: .seconds(10)) { $0.contains("\"state\":\"failing\"") }
+        #expect(failing != nil, "no failing health within 10 s of the cut: \(health.lines) \(chain.porto.transcript)")
+        #expect(failing?.contains("127.0.0.1:\(chain.relay.port)") == true, "\(String(describing: failing))")
+        #expect(ContinuousClock.now - cut < .seconds(10))
+        let failingLines = health.lines.count
+        chain.relay.restore()
+        let back = await eventually(timeout: .seconds(30), interval: .milliseconds(100)) {
+            health.lines.dropFirst(failingLines).contains { $0.contains("\"database\":{\"state\":\"ok\"") }
+        }
+        #expect(back, "health says ok once the database is back: \(health.lines.suffix(3))")
+        await health.stop()
+        await chain.stop()
+    }
+
     @Test("PostgreSQL restarted under traffic: no visit lost or doubled, no event doubled")
     func restartUnderTraffic() async throws {
         let chain = try await Chain.start()
