@@ -169,6 +169,29 @@ enum PostgresSchema {
                 """,
             ]
         ),
+        (
+            5, "a beacon given to another member announces both members",
+            [
+                // An upsert that moves a beacon updates its row: the old owner is announced too, so that every
+                // coordinator stops taking the beacon for them.
+                """
+                CREATE OR REPLACE FUNCTION beaconmesh_notify_member() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF TG_TABLE_NAME = 'member' THEN
+                        PERFORM pg_notify('\(channel)', pg_backend_pid() || ':' || COALESCE(NEW.id, OLD.id));
+                    ELSE
+                        IF TG_OP <> 'DELETE' THEN
+                            PERFORM pg_notify('\(channel)', pg_backend_pid() || ':' || NEW.member);
+                        END IF;
+                        IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND OLD.member IS DISTINCT FROM NEW.member) THEN
+                            PERFORM pg_notify('\(channel)', pg_backend_pid() || ':' || OLD.member);
+                        END IF;
+                    END IF;
+                    RETURN NULL;
+                END $$
+                """
+            ]
+        ),
     ]
 
     /// A database whose schema a newer BeaconMesh made: this program does not know its tables.

@@ -198,6 +198,26 @@ struct ChainRegistryTests {
         await chain.stop()
     }
 
+    @Test("a beacon given to another member is the new owner's in every coordinator within 5 s: the old owner is not greeted for it, also once the new owner is removed")
+    func beaconGivenToAnotherMember() async throws {
+        let chain = try await Chain.start()
+        try await Task.sleep(for: .seconds(1))
+        // Ana's fob (minor 1) goes to Ben, a new member: only the beacon's row changes hands.
+        _ = try await chain.members(["add", "ben", "--name", "Ben Okafor", "--beacon", "ibeacon:\(Mesh.uuid):1:1"])
+        try await Task.sleep(for: .seconds(5))
+        try await chain.visit(store: 1, minor: 1)
+        #expect(await chain.waitFor("arrived", store: 1), "\(chain.events.lines)")
+        let greeted = chain.events("arrived", store: 1).compactMap { ($0["member"] as? [String: Any])?["id"] as? String }
+        #expect(greeted == ["ben"], "store 1 greeted \(greeted)")
+        // Ben leaves the club: the fob is nobody's now, in either store (not Ana's again).
+        _ = try await chain.members(["remove", "ben"])
+        try await Task.sleep(for: .seconds(5))
+        try await chain.visit(store: 2, minor: 1)
+        try await Task.sleep(for: .seconds(2))
+        #expect(chain.events("arrived", store: 2).isEmpty, "the fob is a guest's: \(chain.events("arrived", store: 2))")
+        await chain.stop()
+    }
+
     @Test("PostgreSQL restarted under traffic: no visit lost or doubled, no event doubled")
     func restartUnderTraffic() async throws {
         let chain = try await Chain.start()
