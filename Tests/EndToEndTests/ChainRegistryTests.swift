@@ -198,7 +198,9 @@ struct ChainRegistryTests {
         await chain.stop()
     }
 
-    @Test("a beacon given to another member is the new owner's in every coordinator within 5 s: the old owner is not greeted for it, also once the new owner is removed")
+    @Test(
+        "a beacon given to another member is the new owner's in every coordinator within 5 s: the old owner is not greeted for it, also once the new owner is removed"
+    )
     func beaconGivenToAnotherMember() async throws {
         let chain = try await Chain.start()
         try await Task.sleep(for: .seconds(1))
