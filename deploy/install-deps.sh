@@ -8,6 +8,8 @@ packages=(pkg-config libmosquitto-dev libbluetooth-dev libjson-c-dev libsqlite3-
           mosquitto mosquitto-clients tmux sqlite3 openssl python3 imagemagick)
 # The dashboard's sign-in tests speak HTTP(S) with curl (cookies, Basic, a test CA, streams cut after a few seconds).
 packages+=(curl)
+# The erasure tests look at the SQLite file as a data-protection officer would, with `strings`.
+packages+=(binutils)
 # The dashboard's end-to-end tests drive Debian's headless Chromium through chromedriver (WebDriver); the fallback
 # font draws CJK names (李小龍) in its screenshots.
 packages+=(chromium chromium-driver fonts-droid-fallback)

@@ -327,6 +327,10 @@ public final class SQLiteRegistry: MemberRegistry {
             try SQLiteRegistry.deleteSurveySamples(ofMember: id, in: db)
             try db.execute(sql: "DELETE FROM member WHERE id = ?", arguments: [id])
             guard db.changesCount > 0 else { return false }
+            // The change log must not keep the id either: its rows go, and a row naming no one tells the coordinator
+            // to read the registry whole, which shows the member gone.
+            try db.execute(sql: "DELETE FROM member_change WHERE member = ?", arguments: [id])
+            try db.execute(sql: "INSERT INTO member_change (member) VALUES (?)", arguments: [Self.everyoneChanged])
             try SQLiteRegistry.recordEvent(.forgotten, member: id, in: db)
             return true
         }
@@ -338,6 +342,9 @@ public final class SQLiteRegistry: MemberRegistry {
         try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
         return true
     }
+
+    /// The member change log's row for "read everything" (no member has an empty id).
+    static let everyoneChanged = ""
 
     /// Every member, ordered by id.
     ///
@@ -478,7 +485,8 @@ public final class SQLiteRegistry: MemberRegistry {
                         """, arguments: [fire.member, fire.promo, fire.store, time.milliseconds, fire.member])
             }
         }
-        if purged { try reclaimSpace() } else { try boundWriteAheadLog() }
+        // A published `member-forgotten` was the last row naming the member: its old page goes from the log too.
+        if purged || !changes.publishedRegistryEvents.isEmpty { try reclaimSpace() } else { try boundWriteAheadLog() }
     }
 
     /// Above this the write-ahead log is checkpointed whole and emptied after a write (`boundWriteAheadLog`).
@@ -759,7 +767,8 @@ public final class SQLiteRegistry: MemberRegistry {
             let rows = try Row.fetchAll(
                 db, sql: "SELECT seq, member FROM member_change WHERE seq > ? ORDER BY seq LIMIT ?", arguments: [seen, limit + 1])
             guard rows.count <= limit, let first = rows.first, first["seq"] as Int64 == seen + 1 else { return (current, last, nil) }
-            return (current, last, Set(rows.map { $0["member"] as String }))
+            let members = Set(rows.map { $0["member"] as String })
+            return (current, last, members.contains(Self.everyoneChanged) ? nil : members)
         }
     }
 
