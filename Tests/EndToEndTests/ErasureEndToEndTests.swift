@@ -7,13 +7,16 @@ import Testing
 /// included (it was left four times: in the member change log twice, in the outbox twice).
 @Suite("erasure end to end")
 struct ErasureEndToEndTests {
-    @Test("a member with a visit, history and a promo firing, forgotten: announced once; strings over the file and its log find nothing of her")
+    @Test(
+        "a member with a visit, history and a promo firing, forgotten: announced once; strings over the file and its log find nothing of her"
+    )
     func forgottenLeavesNothing() async throws {
         let run = try await CoordinatorRun.start()
         let registry = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/registry/events", qos: 1)
         let database = run.directory + "/mesh.sqlite"
         let secrets = ["zelda-unique-id", "Zelda Quintessa", "Yerba mate del sur", "\(Mesh.uuid):1:9"]
-        try await Self.members(["add", secrets[0], "--name", secrets[1], "--drink", secrets[2], "--beacon", "ibeacon:\(secrets[3])"], database)
+        try await Self.members(
+            ["add", secrets[0], "--name", secrets[1], "--drink", secrets[2], "--beacon", "ibeacon:\(secrets[3])"], database)
         // She visits Clothing long enough for its promo (dwell 1 s), then leaves: a visit, its history, a firing.
         try await Task.sleep(for: .seconds(2))
         try await run.send(department: 10, minor: 9, from: 1, count: 10)
