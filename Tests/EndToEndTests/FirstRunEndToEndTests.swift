@@ -27,8 +27,8 @@ struct FirstRunEndToEndTests {
         let database = directory + "/mesh.sqlite"
         let list = try Mesh.program("beacon-coordinator", ["members", "list", "--db", database])
         #expect(await list.waitForExit(timeout: .seconds(20)) == .exited(0), "\(list.transcript)")
-        _ = try Self.sqlite(database, "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from the future')")
-        let before = try Self.sqlite(database, "SELECT group_concat(identifier, '|') FROM grdb_migrations")
+        _ = try Mesh.sqlite(database, "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from the future')")
+        let before = try Mesh.sqlite(database, "SELECT group_concat(identifier, '|') FROM grdb_migrations")
         for arguments in [
             ["beacon-coordinator", "members", "list", "--db", database],
             ["beacon-dashboard", "--broker", "mqtt://127.0.0.1:1", "--listen", "127.0.0.1:\(try FreePort.next())", "--db", database],
@@ -40,7 +40,7 @@ struct FirstRunEndToEndTests {
             #expect(lines.count == 1, "\(arguments[0]) says why in one line: \(program.transcript)")
             #expect(lines.first?.contains("v99: from the future") == true, "\(program.transcript)")
         }
-        #expect(try Self.sqlite(database, "SELECT group_concat(identifier, '|') FROM grdb_migrations") == before, "nothing migrated")
+        #expect(try Mesh.sqlite(database, "SELECT group_concat(identifier, '|') FROM grdb_migrations") == before, "nothing migrated")
     }
 
     /// Starts the four programs at once on `database` and checks that each opened it.
@@ -59,7 +59,7 @@ struct FirstRunEndToEndTests {
         #expect(serving != nil, "round \(round), dashboard: \(dashboard.transcript)")
         _ = await dashboard.stop(with: SIGTERM, timeout: .seconds(10))
         _ = await coordinator.stop(with: SIGTERM, timeout: .seconds(10))
-        let migrations = try sqlite(database, "SELECT COUNT(*) FROM grdb_migrations WHERE identifier LIKE 'v%'")
+        let migrations = try Mesh.sqlite(database, "SELECT COUNT(*) FROM grdb_migrations WHERE identifier LIKE 'v%'")
         #expect(Int(migrations) ?? 0 >= 8, "round \(round): every migration ran once (\(migrations))")
     }
 
@@ -72,26 +72,12 @@ struct FirstRunEndToEndTests {
         list.standardOutput = FileHandle.nullDevice
         try list.run()
         list.waitUntilExit()
-        _ = try sqlite(
+        _ = try Mesh.sqlite(
             database,
             """
             DROP TABLE survey_sample; DROP TABLE survey_fit; DROP TABLE survey_version;
             DROP INDEX visit_history_store_member; DROP INDEX guest_count_store_hour;
             DELETE FROM grdb_migrations WHERE identifier LIKE 'v7:%' OR identifier LIKE 'v8:%';
             """)
-    }
-
-    /// Runs `sql` with Debian's `sqlite3` on `database` and returns what it printed, trimmed.
-    private static func sqlite(_ database: String, _ sql: String) throws -> String {
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        sqlite.arguments = ["-cmd", ".timeout 5000", database, sql]
-        let output = Pipe()
-        sqlite.standardOutput = output
-        try sqlite.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        sqlite.waitUntilExit()
-        guard sqlite.terminationStatus == 0 else { throw TestSupportError("sqlite3 failed on \(database): \(sql)") }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -35,6 +35,21 @@ enum Mesh {
         try TestProcess(executable: BuiltProducts.path(of: name), arguments: arguments, environment: environment)
     }
 
+    /// Runs `sql` with Debian's `sqlite3` on `database` (a program's own file, as an IT person would look at it) and
+    /// returns what it printed, trimmed.
+    static func sqlite(_ database: String, _ sql: String) throws -> String {
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        sqlite.arguments = ["-cmd", ".timeout 5000", database, sql]
+        let output = Pipe()
+        sqlite.standardOutput = output
+        try sqlite.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        sqlite.waitUntilExit()
+        guard sqlite.terminationStatus == 0 else { throw TestSupportError("sqlite3 failed on \(database): \(sql)") }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// A temporary folder for one test.
     static func temporaryDirectory() throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("beaconmesh-e2e-\(UUID().uuidString)").path

@@ -17,14 +17,14 @@ struct RetentionEndToEndTests {
         let finished = "SELECT COUNT(*) FROM visit_history WHERE left_at IS NOT NULL"
         // The writer saves it at once; a CI machine running every suite side by side may take seconds per fsync.
         let written = await eventually(timeout: .seconds(30), interval: .milliseconds(250)) {
-            (try? Self.sqlite(database, finished)) == "1"
+            (try? Mesh.sqlite(database, finished)) == "1"
         }
         #expect(written, "the visit was not written: \(run.coordinator.transcript)")
         _ = await run.coordinator.stop(with: SIGTERM, timeout: .seconds(10))
 
         // While it is stopped, the file gains a visit of three hours ago (with a stop) and that hour's guest count.
         let old = Mesh.nowMilliseconds - 3 * 3_600_000
-        _ = try Self.sqlite(
+        _ = try Mesh.sqlite(
             database,
             """
             INSERT INTO visit_history (member, store, arrived_at, left_at, number) VALUES ('ana', 1, \(old), \(old + 60_000), 11);
@@ -32,34 +32,19 @@ struct RetentionEndToEndTests {
                 VALUES ('ana', 1, \(old), 0, 1, 10, 'Clothing', \(old), 60000);
             INSERT INTO guest_count (store, hour, department, visits, dwell_ms) VALUES (1, \(old - old % 3_600_000), 10, 5, 60000);
             """)
-        #expect(try Self.sqlite(database, "SELECT COUNT(*) FROM visit_history") == "2")
+        #expect(try Mesh.sqlite(database, "SELECT COUNT(*) FROM visit_history") == "2")
 
         run.coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", run.config])
         #expect(await run.coordinator.waitForLine(in: .stderr, timeout: .seconds(15)) { $0.contains("coordinator running") } != nil)
         let gone = await eventually(timeout: .seconds(30), interval: .milliseconds(250)) {
-            (try? Self.sqlite(database, "SELECT COUNT(*) FROM visit_history WHERE arrived_at = \(old)")) == "0"
+            (try? Mesh.sqlite(database, "SELECT COUNT(*) FROM visit_history WHERE arrived_at = \(old)")) == "0"
         }
         #expect(gone, "the visit of three hours ago is still kept: \(run.coordinator.transcript)")
-        #expect(try Self.sqlite(database, "SELECT COUNT(*) FROM visit_stop WHERE arrived_at = \(old)") == "0", "its stop went with it")
-        #expect(try Self.sqlite(database, finished) == "1", "today's visit stays")
+        #expect(try Mesh.sqlite(database, "SELECT COUNT(*) FROM visit_stop WHERE arrived_at = \(old)") == "0", "its stop went with it")
+        #expect(try Mesh.sqlite(database, finished) == "1", "today's visit stays")
         #expect(
-            try Self.sqlite(database, "SELECT SUM(visits) FROM guest_count WHERE hour = \(old - old % 3_600_000)") == "5",
+            try Mesh.sqlite(database, "SELECT SUM(visits) FROM guest_count WHERE hour = \(old - old % 3_600_000)") == "5",
             "guest counts stay")
         await run.stop()
-    }
-
-    /// Runs `sql` with Debian's `sqlite3` on `database` (the coordinator's own file, as an IT person would look at it)
-    /// and returns what it printed, trimmed.
-    private static func sqlite(_ database: String, _ sql: String) throws -> String {
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        sqlite.arguments = ["-cmd", ".timeout 5000", database, sql]
-        let output = Pipe()
-        sqlite.standardOutput = output
-        try sqlite.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        sqlite.waitUntilExit()
-        guard sqlite.terminationStatus == 0 else { throw TestSupportError("sqlite3 failed on \(database): \(sql)") }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
