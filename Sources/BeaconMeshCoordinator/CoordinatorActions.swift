@@ -48,4 +48,8 @@ struct Publication: Sendable {
     var retain: Bool
     /// The store it was decided for, if any: it is published only while the store's lease is held.
     var store: UInt16? = nil
+    /// Published only once the registry changes decided with it are written: a promo's firing, a check-in. A
+    /// coordinator killed before the write has offered nothing, and offers it after its restart; killed after, it
+    /// knows it offered, and does not offer again.
+    var afterWrite = false
 }

@@ -342,11 +342,21 @@ public final class CoordinatorService: Service {
     private static func perform(
         _ actions: CoordinatorActions, decidingUntil: [UInt16: ContinuousClock.Instant]?, with parts: Performing
     ) {
-        publish(actions.publications, with: parts.publisher, logger: parts.logger, decidingUntil: decidingUntil)
-        if !actions.registry.isEmpty {
+        // A promo's offer and a check-in go out once the database has their firing (`Publication.afterWrite`), the
+        // rest at once: a greeting never waits for the database.
+        let now = actions.publications.filter { !$0.afterWrite }
+        let afterWrite = actions.publications.filter(\.afterWrite)
+        publish(now, with: parts.publisher, logger: parts.logger, decidingUntil: decidingUntil)
+        if !actions.registry.isEmpty || !afterWrite.isEmpty {
             var changes = actions.registry
             changes.decidedBy = parts.leaseHolder
-            parts.writer.enqueue(changes)
+            var published: RegistryWriter.AfterWrite?
+            if !afterWrite.isEmpty {
+                let publisher = parts.publisher
+                let logger = parts.logger
+                published = { publish(afterWrite, with: publisher, logger: logger, decidingUntil: decidingUntil) }
+            }
+            parts.writer.enqueue(changes, afterWrite: published)
         }
         if decidingUntil == nil {
             parts.snapshots.put(actions.snapshots)

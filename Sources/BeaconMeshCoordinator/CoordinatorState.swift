@@ -488,12 +488,14 @@ struct CoordinatorState {
 
     /// Publishes an event on the store's events topic; returns the event.
     @discardableResult
-    private mutating func publish(event kind: StoreEvent.Kind, store: UInt16, at: Timestamp) -> StoreEvent {
+    private mutating func publish(event kind: StoreEvent.Kind, store: UInt16, at: Timestamp, afterWrite: Bool = false) -> StoreEvent {
         let event = StoreEvent(id: nextID(), store: store, at: at, kind: kind)
         eventsPublished += 1
         metrics.countEvent(type: event.type)
         actions.publications.append(
-            Publication(topic: topics.events(store: store), message: .event(event), qos: .atLeastOnce, retain: false, store: store))
+            Publication(
+                topic: topics.events(store: store), message: .event(event), qos: .atLeastOnce, retain: false, store: store,
+                afterWrite: afterWrite))
         logger.info("event", metadata: ["type": "\(event.type)", "store": "\(store)", "member": "\(event.member?.id ?? "-")"])
         return event
     }
@@ -532,11 +534,11 @@ struct CoordinatorState {
             event: .checkin(
                 member: profile, department: department.id, departmentName: department.name,
                 request: request.id, checkins: profile.checkins, verified: false),
-            store: storeID, at: now)
+            store: storeID, at: now, afterWrite: true)
         actions.publications.append(
             Publication(
                 topic: topics.checkins(member: profile.id), message: .event(event), qos: .atLeastOnce, retain: false,
-                store: storeID))
+                store: storeID, afterWrite: true))
     }
 
     /// Forgets handled check-in requests older than `checkinMemory`, once an hour.
@@ -572,14 +574,14 @@ struct CoordinatorState {
                 keep(journal.offered(member: visit.member, promo: rule.promo.id, department: department.id, at: now))
                 publish(
                     event: .promo(member: profile, department: department.id, departmentName: department.name, promo: rule.promo),
-                    store: store.id, at: now)
+                    store: store.id, at: now, afterWrite: true)
                 let offer = Offer(
                     id: nextID(), member: visit.member, store: store.id, department: department.id,
                     departmentName: department.name, promo: rule.promo, at: now)
                 actions.publications.append(
                     Publication(
                         topic: topics.offers(member: visit.member), message: .offer(offer),
-                        qos: .atLeastOnce, retain: false, store: store.id))
+                        qos: .atLeastOnce, retain: false, store: store.id, afterWrite: true))
             }
         }
     }

@@ -31,10 +31,14 @@ public final class RegistryWriter: Sendable {
         }
     }
 
+    /// What to do once a batch is written (publish what must not go out before the database has it).
+    public typealias AfterWrite = @Sendable () -> Void
+
     private struct State {
         var waiting = RegistryChanges()
-        /// The batch being written or waiting to be tried again, with its id.
-        var failed: (changes: RegistryChanges, id: String)?
+        var waitingAfterWrite: [AfterWrite] = []
+        /// The batch being written or waiting to be tried again, with its id and what follows its writing.
+        var failed: (changes: RegistryChanges, id: String, afterWrite: [AfterWrite])?
         var failure: String?
         var failingSince: Timestamp?
         var stopping = false
@@ -66,10 +70,17 @@ public final class RegistryWriter: Sendable {
         _ = try DedicatedThread(name: "registry-writer") { [self] in self.run() }
     }
 
-    /// Queues `changes` to be written after everything queued before; returns at once.
-    public func enqueue(_ changes: RegistryChanges) {
-        guard !changes.isEmpty else { return }
-        state.withLock { $0.waiting.merge(changes) }
+    /// Queues `changes` to be written after everything queued before; returns at once. `afterWrite` runs on the
+    /// writer's thread once they are written (never, if they cannot be before the writer stops).
+    public func enqueue(_ changes: RegistryChanges, afterWrite: AfterWrite? = nil) {
+        guard !changes.isEmpty else {
+            afterWrite?()
+            return
+        }
+        state.withLock { state in
+            state.waiting.merge(changes)
+            if let afterWrite { state.waitingAfterWrite.append(afterWrite) }
+        }
         signal()
     }
 
@@ -122,24 +133,26 @@ public final class RegistryWriter: Sendable {
             wakeUp.lock()
             while state.withLock({ $0.waiting.isEmpty && $0.failed == nil && !$0.stopping }) { wakeUp.wait() }
             wakeUp.unlock()
-            let (batch, stop) = state.withLock { state -> ((changes: RegistryChanges, id: String)?, Bool) in
+            let (batch, stop) = state.withLock { state -> ((changes: RegistryChanges, id: String, afterWrite: [AfterWrite])?, Bool) in
                 if let failed = state.failed { return (failed, state.stopped) }
                 guard !state.waiting.isEmpty else { return (nil, state.stopped) }
                 batches += 1
-                let batch = (changes: state.waiting, id: "\(writerID)-\(batches)")
+                let batch = (changes: state.waiting, id: "\(writerID)-\(batches)", afterWrite: state.waitingAfterWrite)
                 state.waiting = RegistryChanges()
+                state.waitingAfterWrite = []
                 // Kept here until written: a failure leaves it to be tried again, as it is, first.
                 state.failed = batch
                 return (batch, state.stopped)
             }
             if stop { return }
-            guard let (changes, batchID) = batch else {
+            guard let (changes, batchID, afterWrite) = batch else {
                 state.withLock { $0.stopped = true }
                 return
             }
             do {
                 try registry.apply(changes, batch: batchID, stores: stores)
                 delay = retryDelays.first
+                for action in afterWrite { action() }
                 let recovered = state.withLock { state -> (String, Timestamp)? in
                     state.failed = nil
                     defer {
