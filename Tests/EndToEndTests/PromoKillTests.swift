@@ -54,7 +54,9 @@ struct PromoKillTests {
         let greeted = Dictionary(grouping: arrivals, by: { ($0["member"] as? [String: Any])?["id"] as? String ?? "?" })
         let killedAtGreeting = (0..<Self.rounds).filter { $0 % 3 == 1 }.map { "m\($0)" }
         let twice = killedAtGreeting.filter { (greeted[$0]?.count ?? 0) > 1 }
-        print("PromoKillTests: promos offered twice: \(doubled.count); greeted twice after a kill the moment she was greeted: \(twice.count) of \(killedAtGreeting.count)")
+        print(
+            "PromoKillTests: promos offered twice: \(doubled.count); greeted twice after a kill the moment she was greeted: \(twice.count) of \(killedAtGreeting.count)"
+        )
         _ = await coordinator.stop(with: SIGTERM, timeout: .seconds(10))
         await events.stop()
         await broker.stop()
