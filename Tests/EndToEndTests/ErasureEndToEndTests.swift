@@ -24,17 +24,18 @@ struct ErasureEndToEndTests {
         #expect(await run.waitForEvent("promo") != nil, "\(run.events.lines)")
         #expect(await run.waitForEvent("left", timeout: .seconds(15)) != nil)
         try await Task.sleep(for: .seconds(1))
-        #expect(try Self.strings(database).contains(secrets[0]), "her history was written before she is forgotten")
+        #expect(try await Self.strings(database).contains(secrets[0]), "her history was written before she is forgotten")
 
         try await Self.members(["forget", secrets[0]], database)
         let announced = await registry.waitForLine(timeout: .seconds(10)) { $0.contains("member-forgotten") }
         #expect(announced?.contains(secrets[0]) == true, "\(registry.lines)")
         // The coordinator deletes the published event and empties the log; give it a moment, then look.
-        let gone = await eventually(timeout: .seconds(10), interval: .milliseconds(250)) {
-            let text = (try? Self.strings(database)) ?? secrets[0]
-            return secrets.allSatisfy { !text.contains($0) }
-        }
-        let text = try Self.strings(database)
+        let gone =
+            await eventuallyAsync(timeout: .seconds(10), interval: .milliseconds(250)) { () async -> Bool? in
+                let text = (try? await Self.strings(database)) ?? secrets[0]
+                return secrets.allSatisfy { !text.contains($0) } ? true : nil
+            } ?? false
+        let text = try await Self.strings(database)
         #expect(gone, "left behind: \(secrets.filter { text.contains($0) })")
         #expect(registry.lines.filter { $0.contains("member-forgotten") }.count == 1, "\(registry.lines)")
         // The coordinator knows she is gone: her fob is a guest's now.
@@ -50,18 +51,15 @@ struct ErasureEndToEndTests {
         #expect(await command.waitForExit(timeout: .seconds(20)) == .exited(0), "\(command.transcript)")
     }
 
-    /// What Debian's `strings` finds in the file and its write-ahead log, as a data-protection officer would look.
-    private static func strings(_ database: String) throws -> String {
-        try [database, database + "-wal"].filter { FileManager.default.fileExists(atPath: $0) }.map { path in
-            let strings = Process()
-            strings.executableURL = URL(fileURLWithPath: "/usr/bin/strings")
-            strings.arguments = ["-n", "4", path]
-            let output = Pipe()
-            strings.standardOutput = output
-            try strings.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            strings.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
-        }.joined(separator: "\n")
+    /// What Debian's `strings` finds in the file and its write-ahead log, as a data-protection officer would look
+    /// (awaited, not blocking a thread the other tests share).
+    private static func strings(_ database: String) async throws -> String {
+        var found: [String] = []
+        for path in [database, database + "-wal"] where FileManager.default.fileExists(atPath: path) {
+            let strings = try TestProcess(executable: "/usr/bin/strings", arguments: ["-n", "4", path])
+            guard await strings.waitForExit(timeout: .seconds(30)) == .exited(0) else { throw TestSupportError(strings.transcript) }
+            found += strings.stdoutLines
+        }
+        return found.joined(separator: "\n")
     }
 }

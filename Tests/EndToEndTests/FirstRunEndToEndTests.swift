@@ -15,7 +15,7 @@ struct FirstRunEndToEndTests {
             let config = try Mesh.writeCoordinatorConfig(in: directory, brokerURL: broker.url)
             let database = directory + "/mesh.sqlite"
             // Odd rounds: a new file. Even rounds: a file of an older version, its last two migrations not run.
-            if round % 2 == 0 { try Self.makeOldDatabase(at: database) }
+            if round % 2 == 0 { try await Self.makeOldDatabase(at: database) }
             try await Self.openTogether(database: database, config: config, broker: broker, round: round)
         }
         await broker.stop()
@@ -27,8 +27,8 @@ struct FirstRunEndToEndTests {
         let database = directory + "/mesh.sqlite"
         let list = try Mesh.program("beacon-coordinator", ["members", "list", "--db", database])
         #expect(await list.waitForExit(timeout: .seconds(20)) == .exited(0), "\(list.transcript)")
-        _ = try Mesh.sqlite(database, "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from the future')")
-        let before = try Mesh.sqlite(database, "SELECT group_concat(identifier, '|') FROM grdb_migrations")
+        _ = try await Mesh.sqlite(database, "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from the future')")
+        let before = try await Mesh.sqlite(database, "SELECT group_concat(identifier, '|') FROM grdb_migrations")
         for arguments in [
             ["beacon-coordinator", "members", "list", "--db", database],
             ["beacon-dashboard", "--broker", "mqtt://127.0.0.1:1", "--listen", "127.0.0.1:\(try FreePort.next())", "--db", database],
@@ -40,7 +40,7 @@ struct FirstRunEndToEndTests {
             #expect(lines.count == 1, "\(arguments[0]) says why in one line: \(program.transcript)")
             #expect(lines.first?.contains("v99: from the future") == true, "\(program.transcript)")
         }
-        #expect(try Mesh.sqlite(database, "SELECT group_concat(identifier, '|') FROM grdb_migrations") == before, "nothing migrated")
+        #expect(try await Mesh.sqlite(database, "SELECT group_concat(identifier, '|') FROM grdb_migrations") == before, "nothing migrated")
     }
 
     /// Starts the four programs at once on `database` and checks that each opened it.
@@ -59,20 +59,16 @@ struct FirstRunEndToEndTests {
         #expect(serving != nil, "round \(round), dashboard: \(dashboard.transcript)")
         _ = await dashboard.stop(with: SIGTERM, timeout: .seconds(10))
         _ = await coordinator.stop(with: SIGTERM, timeout: .seconds(10))
-        let migrations = try Mesh.sqlite(database, "SELECT COUNT(*) FROM grdb_migrations WHERE identifier LIKE 'v%'")
+        let migrations = try await Mesh.sqlite(database, "SELECT COUNT(*) FROM grdb_migrations WHERE identifier LIKE 'v%'")
         #expect(Int(migrations) ?? 0 >= 8, "round \(round): every migration ran once (\(migrations))")
     }
 
     /// A registry as an older BeaconMesh left it: made by this one, then its last two migrations (the chain's
     /// indexes, the survey's tables) taken back.
-    private static func makeOldDatabase(at database: String) throws {
-        let list = Process()
-        list.executableURL = URL(fileURLWithPath: try BuiltProducts.path(of: "beacon-coordinator"))
-        list.arguments = ["members", "list", "--db", database]
-        list.standardOutput = FileHandle.nullDevice
-        try list.run()
-        list.waitUntilExit()
-        _ = try Mesh.sqlite(
+    private static func makeOldDatabase(at database: String) async throws {
+        let list = try Mesh.program("beacon-coordinator", ["members", "list", "--db", database])
+        guard await list.waitForExit(timeout: .seconds(30)) == .exited(0) else { throw TestSupportError(list.transcript) }
+        _ = try await Mesh.sqlite(
             database,
             """
             DROP TABLE survey_sample; DROP TABLE survey_fit; DROP TABLE survey_version;

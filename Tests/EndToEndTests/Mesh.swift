@@ -36,18 +36,14 @@ enum Mesh {
     }
 
     /// Runs `sql` with Debian's `sqlite3` on `database` (a program's own file, as an IT person would look at it) and
-    /// returns what it printed, trimmed.
-    static func sqlite(_ database: String, _ sql: String) throws -> String {
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        sqlite.arguments = ["-cmd", ".timeout 5000", database, sql]
-        let output = Pipe()
-        sqlite.standardOutput = output
-        try sqlite.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        sqlite.waitUntilExit()
-        guard sqlite.terminationStatus == 0 else { throw TestSupportError("sqlite3 failed on \(database): \(sql)") }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    /// returns what it printed, trimmed. Awaits the program rather than blocking one of the few threads every test
+    /// shares (two on this machine): a blocked one starved other tests' waits.
+    static func sqlite(_ database: String, _ sql: String) async throws -> String {
+        let sqlite = try TestProcess(executable: "/usr/bin/sqlite3", arguments: ["-cmd", ".timeout 5000", database, sql])
+        guard await sqlite.waitForExit(timeout: .seconds(30)) == .exited(0) else {
+            throw TestSupportError("sqlite3 failed on \(database): \(sql)\n\(sqlite.transcript)")
+        }
+        return sqlite.stdoutLines.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// A temporary folder for one test.
