@@ -25,7 +25,7 @@ public final class Browser {
         }
         let port = try FreePort.next()
         let driver = try TestProcess(executable: chromedriver, arguments: ["--port=\(port)"])
-        guard await eventually(timeout: .seconds(15), { FreePort.isListening(port: port, processID: driver.processID) }) else {
+        guard await eventually(timeout: .seconds(30), { FreePort.isListening(port: port, processID: driver.processID) }) else {
             throw TestSupportError("chromedriver did not start: \(driver.transcript)")
         }
         let capabilities: [String: Any] = [

@@ -97,7 +97,7 @@ public final class MosquittoBroker: Sendable {
     ///
     /// Another program answering on `port` is not readiness: this broker then exits with "address in use" and the
     /// start fails (and `MosquittoBroker.start()` tries another port).
-    public func start(timeout: Duration = .seconds(10)) async throws {
+    public func start(timeout: Duration = .seconds(30)) async throws {
         if process.withLock({ $0?.isRunning ?? false }) { return }
         let child = try TestProcess(executable: executable, arguments: ["-c", directory + "/mosquitto.conf"])
         process.withLock { $0 = child }
@@ -124,7 +124,7 @@ public final class MosquittoBroker: Sendable {
     }
 
     /// Stops (SIGTERM) and starts the broker again on the same port with the same database.
-    public func restart(timeout: Duration = .seconds(10)) async throws {
+    public func restart(timeout: Duration = .seconds(30)) async throws {
         await stop()
         try await start(timeout: timeout)
     }

@@ -96,7 +96,7 @@ final class ProfileBroker: Sendable {
     }
 
     /// Starts mosquitto with the profile and waits until it listens on the TLS port itself (not another program there).
-    func start(timeout: Duration = .seconds(10)) async throws {
+    func start(timeout: Duration = .seconds(30)) async throws {
         if process.withLock({ $0?.isRunning ?? false }) { return }
         let child = try TestProcess(executable: try MosquittoBroker.findExecutable(), arguments: ["-c", configFile])
         process.withLock { $0 = child }
