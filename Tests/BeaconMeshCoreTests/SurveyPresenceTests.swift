@@ -44,6 +44,28 @@ struct SurveyPresenceTests {
         #expect(script.story == ["arrived 20", "moved 20→10", "left 10"])
     }
 
+    @Test("a surveyed member is decided at most every 250 ms: a batch sooner after a decision is decided on the tick 250 ms after it")
+    func decisionsAreSpaced() throws {
+        var script = try Self.surveyed()
+        script.hold(.seconds(3), Self.upstairs)
+        #expect(script.story == ["arrived 20"])
+        let decided = script.now  // the last step's first batch was decided; the second waits for decided + 250 ms
+        script.now = decided + .milliseconds(100)
+        script.batch([20: -67])
+        #expect(script.engine.visit(of: "ana")?.lastSeen == decided, "decided at once, 100 ms after the last decision")
+        script.outputs += script.engine.tick(at: decided + .milliseconds(249))
+        #expect(script.engine.visit(of: "ana")?.lastSeen == decided)
+        script.outputs += script.engine.tick(at: decided + .milliseconds(250))
+        #expect(script.engine.visit(of: "ana")?.lastSeen == decided + .milliseconds(100), "not decided 250 ms after the last decision")
+
+        // A store without a survey decides every batch at once.
+        var plain = StoreScript()
+        plain.hold(.seconds(3), Self.upstairs)
+        plain.now = plain.now + .milliseconds(100)
+        plain.batch([20: -67])
+        #expect(plain.engine.visit(of: "ana")?.lastSeen == plain.now)
+    }
+
     @Test("clearing the survey goes back to the loudest node, and a fit for another store changes nothing here")
     func clearing() throws {
         var script = StoreScript()

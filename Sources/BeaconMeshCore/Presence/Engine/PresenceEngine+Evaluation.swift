@@ -47,6 +47,7 @@ extension PresenceEngine {
             swap(&buffer, &surveyBuffer)
             surveyed = surveyedReadings(of: person, at: now, into: &buffer)
             if surveyed != nil {
+                person.surveyedAt = now
                 swap(&person.readings, &buffer)
                 swap(&person.heard, &buffer)
             } else {

@@ -76,7 +76,18 @@ extension PresenceEngine {
             }
         }
         if !batch.sightings.isEmpty || !batch.lost.isEmpty { outputs.append(.presenceChanged(store: address.store)) }
-        for member in touched { evaluate(member: member, at: nowMilliseconds, into: &outputs) }
+        for member in touched {
+            // A surveyed decision weighs every department: one is taken at most every `surveyDecisionInterval`; the
+            // readings of batches in between are kept and decided at the next one (a tick, or a later batch).
+            let surveyedAt = members[Int(member)].surveyedAt
+            if surveyedAt > nowMilliseconds - Self.surveyDecisionInterval {
+                let due = surveyedAt + Self.surveyDecisionInterval
+                members[Int(member)].nextCheck = min(members[Int(member)].nextCheck, due)
+                scheduleMember(member, at: due)
+                continue
+            }
+            evaluate(member: member, at: nowMilliseconds, into: &outputs)
+        }
         return (.applied, outputs)
     }
 

@@ -23,6 +23,9 @@ extension PresenceEngine {
         /// Milliseconds since the epoch at which time alone (a reading going stale, an exit, a switch dwell, an
         /// arrival settling) could change this person's state; ticks before then skip them.
         var nextCheck: Int64 = 0
+        /// When this person was last decided from a store's survey (`Int64.min`: never): a batch within
+        /// `surveyDecisionInterval` after that only schedules the next decision (`PresenceEngine.surveyDecisionInterval`).
+        var surveyedAt: Int64 = .min
 
         /// Whether the engine counts this member as tracked: heard lately or with a visit to remember.
         var isTracked: Bool { !readings.isEmpty || visit != nil }

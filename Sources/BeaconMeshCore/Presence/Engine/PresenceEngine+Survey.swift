@@ -6,6 +6,12 @@ extension PresenceEngine {
     /// per nat switched too late (SAL car 80 % right), 4–6 too often (an open office 36–42 changes for 17).
     public static let surveyDecibelsPerNat = 3.0
 
+    /// A member decided from a survey is decided at most this often on batches (milliseconds): weighing every
+    /// department costs more than the uncalibrated rules, and scanners send a batch per node about every second, so
+    /// a person heard by three nodes would otherwise be decided three times within a second. A decision is at most
+    /// this much later than the batch that prompted it.
+    public static let surveyDecisionInterval: Int64 = 250
+
     /// Decides `store` from `fit` from now on (`nil`: back to the uncalibrated rules). Members present stay where
     /// they are until the fit's evidence moves them.
     public mutating func setSurvey(_ fit: SurveyFit?, store: UInt16) {
