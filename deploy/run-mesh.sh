@@ -4,12 +4,17 @@
 # only through her simulated phone app ranging the departments), the web dashboard (BEACONMESH_DASHBOARD, default
 # 127.0.0.1:8080, with the store's analytics from the coordinator's database) and the monitor of store 1.
 # Logs go to .mesh/. Ctrl-C (or q in the monitor) stops everything.
-# BEACONMESH_RUN_FOR=SECONDS stops it by itself after that long (used by the tests).
+# BEACONMESH_RUN_FOR=SECONDS stops it by itself after that long (used by the tests); BEACONMESH_BIN=DIR runs the
+# programs built there instead of building (the tests, whose build is in use).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 deploy/install-deps.sh
-swift build 2>&1 | tail -1
-bin=$(swift build --show-bin-path)
+if [ -n "${BEACONMESH_BIN:-}" ]; then
+  bin=$BEACONMESH_BIN
+else
+  swift build 2>&1 | tail -1
+  bin=$(swift build --show-bin-path)
+fi
 mkdir -p .mesh
 broker=mqtt://127.0.0.1:1884
 

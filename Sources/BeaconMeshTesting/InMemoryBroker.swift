@@ -67,7 +67,7 @@ public final class InMemoryBroker: Sendable {
     /// Waits until at least `count` publications match `filter` and returns all that match; returns those there are
     /// if `timeout` of real time passes first (a safety net for a failing test: a passing one never waits for it).
     public func waitForPublications(
-        matching filter: String, count: Int, timeout: Duration = .seconds(10)
+        matching filter: String, count: Int, timeout: Duration = .seconds(30)
     ) async throws(MQTTError) -> [MQTTMessage] {
         let filter = try MQTTTopicFilter(filter)
         _ = await withRealTimeout(timeout, otherwise: false) { await self.publications(matching: filter, reaching: count) }
@@ -78,7 +78,7 @@ public final class InMemoryBroker: Sendable {
     /// connected and subscribed); `false` if that does not happen within `timeout` of real time (a safety net for a
     /// failing test: a passing one never waits for it).
     @discardableResult
-    public func waitForSubscriber(to topic: String, timeout: Duration = .seconds(10)) async -> Bool {
+    public func waitForSubscriber(to topic: String, timeout: Duration = .seconds(30)) async -> Bool {
         await withRealTimeout(timeout, otherwise: false) { await self.subscriber(to: topic) }
     }
 

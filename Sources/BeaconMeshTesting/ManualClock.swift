@@ -112,14 +112,14 @@ public final class ManualClock: ServiceClock {
     /// Waits until at least `count` tasks sleep on this clock; `false` if that does not happen within `timeout` of
     /// real time (a safety net for a failing test, not a pace: a passing test never waits for it).
     @discardableResult
-    public func waitForSleepers(_ count: Int = 1, timeout: Duration = .seconds(10)) async -> Bool {
+    public func waitForSleepers(_ count: Int = 1, timeout: Duration = .seconds(30)) async -> Bool {
         await withRealTimeout(timeout, otherwise: false) { await self.sleepers(where: { $0.count >= count }) }
     }
 
     /// Waits until a task sleeps until exactly `deadline` (how a test knows which of a service's waits it is in);
     /// `false` if none does within `timeout` of real time.
     @discardableResult
-    public func waitForSleeper(wakingAt deadline: Timestamp, timeout: Duration = .seconds(10)) async -> Bool {
+    public func waitForSleeper(wakingAt deadline: Timestamp, timeout: Duration = .seconds(30)) async -> Bool {
         await withRealTimeout(timeout, otherwise: false) { await self.sleepers(where: { $0.contains(deadline) }) }
     }
 

@@ -3,7 +3,7 @@ import BeaconMeshCore
 import Foundation
 import Testing
 
-@Suite("HCI event reader over a socketpair", .timeLimit(.minutes(1)))
+@Suite("HCI event reader over a socketpair", .timeLimit(.minutes(3)))
 struct HCIEventReaderTests {
     @Test(
         "SOCK_SEQPACKET: the captures' interleaved legacy, extended and multi-report events arrive whole and decode to exactly the same beacons"

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// `LEScanner` and `LEAdvertiser` driven against `FakeController`, a peer that speaks HCI bytes over a socketpair.
-@Suite("LE scanner and advertiser against a fake controller", .timeLimit(.minutes(1)))
+@Suite("LE scanner and advertiser against a fake controller", .timeLimit(.minutes(3)))
 struct LEScannerTests {
     /// Which controller the fake plays, and what the scanner must send it.
     struct Generation: Sendable, CustomTestStringConvertible {

@@ -84,7 +84,7 @@ private struct CoordinatorFixture {
     func removeFolder() { try? FileManager.default.removeItem(atPath: folder) }
 }
 
-@Suite("Coordinator service, in memory", .timeLimit(.minutes(1)))
+@Suite("Coordinator service, in memory", .timeLimit(.minutes(3)))
 struct CoordinatorServiceTests {
     @Test(
         "a member's first visit gets the store's firstVisitGreeting, a later one its greeting; without one, the greeting",

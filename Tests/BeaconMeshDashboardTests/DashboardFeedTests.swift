@@ -8,7 +8,7 @@ import Testing
 @testable import BeaconMeshDashboard
 
 /// The dashboard's broker side through the in-memory broker, on a manual clock: no sleeps, milliseconds a test.
-@Suite("Dashboard feed, in memory", .timeLimit(.minutes(1)))
+@Suite("Dashboard feed, in memory", .timeLimit(.minutes(3)))
 struct DashboardFeedTests {
     typealias F = BoardFixtures
 

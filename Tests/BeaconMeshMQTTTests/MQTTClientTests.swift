@@ -4,7 +4,7 @@ import Testing
 
 @testable import BeaconMeshMQTT
 
-@Suite("MQTT client against a real mosquitto", .timeLimit(.minutes(1)))
+@Suite("MQTT client against a real mosquitto", .timeLimit(.minutes(3)))
 struct MQTTClientTests {
     @Test("QoS 0 and QoS 1 messages reach + and # subscribers with binary payloads intact")
     func publishSubscribeRoundTrip() async throws {

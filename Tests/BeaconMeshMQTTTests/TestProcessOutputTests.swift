@@ -5,7 +5,7 @@ import Testing
 
 /// `TestProcess` under load: it spins threads on every core, so `deploy/run-tests.sh` runs it with the load suites,
 /// one at a time.
-@Suite("Test process output under load", .timeLimit(.minutes(1)))
+@Suite("Test process output under load", .timeLimit(.minutes(3)))
 struct TestProcessOutputTests {
     @Test("everything written before the exit is collected by the time waitForExit returns, even on a busy machine")
     func outputCompleteAtExit() async throws {

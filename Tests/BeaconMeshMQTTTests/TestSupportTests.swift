@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The fixtures other test targets rely on.
-@Suite("Test support", .timeLimit(.minutes(1)))
+@Suite("Test support", .timeLimit(.minutes(3)))
 struct TestSupportTests {
     @Test("a child process gets SIGTERM (the test runner's blocked signal mask is not inherited)")
     func childrenReceiveSignals() async throws {

@@ -8,7 +8,7 @@ import Testing
 @testable import BeaconMeshMonitor
 
 /// The line-per-event monitor through the in-memory broker, on a manual clock: no sleeps, milliseconds a test.
-@Suite("Plain monitor, in memory", .timeLimit(.minutes(1)))
+@Suite("Plain monitor, in memory", .timeLimit(.minutes(3)))
 struct PlainMonitorServiceTests {
     typealias S = StoreFixtures
 

@@ -9,7 +9,7 @@ import Testing
 @testable import BeaconMeshPhone
 
 /// The simulated phone through the in-memory broker, on a manual clock: its walk is timed by the test, no sleeps.
-@Suite("Phone service, in memory", .timeLimit(.minutes(1)))
+@Suite("Phone service, in memory", .timeLimit(.minutes(3)))
 struct PhoneServiceTests {
     static let topics = Topics()
 

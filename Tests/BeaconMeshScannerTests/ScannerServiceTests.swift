@@ -68,7 +68,7 @@ private struct ReplayFixture {
     }
 }
 
-@Suite("Scanner service, in memory", .timeLimit(.minutes(1)))
+@Suite("Scanner service, in memory", .timeLimit(.minutes(3)))
 struct ScannerServiceTests {
     @Test("a replayed capture goes out as batches on the node's topic, seq 1, 2, 3…, every advert counted once, between online and offline")
     func replayPublishesBatches() async throws {
