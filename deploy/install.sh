@@ -76,7 +76,8 @@ if ! getent passwd beaconmesh >/dev/null 2>&1; then
 fi
 
 # 3. systemd units (ExecStart follows --prefix).
-for unit in beacon-scanner@.service beacon-coordinator.service beacon-dashboard.service; do
+for unit in beacon-scanner@.service beacon-coordinator.service beacon-dashboard.service \
+  beaconmesh-registry-purge.service beaconmesh-registry-purge.timer; do
   if $dry; then
     echo "would install $destdir/etc/systemd/system/$unit (ExecStart in $prefix/bin)"
   else

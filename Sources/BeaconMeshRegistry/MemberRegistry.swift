@@ -26,6 +26,12 @@ public protocol MemberRegistry: AnyObject, Sendable {
     @discardableResult
     func forget(id: String) throws -> Bool
 
+    /// Finishes erasing the members forgotten so far, where deleted rows' bytes outlive the delete: SQLite's free
+    /// pages and write-ahead log (which `forget` and the coordinator already rewrite), PostgreSQL's tables, their
+    /// statistics and its write-ahead log (as the database's owner). Returns how many forgotten members are still to
+    /// be announced: their ids wait in the outbox until a coordinator has published them (run it again after).
+    func purgeErased() throws -> Int
+
     /// Every member, ordered by id, beacons in key order.
     func allMembers() throws -> [MemberRecord]
 

@@ -157,6 +157,16 @@ public final class PostgresRegistry: MemberRegistry {
             // beacons still say whose they are.
             if kind == .forgotten { try deleteSurveySamples(ofMember: id, statements) }
             guard try statements.execute("DELETE FROM member WHERE id = \(id)") > 0 else { return false }
+            if kind == .forgotten {
+                // The change log forgets her too, and says "anyone may have changed" instead: it names no one.
+                try statements.execute("DELETE FROM member_change WHERE member = \(id)")
+                try statements.query(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            WITH logged AS (INSERT INTO member_change (member) VALUES ('\(RegistryChange.everyoneLogged)') RETURNING seq)
+                            SELECT pg_notify('\(PostgresSchema.channel)', pg_backend_pid() || ':' || seq) FROM logged
+                            """))
+            }
             try recordEvents([(kind, id)], statements)
             return true
         }

@@ -7,8 +7,12 @@ import PostgresNIO
 enum PostgresSchema {
     /// The advisory lock's key (any constant that BeaconMesh alone uses: "BMRG").
     static let lockKey: Int64 = 0x424D_5247
-    /// The channel on which every member change is announced: `{backend pid}:{member id}`.
+    /// The channel on which every member change is announced: `{backend pid}:{seq}`, the change's row in the log
+    /// `member_change` (since migration 6; ids stayed in PostgreSQL's notification queue files, issue 37).
     static let channel = "beaconmesh_registry"
+    /// How many of the latest member changes `member_change` keeps: a listener that has not read a change by then
+    /// reads everything.
+    static let changeLogLength = 10_000
 
     static let migrations: [(version: Int, name: String, sql: [String])] = [
         (
@@ -155,18 +159,7 @@ enum PostgresSchema {
                 "CREATE TABLE survey_version (store integer PRIMARY KEY, version bigint NOT NULL)",
                 // Roles provisioned before (`provisionRole` grants the tables there were) get the new tables too, so
                 // an upgrade needs the owner to open the registry once, not a new role password for every store.
-                """
-                DO $$
-                DECLARE grantee text;
-                BEGIN
-                    FOR grantee IN SELECT DISTINCT g.grantee FROM information_schema.role_table_grants g
-                        WHERE g.table_schema = 'public' AND g.table_name = 'member' AND g.privilege_type = 'INSERT'
-                            AND g.grantee <> current_user
-                    LOOP
-                        EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON survey_sample, survey_fit, survey_version TO %I', grantee);
-                    END LOOP;
-                END $$
-                """,
+                grantToMemberWriters(["GRANT SELECT, INSERT, UPDATE, DELETE ON survey_sample, survey_fit, survey_version"]),
             ]
         ),
         (
@@ -192,7 +185,64 @@ enum PostgresSchema {
                 """
             ]
         ),
+        (
+            6, "member changes are logged, and announced by their place in the log, not by member id",
+            [
+                // A notification's payload lands in PostgreSQL's queue files (pg_notify/), which no vacuum clears: it
+                // names the change's row, and the row (deleted when the member is forgotten) names the member.
+                "CREATE TABLE member_change (seq bigserial PRIMARY KEY, member text NOT NULL)",
+                """
+                CREATE OR REPLACE FUNCTION beaconmesh_notify_member() RETURNS trigger LANGUAGE plpgsql AS $$
+                DECLARE
+                    changed text[];
+                    changed_member text;
+                    logged bigint;
+                BEGIN
+                    IF TG_TABLE_NAME = 'member' THEN
+                        changed := ARRAY[COALESCE(NEW.id, OLD.id)];
+                    ELSE
+                        IF TG_OP <> 'DELETE' THEN
+                            changed := ARRAY[NEW.member];
+                        END IF;
+                        IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND OLD.member IS DISTINCT FROM NEW.member) THEN
+                            changed := changed || OLD.member;
+                        END IF;
+                    END IF;
+                    FOREACH changed_member IN ARRAY changed LOOP
+                        INSERT INTO member_change (member) VALUES (changed_member) RETURNING seq INTO logged;
+                        IF logged % 100 = 0 THEN
+                            DELETE FROM member_change WHERE seq <= logged - \(changeLogLength);
+                        END IF;
+                        PERFORM pg_notify('\(channel)', pg_backend_pid() || ':' || logged);
+                    END LOOP;
+                    RETURN NULL;
+                END $$
+                """,
+                // Roles provisioned before write the log too.
+                grantToMemberWriters([
+                    "GRANT SELECT, INSERT, DELETE ON member_change", "GRANT USAGE, SELECT ON SEQUENCE member_change_seq_seq",
+                ]),
+            ]
+        ),
     ]
+
+    /// SQL granting `grants` (each "GRANT … ON …", without "TO") to every role that may add members: the roles
+    /// `provisionRole` made before a migration get what it adds, so an upgrade needs the owner to open the registry
+    /// once, not a new role password for every store.
+    static func grantToMemberWriters(_ grants: [String]) -> String {
+        """
+        DO $$
+        DECLARE grantee text;
+        BEGIN
+            FOR grantee IN SELECT DISTINCT g.grantee FROM information_schema.role_table_grants g
+                WHERE g.table_schema = 'public' AND g.table_name = 'member' AND g.privilege_type = 'INSERT'
+                    AND g.grantee <> current_user
+            LOOP
+        \(grants.map { "        EXECUTE format('\($0) TO %I', grantee);" }.joined(separator: "\n"))
+            END LOOP;
+        END $$
+        """
+    }
 
     /// A database whose schema a newer BeaconMesh made: this program does not know its tables.
     struct NewerSchema: Error { var version: Int }

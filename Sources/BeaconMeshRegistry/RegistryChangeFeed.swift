@@ -20,3 +20,9 @@ public enum RegistryChange: Sendable, Equatable {
     /// Anything may have changed (the feed started, or notifications may have been missed): read everything again.
     case everything
 }
+
+extension RegistryChange {
+    /// The member a registry's change log (`member_change`, both backends) names for "anyone may have changed": a
+    /// forgotten member's own entries are deleted and this one logged instead (no member has an empty id).
+    static let everyoneLogged = ""
+}

@@ -330,21 +330,31 @@ public final class SQLiteRegistry: MemberRegistry {
             // The change log must not keep the id either: its rows go, and a row naming no one tells the coordinator
             // to read the registry whole, which shows the member gone.
             try db.execute(sql: "DELETE FROM member_change WHERE member = ?", arguments: [id])
-            try db.execute(sql: "INSERT INTO member_change (member) VALUES (?)", arguments: [Self.everyoneChanged])
+            try db.execute(sql: "INSERT INTO member_change (member) VALUES (?)", arguments: [RegistryChange.everyoneLogged])
             try SQLiteRegistry.recordEvent(.forgotten, member: id, in: db)
             return true
         }
         guard removed else { return false }
-        // Old copies of the pages live on in the write-ahead log until a checkpoint: rewrite the file, then empty
-        // the log.
-        try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
-        try database.vacuum()
-        try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        try rewriteAndEmptyLog()
         return true
     }
 
-    /// The member change log's row for "read everything" (no member has an empty id).
-    static let everyoneChanged = ""
+    /// Old copies of deleted rows' pages live on in the write-ahead log until a checkpoint: rewrites the file, then
+    /// empties the log.
+    func rewriteAndEmptyLog() throws {
+        try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        try database.vacuum()
+        try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+    }
+
+    public func purgeErased() throws -> Int {
+        let waiting = try database.read { db in
+            try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM registryEvent WHERE type = ?", arguments: [RegistryEvent.Kind.forgotten.rawValue]) ?? 0
+        }
+        try rewriteAndEmptyLog()
+        return waiting
+    }
 
     /// Every member, ordered by id.
     ///
@@ -768,7 +778,7 @@ public final class SQLiteRegistry: MemberRegistry {
                 db, sql: "SELECT seq, member FROM member_change WHERE seq > ? ORDER BY seq LIMIT ?", arguments: [seen, limit + 1])
             guard rows.count <= limit, let first = rows.first, first["seq"] as Int64 == seen + 1 else { return (current, last, nil) }
             let members = Set(rows.map { $0["member"] as String })
-            return (current, last, members.contains(Self.everyoneChanged) ? nil : members)
+            return (current, last, members.contains(RegistryChange.everyoneLogged) ? nil : members)
         }
     }
 

@@ -63,6 +63,8 @@ public final class PostgresServer: Sendable {
         let settings = [
             "listen_addresses = '127.0.0.1'", "port = \(port)", "unix_socket_directories = '\(directory)'",
             "fsync = off", "synchronous_commit = off", "full_page_writes = off", "max_connections = 200",
+            // Old write-ahead log files are deleted, not renamed for reuse with their contents (`members purge`).
+            "wal_recycle = off",
         ]
         let conf = directory + "/data/postgresql.conf"
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: conf))

@@ -10,7 +10,7 @@ import Foundation
 struct MembersCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "members", abstract: "List, add, remove, import, export or forget loyalty members.",
-        subcommands: [List.self, Add.self, Remove.self, Import.self, Export.self, Forget.self])
+        subcommands: [List.self, Add.self, Remove.self, Import.self, Export.self, Forget.self, Purge.self])
 
     /// The registry every members subcommand works on.
     struct Database: ParsableArguments {
@@ -148,6 +148,29 @@ struct MembersCommand: ParsableCommand {
         func run() throws {
             guard try database.use({ try $0.forget(id: id) }) else { throw UsageError("no member with id '\(id)'") }
             print("forgot \(id)")
+        }
+    }
+
+    struct Purge: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Finish erasing forgotten members: rewrite what keeps deleted rows' bytes (PostgreSQL: run as the database's owner).",
+            discussion: """
+                SQLite: the file and its write-ahead log (forget does it too). PostgreSQL: VACUUM FULL of the registry's \
+                tables and statistics, then a new write-ahead log file and a checkpoint; needs wal_recycle = off, the \
+                pg_checkpoint role and EXECUTE on pg_switch_wal() (deploy/postgres/headoffice.sql). Run it after the \
+                coordinators have announced the forgetting (member-forgotten), e.g. hourly.
+                """)
+        @OptionGroup var database: Database
+
+        func run() throws {
+            let waiting = try database.use { try $0.purgeErased() }
+            if waiting > 0 {
+                print(
+                    "purged; \(waiting) forgotten member(s) not yet announced by a coordinator: their ids stay until then, run it again after"
+                )
+            } else {
+                print("purged: nothing of forgotten members is left in the database")
+            }
         }
     }
 }

@@ -27,7 +27,7 @@ struct InstallScriptTests {
         }
         for file in [
             "/etc/systemd/system/beacon-scanner@.service", "/etc/systemd/system/beacon-coordinator.service",
-            "/etc/systemd/system/beacon-dashboard.service",
+            "/etc/systemd/system/beacon-dashboard.service", "/etc/systemd/system/beaconmesh-registry-purge.timer",
             "/etc/beaconmesh/examples/scanner.yaml", "/etc/beaconmesh/examples/coordinator.yaml",
             "/etc/beaconmesh/examples/store-bridge.conf", "/etc/mosquitto/mosquitto.conf",
             "/usr/local/share/doc/beaconmesh/README.md", "/usr/local/share/doc/beaconmesh/deployment.md",

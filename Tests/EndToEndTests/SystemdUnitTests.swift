@@ -5,7 +5,9 @@ import Testing
 /// The shipped systemd units: `systemd-analyze verify` accepts them, and they keep their security promises.
 @Suite("systemd units")
 struct SystemdUnitTests {
-    static let units = ["beacon-scanner@.service", "beacon-coordinator.service", "beacon-dashboard.service"]
+    /// The programs that run all the time.
+    static let daemons = ["beacon-scanner@.service", "beacon-coordinator.service", "beacon-dashboard.service"]
+    static let units = daemons + ["beaconmesh-registry-purge.service", "beaconmesh-registry-purge.timer"]
 
     static func text(of unit: String) throws -> String {
         try String(contentsOf: BuiltProducts.packageRoot.appendingPathComponent("deploy/systemd/\(unit)"), encoding: .utf8)
@@ -84,9 +86,9 @@ struct SystemdUnitTests {
         #expect(try Self.value("ConditionPathExists", in: unit) == "/etc/beaconmesh/dashboard-users.yaml", "never starts without users")
     }
 
-    @Test("every unit restarts on failure (not on a bad config), runs as a dedicated user and is hardened")
+    @Test("every program that runs all the time restarts on failure (not on a bad config), runs as a dedicated user and is hardened")
     func hardening() throws {
-        for unit in Self.units {
+        for unit in Self.daemons {
             let expected = [
                 "User": "beaconmesh", "Group": "beaconmesh", "Restart": "on-failure", "RestartPreventExitStatus": "2",
                 "NoNewPrivileges": "yes", "ProtectSystem": "strict", "ProtectHome": "yes", "PrivateTmp": "yes",
@@ -99,5 +101,20 @@ struct SystemdUnitTests {
                 #expect(try Self.value(key, in: unit) == value, "\(unit): \(key)")
             }
         }
+    }
+
+    @Test("the registry purge runs hourly as the beaconmesh user, hardened, with the owner's URL and password from a file only it reads")
+    func purgeUnit() throws {
+        let unit = "beaconmesh-registry-purge.service"
+        #expect(try Self.value("Type", in: unit) == "oneshot")
+        #expect(try Self.value("ExecStart", in: unit) == "/usr/local/bin/beacon-coordinator members purge --db ${BEACONMESH_REGISTRY_URL}")
+        #expect(try Self.value("EnvironmentFile", in: unit) == "/etc/beaconmesh/credentials/registry-owner.env")
+        for (key, value) in [
+            "User": "beaconmesh", "NoNewPrivileges": "yes", "ProtectSystem": "strict", "CapabilityBoundingSet": "",
+            "SystemCallFilter": "@system-service", "UMask": "0077",
+        ] {
+            #expect(try Self.value(key, in: unit) == value, "\(unit): \(key)")
+        }
+        #expect(try Self.value("OnUnitActiveSec", in: "beaconmesh-registry-purge.timer") == "1h")
     }
 }

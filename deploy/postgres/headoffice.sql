@@ -14,3 +14,10 @@ CREATE DATABASE beaconmesh OWNER beaconmesh_owner ENCODING 'UTF8' TEMPLATE templ
 REVOKE CREATE ON SCHEMA public FROM PUBLIC;
 ALTER SCHEMA public OWNER TO beaconmesh_owner;
 REVOKE ALL ON DATABASE beaconmesh FROM PUBLIC;
+
+-- Erasure (`beacon-coordinator members purge`, hourly by beaconmesh-registry-purge.timer): as the owner it rewrites
+-- the registry's tables (VACUUM FULL), then starts a new write-ahead log file and checkpoints, so that the files still
+-- holding a forgotten member's rows are deleted. It needs these two rights, and the server setting
+-- `wal_recycle = off` (postgresql.conf: otherwise old log files are renamed for reuse, contents and all).
+GRANT pg_checkpoint TO beaconmesh_owner;
+GRANT EXECUTE ON FUNCTION pg_switch_wal() TO beaconmesh_owner;
