@@ -162,7 +162,7 @@ struct AnalyticsEndToEndTests {
     }
 
     /// The store's analytics page in a real browser: charts drawn, the figures those of the API, no console error; its
-    /// screenshot for the README (written to docs/analytics.png when BEACONMESH_README_SCREENSHOTS is set).
+    /// screenshot for the README (written to deploy/pictures/analytics.png when BEACONMESH_README_SCREENSHOTS is set).
     static func checkPage(mesh: DashboardMesh, from: Int64, to: Int64, expected: Analytics) async throws {
         let browser = try await Browser.start(width: 1280, height: 2400)
         do {
@@ -202,7 +202,7 @@ struct AnalyticsEndToEndTests {
             let shot = try await browser.screenshot()
             try shot.write(to: URL(fileURLWithPath: try DashboardBrowserTests.screenshotPath("analytics.png")))
             if ProcessInfo.processInfo.environment["BEACONMESH_README_SCREENSHOTS"] != nil {
-                try shot.write(to: BuiltProducts.packageRoot.appendingPathComponent("docs/analytics.png"))
+                try shot.write(to: BuiltProducts.packageRoot.appendingPathComponent("deploy/pictures/analytics.png"))
             }
             // A phone: nothing wider than the screen.
             try await browser.resize(width: 390, height: 844)
