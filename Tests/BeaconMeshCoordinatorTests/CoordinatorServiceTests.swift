@@ -130,7 +130,11 @@ struct CoordinatorServiceTests {
         let arrived = try #require(events.last)
         #expect(arrived.member?.name == "Ana")
         #expect(arrived.at >= started + .seconds(1) && arrived.at <= fixture.clock.now(), "\(arrived.at) on a clock started at \(started)")
-        guard case .arrived(_, _, _, let visit, let greeting, _) = arrived.kind else { return }
+        guard case .arrived(_, _, _, let visit, let greeting, _) = arrived.kind else {
+            Issue.record("not an arrival: \(arrived.kind)")
+            running.cancel()
+            return
+        }
         #expect(visit.number == 1)
         #expect(greeting.contains("Ana"))
 

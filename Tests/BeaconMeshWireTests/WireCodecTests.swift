@@ -242,10 +242,15 @@ struct WireCodecTests {
         #expect(throws: WireError.self) { try WireCodec.parse(bytes(deep)) }
     }
 
-    @Test("bytes that are not UTF-8 are refused or replaced, never a crash")
-    func invalidUTF8() {
+    @Test("bytes that are not UTF-8 are replaced (each by U+FFFD) and the rest of the object kept, never a crash")
+    func invalidUTF8() throws {
         let payload: [UInt8] = Array(#"{"v":1,"name":""#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8)
-        _ = try? WireCodec.parse(payload)
+        guard case .object(let members) = try WireCodec.parse(payload) else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(members.first { $0.0 == "v" }?.1 == .int(1))
+        #expect(members.first { $0.0 == "name" }?.1 == .string("\u{FFFD}\u{FFFD}"), "\(members)")
     }
 }
 

@@ -88,14 +88,22 @@ struct DashboardEndToEndTests {
             let member = (snapshot["members"] as? [[String: Any]])?.first?["member"] as? [String: Any]
             #expect(member?["id"] as? String == "ana")
 
-            // The same bytes as the retained message on the broker.
-            let retained = try await MosquittoClients.subscribe(port: mesh.broker.port, filter: "beaconmesh/v1/stores/1/presence", qos: 1)
-            let line = try #require(await retained.waitForLine(timeout: .seconds(5), where: { _ in true }))
-            await retained.stop()
-            let served = try await HTTP.get(base + "/api/stores/1/presence").body
-            let fromBroker = try JSONSerialization.jsonObject(with: Data(line.drop { $0 != " " }.dropFirst().utf8)) as? [String: Any]
-            #expect((fromBroker?["updatedAt"] as? Int).map { $0 >= 0 } == true)
-            #expect(served.contains("\"store\":1") && served.contains("\"ana\""))
+            // The same bytes as the retained message on the broker (read right after; a newer snapshot published in
+            // between makes them differ, so it looks again).
+            var compared: (served: String, retained: String) = ("", "")
+            let same =
+                await eventuallyAsync(timeout: .seconds(15), interval: .milliseconds(200)) { () async -> Bool? in
+                    guard let served = try? await HTTP.get(base + "/api/stores/1/presence").body,
+                        let retained = try? await MosquittoClients.subscribe(
+                            port: mesh.broker.port, filter: "beaconmesh/v1/stores/1/presence", qos: 1)
+                    else { return nil }
+                    let line = await retained.waitForLine(timeout: .seconds(5), where: { _ in true })
+                    await retained.stop()
+                    compared = (served, String(line?.drop { $0 != " " }.dropFirst() ?? ""))
+                    return compared.served == compared.retained ? true : nil
+                } ?? false
+            #expect(same, "served \(compared.served)\nretained \(compared.retained)")
+            #expect(compared.served.contains("\"store\":1") && compared.served.contains("\"ana\""))
 
             let health = try await HTTP.get(base + "/healthz")
             #expect(health.status == 200)
