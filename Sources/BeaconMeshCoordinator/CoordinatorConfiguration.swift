@@ -18,7 +18,7 @@ public struct CoordinatorConfiguration: Sendable, Equatable {
     /// A members CSV merged into the database at start (for demos and tests).
     public var members: String?
     /// The first level of every topic (`beaconmesh` in `beaconmesh/v1/...`).
-    public var topicRoot = "beaconmesh"
+    public var topicRoot = Topics.defaultRoot
     /// Where to serve Prometheus metrics at `/metrics` (`HOST:PORT`); none when absent.
     public var metrics: ListenAddress?
     /// How the stores' leases work with a shared PostgreSQL registry (`lease:`).
@@ -32,7 +32,7 @@ public struct CoordinatorConfiguration: Sendable, Equatable {
 
     /// How to reach the broker.
     public struct Broker: Sendable, Equatable {
-        public var url = "mqtt://127.0.0.1:1883"
+        public var url = BrokerConnection.defaultURL
         public var username: String?
         /// A file holding the password (never the password itself in the config).
         public var passwordFile: String?

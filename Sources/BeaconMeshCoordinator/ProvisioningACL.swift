@@ -24,7 +24,7 @@ public struct ProvisioningACL: Sendable, Equatable {
 
     /// The rules for every user: a member app's user name is its member id; it may publish only its own ranging
     /// reports (in any store) and read only its own offers and check-ins.
-    public static func patternLines(topicRoot: String = "beaconmesh") -> [String] {
+    public static func patternLines(topicRoot: String = Topics.defaultRoot) -> [String] {
         let topics = Topics(root: topicRoot)
         return [
             "# A member app's user name is its member id: it may publish only its own ranging reports and read only",

@@ -1,3 +1,4 @@
+import BeaconMeshCore
 import Foundation
 
 #if canImport(Glibc)
@@ -18,7 +19,7 @@ public struct ProvisioningFiles: Sendable {
     /// The folder of credential files, one `<user>.pass` per credential holding its password in plain text.
     public var credentials: String
     /// The first level of every topic (`beaconmesh` in `beaconmesh/v1/…`).
-    public var topicRoot = "beaconmesh"
+    public var topicRoot = Topics.defaultRoot
     /// The system user who gets node and coordinator credential files, when run as root and the user exists.
     public var serviceUser: String? = "beaconmesh"
     /// The group mosquitto runs as, given read access to the password and ACL files when run as root.

@@ -68,7 +68,7 @@ public enum ProvisioningRole: Sendable, Equatable {
 
     /// The ACL `topic` lines of this user's block, for topics under `<topicRoot>/v1`; empty for a member, whose only
     /// rights come from the shared `%u` patterns (`ProvisioningACL.patternLines`).
-    public func topicLines(topicRoot: String = "beaconmesh") -> [String] {
+    public func topicLines(topicRoot: String = Topics.defaultRoot) -> [String] {
         let topics = Topics(root: topicRoot)
         switch self {
         case .node(let address):

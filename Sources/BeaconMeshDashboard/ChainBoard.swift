@@ -29,7 +29,7 @@ public struct ChainBoard: Sendable {
         case none
     }
 
-    public init(broker: String, stores: Set<UInt16> = [], topicRoot: String = "beaconmesh") {
+    public init(broker: String, stores: Set<UInt16> = [], topicRoot: String = Topics.defaultRoot) {
         self.broker = broker
         self.storeFilter = stores
         self.topics = Topics(root: topicRoot)

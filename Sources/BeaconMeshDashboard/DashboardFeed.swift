@@ -23,7 +23,7 @@ public final class DashboardFeed: Service {
     /// A feed for `stores` (every store when empty) under `topicRoot`, through `client` (`MQTTClient`, or an in-memory
     /// one in tests), reading the time and waiting for heartbeats on `clock`.
     public init(
-        client: any MQTTClientProtocol, hub: DashboardHub, stores: [UInt16], topicRoot: String = "beaconmesh",
+        client: any MQTTClientProtocol, hub: DashboardHub, stores: [UInt16], topicRoot: String = Topics.defaultRoot,
         clock: any ServiceClock = WallClock(), logger: Logger
     ) {
         self.client = client

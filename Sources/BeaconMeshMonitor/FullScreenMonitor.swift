@@ -38,7 +38,7 @@ public final class FullScreenMonitor: Service {
     /// till" panel, whose numbers send check-in requests. `client` is `MQTTClient` (an in-memory one in tests); `clock`
     /// gives the time shown and paces the redraws.
     public init(
-        store: UInt16, client: any MQTTClientProtocol, broker: String, topicRoot: String = "beaconmesh", till: Till? = nil,
+        store: UInt16, client: any MQTTClientProtocol, broker: String, topicRoot: String = Topics.defaultRoot, till: Till? = nil,
         clock: any ServiceClock = WallClock(), logger: Logger
     ) {
         self.till = till

@@ -17,7 +17,7 @@ public final class PlainMonitor: Service {
     /// A monitor of `store` through `client` (`MQTTClient`, or an in-memory one in tests) that hands each line to
     /// `write`; `clock` dates the messages it drops.
     public init(
-        store: UInt16, client: any MQTTClientProtocol, topicRoot: String = "beaconmesh", clock: any ServiceClock = WallClock(),
+        store: UInt16, client: any MQTTClientProtocol, topicRoot: String = Topics.defaultRoot, clock: any ServiceClock = WallClock(),
         logger: Logger, write: @escaping @Sendable (String) -> Void
     ) {
         self.store = store

@@ -15,7 +15,7 @@ public struct PhoneConfiguration: Sendable, Equatable {
     public var clockOffset: Duration = .zero
     public var broker: BrokerConnection
     /// The first level of every topic.
-    public var topicRoot = "beaconmesh"
+    public var topicRoot = Topics.defaultRoot
 
     /// The route the phone walks when none is given: the demo store's three departments.
     public static let defaultRoute: [UInt16] = [10, 20, 30]

@@ -16,7 +16,7 @@ public struct ScannerConfiguration: Sendable {
     public var queueCapacity = 10_000
     public var healthInterval: Duration = .seconds(30)
     /// The first level of every topic.
-    public var topicRoot = "beaconmesh"
+    public var topicRoot = Topics.defaultRoot
     /// Departments the simulated shoppers walk through (for `sim`).
     public var simulationRoute: [UInt16] = []
     /// How long each simulated shopper stays away between two walks through the store (for `sim`; 0s: never).

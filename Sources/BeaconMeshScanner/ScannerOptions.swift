@@ -11,7 +11,7 @@ import Logging
 /// types it holds; `ScannerSettings` merges and checks.
 public struct ScannerOptions: ParsableArguments, Sendable {
     static let defaults = ScannerConfiguration(
-        node: NodeAddress(store: 0, department: 0, node: "a")!, broker: BrokerConnection(url: "mqtt://127.0.0.1:1883"))
+        node: NodeAddress(store: 0, department: 0, node: "a")!, broker: BrokerConnection(url: BrokerConnection.defaultURL))
 
     @Option(help: ArgumentHelp("A YAML file holding any of these settings.", valueName: "FILE"))
     public var config: String?

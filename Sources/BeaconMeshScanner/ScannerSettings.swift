@@ -45,7 +45,7 @@ public struct ScannerSettings: Sendable {
         var configuration = ScannerConfiguration(
             node: node,
             broker: BrokerConnection(
-                url: broker.broker ?? "mqtt://127.0.0.1:1883", username: broker.username, passwordFile: broker.passwordFile,
+                url: broker.broker ?? BrokerConnection.defaultURL, username: broker.username, passwordFile: broker.passwordFile,
                 caFile: broker.cafile))
         configuration.source = options.source ?? configuration.source
         configuration.speed = options.speed ?? configuration.speed

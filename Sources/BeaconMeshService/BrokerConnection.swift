@@ -13,6 +13,9 @@ public struct BrokerConnection: Sendable, Equatable {
     public var passwordFile: String?
     public var caFile: String?
 
+    /// The broker every program reaches when its flags or config name none: mosquitto on this machine.
+    public static let defaultURL = "mqtt://127.0.0.1:1883"
+
     public init(url: String, username: String? = nil, passwordFile: String? = nil, caFile: String? = nil) {
         self.url = url
         self.username = username

@@ -18,6 +18,6 @@ public struct BrokerOptions: ParsableArguments, Sendable {
 
     /// The connection these flags describe.
     public var connection: BrokerConnection {
-        BrokerConnection(url: broker ?? "mqtt://127.0.0.1:1883", username: username, passwordFile: passwordFile, caFile: cafile)
+        BrokerConnection(url: broker ?? BrokerConnection.defaultURL, username: username, passwordFile: passwordFile, caFile: cafile)
     }
 }

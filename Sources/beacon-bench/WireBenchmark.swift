@@ -49,7 +49,7 @@ struct WireBenchmark: ParsableCommand {
             SightingBatch(
                 node: Self.node, boot: "bench", seq: 1, sentAt: Self.now,
                 sightings: Self.sightings(sightingsPerBatch)))
-        let topics = Topics(root: "beaconmesh")
+        let topics = Topics()
         let topic = topics.sightings(Self.node)
 
         var decoded = 0

@@ -9,7 +9,7 @@ import Foundation
 /// changes within seconds, without a restart.
 struct MembersCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "members", abstract: "List, add, remove, import, export or forget loyalty members.",
+        commandName: "members", abstract: "List, add, remove, import, export, forget or purge loyalty members.",
         subcommands: [List.self, Add.self, Remove.self, Import.self, Export.self, Forget.self, Purge.self])
 
     /// The registry every members subcommand works on.
@@ -153,7 +153,7 @@ struct MembersCommand: ParsableCommand {
 
     struct Purge: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Finish erasing forgotten members: rewrite what keeps deleted rows' bytes (PostgreSQL: run as the database's owner).",
+            abstract: "Finish erasing forgotten members: rewrite what holds deleted rows (PostgreSQL: as owner).",
             discussion: """
                 SQLite: the file and its write-ahead log (forget does it too). PostgreSQL: VACUUM FULL of the registry's \
                 tables and statistics, then a new write-ahead log file and a checkpoint; needs wal_recycle = off, the \

@@ -40,7 +40,7 @@ struct ProvisionCommand: ParsableCommand {
         var credentials = ProvisioningFiles.defaultCredentials
 
         @Option(help: ArgumentHelp("First level of every topic.", valueName: "ROOT"))
-        var topicRoot = "beaconmesh"
+        var topicRoot = Topics.defaultRoot
 
         @Option(help: ArgumentHelp("System user who gets node and coordinator credential files (when run as root).", valueName: "USER"))
         var owner = "beaconmesh"

@@ -115,7 +115,7 @@ struct BeaconCoordinatorCommandTests {
 
         SUBCOMMANDS:
           run                     Run the coordinator with a YAML config (see CONTRACT: Coordinator config).
-          members                 List, add, remove, import, export or forget loyalty members.
+          members                 List, add, remove, import, export, forget or purge loyalty members.
           provision               Create or revoke broker credentials (password + ACL rules) for nodes, monitors, coordinators
                                   and member apps.
           promos                  Check the department promos of a config.
@@ -155,7 +155,7 @@ struct BeaconCoordinatorCommandTests {
         """#
 
     static let membersHelp = #"""
-        OVERVIEW: List, add, remove, import, export or forget loyalty members.
+        OVERVIEW: List, add, remove, import, export, forget or purge loyalty members.
 
         USAGE: beacon-coordinator members <subcommand>
 
@@ -169,6 +169,7 @@ struct BeaconCoordinatorCommandTests {
           import                  Merge a members CSV by id: larger visits and later lastVisitAt win; a bad row writes nothing.
           export                  Write every member as the contract's CSV.
           forget                  Erase a member with their beacons, visits and offers, leaving no trace in the database.
+          purge                   Finish erasing forgotten members: rewrite what holds deleted rows (PostgreSQL: as owner).
 
           See 'beacon-coordinator help members <subcommand>' for detailed help.
         """#

@@ -3,8 +3,11 @@ public struct Topics: Sendable, Equatable {
     /// `<root>/v1`, e.g. `beaconmesh/v1`.
     public let prefix: String
 
+    /// The contract's default first level of every topic, `topicRoot` in every program's config.
+    public static let defaultRoot = "beaconmesh"
+
     /// The tree under `root` (the contract's configurable first level; `v1` is fixed).
-    public init(root: String = "beaconmesh") {
+    public init(root: String = Topics.defaultRoot) {
         prefix = root + "/v1"
     }
 

@@ -11,7 +11,7 @@ public struct DashboardSurvey: Sendable {
     let topics: Topics
 
     /// The survey of `progress`, publishing through `client` under `topicRoot`.
-    public init(progress: any SurveyProgressReading, client: any MQTTClientProtocol, topicRoot: String = "beaconmesh") {
+    public init(progress: any SurveyProgressReading, client: any MQTTClientProtocol, topicRoot: String = Topics.defaultRoot) {
         self.progress = progress
         self.client = client
         self.topics = Topics(root: topicRoot)
