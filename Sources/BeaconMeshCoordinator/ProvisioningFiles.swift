@@ -1,4 +1,5 @@
 import BeaconMeshCore
+import BeaconMeshService
 import Foundation
 
 #if canImport(Glibc)
@@ -221,32 +222,12 @@ public struct ProvisioningFiles: Sendable {
         try systemCall("cannot set the mode of \(path)") { chmod(path, 0o640) }
     }
 
-    /// Writes a temporary file beside `path` with the mode and owner, then renames it over `path` (all or nothing).
+    /// Replaces `path` with `text`, with the mode and owner, all or nothing.
     private func replace(_ path: String, with text: String, mode: mode_t, uid: uid_t, gid: gid_t) throws(ProvisioningError) {
-        let temporary = path + ".tmp-\(getpid())"
-        let failure = "cannot write \(path)"
-        let descriptor = try systemCall(failure) { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_EXCL, mode) }
-        // errno is read right after each call that fails (in `systemCall`), before `close` or `unlink` can change it.
-        do throws(ProvisioningError) {
-            let bytes = Array(text.utf8)
-            let written = try systemCall(failure) { bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } }
-            guard written == bytes.count else {
-                throw ProvisioningError(.fileAccess, "\(failure): only \(written) of \(bytes.count) bytes were written")
-            }
-            _ = fchown(descriptor, uid, gid)
-            _ = fchmod(descriptor, mode)
-            try systemCall(failure) { fsync(descriptor) }
+        do throws(AtomicFile.Failure) {
+            try AtomicFile.replace(path, with: Array(text.utf8), mode: mode, owner: (uid, gid))
         } catch {
-            close(descriptor)
-            unlink(temporary)
-            throw error
-        }
-        do throws(ProvisioningError) {
-            try systemCall(failure) { close(descriptor) }
-            try systemCall(failure) { rename(temporary, path) }
-        } catch {
-            unlink(temporary)
-            throw error
+            throw ProvisioningError(.fileAccess, error.description)
         }
     }
 

@@ -1,3 +1,4 @@
+import BeaconMeshService
 import Foundation
 import Yams
 
@@ -116,20 +117,15 @@ public enum UsersFile {
             users.append(user)
             change = .added
         }
-        let temporary = path + ".tmp-\(getpid())"
-        let created = FileManager.default.createFile(
-            atPath: temporary, contents: Data(render(users).utf8), attributes: [.posixPermissions: 0o600])
-        guard created else { throw UsersFileError(file: path, message: "cannot write \(temporary) (is the folder there and writable?)") }
         // A file that exists keeps its owner, group and mode (root:beaconmesh 0640, so the dashboard can read it).
         var existing = stat()
-        if stat(path, &existing) == 0 {
-            _ = chown(temporary, existing.st_uid, existing.st_gid)
-            _ = chmod(temporary, existing.st_mode & 0o777)
-        }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw UsersFileError(file: path, message: "cannot replace the users file: \(reason)")
+        let kept = stat(path, &existing) == 0
+        do throws(AtomicFile.Failure) {
+            try AtomicFile.replace(
+                path, with: Array(render(users).utf8), mode: kept ? existing.st_mode & 0o777 : 0o600,
+                owner: kept ? (existing.st_uid, existing.st_gid) : nil)
+        } catch {
+            throw UsersFileError(file: path, message: "cannot replace the users file: \(error.description)")
         }
         return change
     }
