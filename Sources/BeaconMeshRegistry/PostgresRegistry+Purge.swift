@@ -8,6 +8,9 @@ extension PostgresRegistry {
     /// file and checkpoints, so that the files holding the old rows are removed (with `wal_recycle = off`; otherwise
     /// they would be renamed for reuse with their contents, so that is refused). The owner needs the `pg_checkpoint`
     /// role and `EXECUTE` on `pg_switch_wal()` (`deploy/postgres/headoffice.sql` grants both).
+    /// How long one statement of `purgeErased` may take (a `VACUUM FULL` of a large table).
+    static let purgeStatementTimeout: Duration = .seconds(3600)
+
     public func purgeErased() throws -> Int {
         let (waiting, tables, recycles) = try session.run { statements in
             let waiting =
@@ -25,7 +28,12 @@ extension PostgresRegistry {
                 "wal_recycle is on: PostgreSQL renames old write-ahead log files for reuse, forgotten members' rows still in them; set wal_recycle = off"
             )
         }
-        try session.run { statements in
+        // Rewriting a chain's tables takes longer than a query may (the registry's session gives each 10 s): a
+        // connection of its own, closed after, with an hour for each statement (connecting, 10 s as ever).
+        let rewriting = try PostgresSession(
+            settings: settings, password: password, logger: logger, timeout: Self.purgeStatementTimeout, connectTimeout: .seconds(10))
+        defer { rewriting.close() }
+        try rewriting.run { statements in
             for table in tables {
                 try statements.execute(PostgresQuery(unsafeSQL: "VACUUM (FULL, ANALYZE) public.\"\(table)\""))
             }

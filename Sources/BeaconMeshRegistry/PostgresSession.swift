@@ -24,9 +24,12 @@ final class PostgresSession: @unchecked Sendable {
     let backendPID = Atomic<Int32>(0)
     private let connections = Atomic<Int>(0)
 
-    init(settings: PostgresSettings, password: String?, logger: Logger, timeout: Duration = .seconds(10)) throws(RegistryFailure) {
+    /// Each statement may take `timeout`; connecting, `connectTimeout` (by default as long).
+    init(
+        settings: PostgresSettings, password: String?, logger: Logger, timeout: Duration = .seconds(10), connectTimeout: Duration? = nil
+    ) throws(RegistryFailure) {
         self.settings = settings
-        self.configuration = try settings.configuration(password: password, timeout: timeout)
+        self.configuration = try settings.configuration(password: password, timeout: connectTimeout ?? timeout)
         self.logger = logger
         self.timeout = timeout
     }
