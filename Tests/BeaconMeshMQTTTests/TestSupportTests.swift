@@ -50,6 +50,16 @@ struct TestSupportTests {
         #expect(Set(ports).count == ports.count)
     }
 
+    @Test("a listener behind a hundred others is seen listening: /proc/net/tcp is read to its end, not its first page")
+    func listenerBehindManyOthers() throws {
+        let crowd = try (0..<100).map { _ in try LoopbackListener() }
+        defer { crowd.forEach { $0.close() } }
+        let last = try LoopbackListener()
+        defer { last.close() }
+        #expect(FreePort.isListening(port: last.port, processID: getpid()))
+        #expect(crowd.allSatisfy { FreePort.isListening(port: $0.port, processID: getpid()) })
+    }
+
     @Test("a broker whose port another program listens on fails to start, saying so, instead of looking ready")
     func brokerOnATakenPortDoesNotLookReady() async throws {
         let squatter = try LoopbackListener()
