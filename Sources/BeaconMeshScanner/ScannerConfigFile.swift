@@ -1,3 +1,5 @@
+import BeaconMeshService
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -27,7 +29,7 @@ public struct ScannerConfigFile: Sendable {
     /// Reads and parses `path`, accepting only `allowedKeys`.
     public init(path: String, allowedKeys: Set<String>) throws(Failure) {
         self.path = path
-        guard let text = ScannerConfigFile.read(path) else { throw Failure(description: "\(path): cannot read the file") }
+        guard let text = WholeFile.read(path) else { throw Failure(description: "\(path): cannot read the file") }
         try parse(text, allowedKeys: allowedKeys)
     }
 
@@ -111,21 +113,6 @@ public struct ScannerConfigFile: Sendable {
             previous = character
         }
         return line
-    }
-
-    private static func read(_ path: String) -> String? {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = Glibc.read(descriptor, &buffer, buffer.count)
-            if count < 0 { return nil }
-            if count == 0 { break }
-            bytes += buffer[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

@@ -1,3 +1,4 @@
+import BeaconMeshService
 import Foundation
 import Synchronization
 
@@ -77,7 +78,8 @@ public enum FreePort {
 
     /// The inodes of IPv4 TCP sockets in the LISTEN state on `port`, from `/proc/net/tcp`.
     static func listeningSocketInodes(port: Int) -> Set<String> {
-        guard let table = readWhole("/proc/net/tcp") else { return [] }
+        // Read to its end: Foundation's `String(contentsOfFile:)` reads one page, 26 sockets (`WholeFile`).
+        guard let table = WholeFile.read("/proc/net/tcp") else { return [] }
         let portSuffix = ":" + String(format: "%04X", port)
         var inodes = Set<String>()
         // Columns: sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode …
@@ -87,24 +89,5 @@ public enum FreePort {
             inodes.insert(String(columns[9]))
         }
         return inodes
-    }
-
-    /// The whole of a /proc file, read until end of file. Foundation's `String(contentsOfFile:)` stops after the
-    /// first read, which /proc/net/tcp answers with one page (26 sockets): with more listeners than that (a parallel
-    /// test run), a broker that listened was taken for one that did not.
-    static func readWhole(_ path: String) -> String? {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { return nil }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[..<count])
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

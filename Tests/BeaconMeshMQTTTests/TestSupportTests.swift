@@ -36,7 +36,10 @@ struct TestSupportTests {
         let clock = ContinuousClock()
         let started = clock.now
         await broker.stop()
-        #expect(clock.now - started < .seconds(3))
+        // SIGTERM ended it (it says so in its log), not the SIGKILL that follows 10 s later: a time bound alone
+        // failed under load (3.2 s for a 3-s bound while 600 tests ran).
+        #expect(broker.log.contains("terminating"), "\(broker.log)")
+        #expect(clock.now - started < .seconds(10))
         #expect(!broker.isRunning)
         #expect(!FreePort.isAccepting(port: port))
         try await broker.restart()
