@@ -21,6 +21,9 @@ extension CoordinatorConfiguration {
         }
         configuration.databasePasswordFile = configuration.databasePasswordFile.map { resolve($0, against: folder) }
         configuration.members = configuration.members.map { resolve($0, against: folder) }
+        if configuration.sharesRegistry {
+            configuration.cache = resolve(configuration.cache ?? configuration.id + ".cache", against: folder)
+        }
         return configuration
     }
 
@@ -43,7 +46,7 @@ extension CoordinatorConfiguration {
             allowed: [
                 "id", "broker", "database", "databasePasswordFile", "presence", "promos", "stores", "members", "topicRoot", "metrics",
                 "lease",
-                "retention",
+                "retention", "cache",
             ])
         var configuration = CoordinatorConfiguration(id: defaultID)
         if let id = top["id"] {
@@ -71,6 +74,14 @@ extension CoordinatorConfiguration {
             configuration.databasePasswordFile = try reader.string(file, at: "databasePasswordFile")
         }
         if let members = top["members"] { configuration.members = try reader.string(members, at: "members") }
+        if let cache = top["cache"] {
+            let path = try reader.string(cache, at: "cache")
+            guard configuration.sharesRegistry else {
+                throw reader.error(cache, "cache is for a PostgreSQL database only (a SQLite database is local already)")
+            }
+            guard !path.isEmpty else { throw reader.error(cache, "cache must name a file, such as backoffice-1.cache") }
+            configuration.cache = path
+        }
         if let root = top["topicRoot"] { configuration.topicRoot = try reader.string(root, at: "topicRoot") }
         if let metrics = top["metrics"] {
             let text = try reader.string(metrics, at: "metrics")

@@ -25,6 +25,10 @@ public struct CoordinatorConfiguration: Sendable, Equatable {
     public var lease = Lease()
     /// How long history is kept (`retention:`).
     public var retention = Retention()
+    /// With a shared PostgreSQL registry, the file where the coordinator keeps what it needs to start and decide its
+    /// stores while the database cannot be reached (`cache:`; `load` makes the default `{id}.cache` beside the config
+    /// file). `nil`: none (a SQLite registry is local already).
+    public var cache: String?
 
     public init(id: String) {
         self.id = id

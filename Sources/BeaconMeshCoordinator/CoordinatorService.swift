@@ -36,6 +36,19 @@ public final class CoordinatorService: Service {
     private let logger: Logger
     private let topics: Topics
     private let healthInterval: Duration
+    private let cache: CoordinatorCacheFile?
+    private let coldStart: ColdStart?
+
+    /// A start without the database: from the local cache, because the database could not be reached (`cause`).
+    public struct ColdStart: Sendable {
+        public var cache: CoordinatorCacheDocument
+        public var cause: String
+
+        public init(cache: CoordinatorCacheDocument, cause: String) {
+            self.cache = cache
+            self.cause = cause
+        }
+    }
 
     /// How often the engine is ticked (arrival settling, switch dwell, exits, promos) and snapshots are sent.
     static let tickInterval: Duration = .milliseconds(50)
@@ -53,12 +66,16 @@ public final class CoordinatorService: Service {
 
     /// A coordinator that publishes its health every `healthInterval` (the contract's default: 30 s), with clients
     /// made from `mqttConfigurations(for:)`, reading the time and waiting on `clock`. With `leases` (a shared
-    /// PostgreSQL registry's) it decides for the stores whose lease it holds; without, for all its stores.
+    /// PostgreSQL registry's) it decides for the stores whose lease it holds; without, for all its stores. With
+    /// `cache`, it keeps its local cache there; with `coldStart`, it starts from that cache instead of the registry.
     public init(
         configuration: CoordinatorConfiguration, registry: any MemberRegistry, leases: (any StoreLeases)? = nil,
         session: any MQTTClientProtocol, publisher: any MQTTClientProtocol, logger: Logger,
-        healthInterval: Duration = .seconds(30), clock: any ServiceClock = WallClock()
+        healthInterval: Duration = .seconds(30), clock: any ServiceClock = WallClock(), cache: CoordinatorCacheFile? = nil,
+        coldStart: ColdStart? = nil
     ) {
+        self.cache = cache
+        self.coldStart = coldStart
         self.leases = leases
         self.clock = clock
         self.healthInterval = healthInterval
@@ -142,12 +159,30 @@ public final class CoordinatorService: Service {
     public func run() async throws {
         let clock = self.clock
         let startedAt = clock.now()
-        let start = try CoordinatorState.Start.read(from: registry, stores: Set(configuration.storeIDs), at: startedAt)
+        let start =
+            try coldStart.map { CoordinatorState.Start(cache: $0.cache) }
+            ?? CoordinatorState.Start.read(from: registry, stores: Set(configuration.storeIDs), at: startedAt)
         let state = CoordinatorState(
             configuration: configuration, start: start, logger: logger, topics: topics,
             startedAt: startedAt, healthInterval: healthInterval, leaseTTL: leases == nil ? nil : configuration.lease.ttl)
         let writer = try RegistryWriter(registry: registry, stores: Set(configuration.storeIDs), logger: logger, clock: { clock.now() })
         let reachability = RegistryReachability(location: registry.location, clock: { clock.now() })
+        if let coldStart {
+            let saved = coldStart.cache.savedAt
+            reachability.startedWithout(
+                "started from the local cache \(cache?.path ?? "") saved \((startedAt - saved).wholeMilliseconds / 1000) s before: \(coldStart.cause)",
+                at: startedAt)
+        }
+        let caches = CacheMailbox(LatestCache())
+        if let cache {
+            // Writes a previous run kept in its cache (the database was away when it stopped): made once each.
+            do {
+                let kept = try coldStart?.cache ?? cache.read(coordinator: configuration.id, database: configuration.database)
+                if let kept { cache.replayPendingWrites(of: kept, on: writer, logger: logger) }
+            } catch {
+                logger.error("the local cache cannot be read; it is replaced", metadata: ["error": "\(error)"])
+            }
+        }
         let sessionEvents = session.connectionEvents()
         try publisher.start()
         try session.start()
@@ -240,6 +275,9 @@ public final class CoordinatorService: Service {
                         }
                     }
                 }
+                if let cache = self.cache {
+                    group.addTask { await cache.keepWriting(from: caches, pendingIn: writer, logger: logger) }
+                }
                 group.addTask {
                     // Others change the registry while we run: read their changes (on a thread of their own: the
                     // database may be slow, locked or away), then hand them to the decisions.
@@ -266,7 +304,7 @@ public final class CoordinatorService: Service {
                 let parts = Performing(
                     publisher: publisher, session: session, writer: writer, snapshots: snapshots, keeper: keeper,
                     leaseHolder: keeper == nil ? nil : coordinatorID,
-                    healthTopic: healthTopic, statusTopic: statusTopic, status: onlinePayload, logger: logger)
+                    healthTopic: healthTopic, statusTopic: statusTopic, status: onlinePayload, caches: caches, logger: logger)
                 while let item = await inbox.next() {
                     let now = clock.now()
                     if let fenced = state.checkLeases(at: .now) {
@@ -299,6 +337,7 @@ public final class CoordinatorService: Service {
                 }
                 inbox.close()
                 snapshots.close()
+                caches.close()
                 group.cancelAll()
                 return state
             }
@@ -308,6 +347,14 @@ public final class CoordinatorService: Service {
         lastChanges.decidedBy = keeper == nil ? nil : configuration.id
         writer.enqueue(lastChanges)
         await writer.close(timeout: .seconds(5))
+        if let cache {
+            // What the writer could not write is kept for the next start.
+            do {
+                try cache.write(stopping.cacheContents(at: clock.now()), pendingIn: writer)
+            } catch {
+                logger.error("cannot write the local cache", metadata: ["error": "\(error)"])
+            }
+        }
         // The visits are saved: a standby may take the stores over now rather than after the ttl.
         keeper?.stop(release: true)
         await publisher.disconnect(timeout: .seconds(5))
@@ -333,6 +380,7 @@ public final class CoordinatorService: Service {
         let statusTopic: String
         /// The retained status as last published (said again at every reconnection).
         let status: LatestStatus
+        let caches: CacheMailbox
         let logger: Logger
     }
 
@@ -383,6 +431,7 @@ public final class CoordinatorService: Service {
                 logger: parts.logger)
         }
         if !actions.takeOvers.isEmpty { parts.keeper?.load(actions.takeOvers) }
+        if let cache = actions.cache { _ = parts.caches.put { $0.waiting = cache } }
     }
 
     /// Reads the session's messages a chunk at a time (what waits, up to `decodingChunk`), decodes up to `workers`

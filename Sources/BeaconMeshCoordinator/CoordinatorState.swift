@@ -2,6 +2,7 @@ import BeaconMeshCore
 import BeaconMeshMQTT
 import BeaconMeshRegistry
 import BeaconMeshService
+import BeaconMeshWire
 import Logging
 
 /// The coordinator's decisions: feed it decoded messages, ticks and registry changes with the time, get back the
@@ -22,11 +23,11 @@ struct CoordinatorState {
     let startedAt: Timestamp
     let healthInterval: Duration
 
-    private var engine: PresenceEngine
-    private var profiles: [String: MemberProfile] = [:]
-    private var promoFires: [String: [String: Timestamp]] = [:]
+    private(set) var engine: PresenceEngine
+    private(set) var profiles: [String: MemberProfile] = [:]
+    private(set) var promoFires: [String: [String: Timestamp]] = [:]
     /// Check-in requests handled in the last `checkinMemory`, by id: each is counted once, however often delivered.
-    private var handledCheckins: [String: Timestamp] = [:]
+    private(set) var handledCheckins: [String: Timestamp] = [:]
     private var lastCheckinPrune: Timestamp
     private var drops = DropCounter()
     private var eventsPublished: UInt64 = 0
@@ -50,11 +51,11 @@ struct CoordinatorState {
     private var metrics = CoordinatorMetrics()
     private var metricsUpdatedAt: Timestamp?
     /// The stores' leases; `nil`: every store is held for good (a SQLite registry has one coordinator).
-    private var leases: LeaseBook?
+    private(set) var leases: LeaseBook?
     /// The stores it decides for now.
     private(set) var active: Set<UInt16>
     /// Since when it has decided for each active store (without leases: since it started).
-    private var activeSince: [UInt16: Timestamp] = [:]
+    private(set) var activeSince: [UInt16: Timestamp] = [:]
     /// Stores whose take-over the shell is loading.
     private var loading: Set<UInt16> = []
     /// Check-in requests for stores it stands by for, kept `standbyCheckinMemory`: those the previous holder did not
@@ -72,6 +73,10 @@ struct CoordinatorState {
     private var surveyMarks = SurveyMarks()
     /// The surveyed stores whose survey no longer fits, as the last health report said (each is logged once).
     private var staleSurveys: Set<UInt16> = []
+    /// The survey fits decided from, by store (for the local cache).
+    var surveys: [UInt16: SurveyFit] = [:]
+    /// When the local cache is next due (`configuration.cache`).
+    var cacheSchedule = CacheSchedule()
 
     /// What the state starts from, as the registry held it at start.
     struct Start: Sendable {
@@ -85,6 +90,9 @@ struct CoordinatorState {
         var history: [VisitRecord] = []
         /// The survey fits of the stores that have one.
         var surveys: [UInt16: SurveyFit] = [:]
+        /// Started from the local cache (the database could not be reached): the leases held when it was saved. Those
+        /// nobody stood by for are decided at once, as they were; the database keeps them for their holder.
+        var cachedLeases: [CoordinatorCacheDocument.HeldLease]? = nil
 
         /// Reads what a state starts from out of `registry` (at `now`).
         static func read(from registry: any MemberRegistry, stores: Set<UInt16>? = nil, at now: Timestamp) throws -> Start {
@@ -116,8 +124,13 @@ struct CoordinatorState {
         self.startedAt = startedAt
         self.eventPrefix = eventPrefix ?? (configuration.id + "/" + RandomID.make(hexDigits: 8))
         if let leaseTTL {
-            leases = LeaseBook(ttl: leaseTTL)
-            active = []
+            var book = LeaseBook(ttl: leaseTTL)
+            let cached = (start.cachedLeases ?? []).filter { !$0.fenced && configuration.store($0.store) != nil }
+            book.renewed(
+                Dictionary(uniqueKeysWithValues: cached.map { ($0.store, LeaseGrant(since: $0.since, fenced: false)) }), sentAt: .now)
+            leases = book
+            active = Set(cached.map(\.store))
+            for lease in cached { activeSince[lease.store] = lease.since }
         } else {
             active = Set(configuration.storeIDs)
             for store in active { activeSince[store] = startedAt }
@@ -134,7 +147,10 @@ struct CoordinatorState {
         profiles = start.contents.profiles
         promoFires = start.contents.promoFires
         engine.restore(start.visits)
-        for (store, fit) in start.surveys where configuration.store(store) != nil { engine.setSurvey(fit, store: store) }
+        for (store, fit) in start.surveys where configuration.store(store) != nil {
+            engine.setSurvey(fit, store: store)
+            surveys[store] = fit
+        }
         let names = configuration
         journal.restore(
             start.history, visits: start.visits.filter { configuration.store($0.store) != nil },
@@ -155,6 +171,7 @@ struct CoordinatorState {
         for guest in engine.takeGuestVisits() where leases == nil || active.contains(guest.store) {
             actions.registry.countGuest(guest)
         }
+        cacheSchedule.changed(actions.registry)
         defer { actions = CoordinatorActions() }
         return actions
     }
@@ -240,6 +257,10 @@ struct CoordinatorState {
         let present = snapshotStores.isEmpty ? [:] : engine.presentMembersByStore(in: snapshotStores, sorted: false)
         publishSnapshots(of: snapshotStores, present: present, at: now)
         saveVisitSlice()
+        if configuration.cache != nil, cacheSchedule.isDue(at: now) {
+            cacheSchedule.saved(at: now)
+            actions.cache = cacheContents(at: now)
+        }
         // Due, or at once when the database fails or is back (health is how an operator learns of it).
         if now - lastHealth >= healthInterval || (database.failure != nil) != healthSaidFailing {
             lastHealth = now
@@ -272,6 +293,8 @@ struct CoordinatorState {
     mutating func surveysChanged(_ fits: [UInt16: SurveyFit?]) -> CoordinatorActions {
         for (store, fit) in fits.sorted(by: { $0.key < $1.key }) where configuration.store(store) != nil {
             engine.setSurvey(fit, store: store)
+            surveys[store] = fit
+            cacheSchedule.changedSoon()
             if let fit {
                 logger.notice(
                     "deciding a store from its survey",
@@ -361,6 +384,7 @@ struct CoordinatorState {
         for store in lost.sorted() {
             active.remove(store)
             activeSince[store] = nil
+            cacheSchedule.changedSoon()
             logger.warning("lease lost: standing by", metadata: ["store": "\(store)"])
         }
         actions.status = status
@@ -395,6 +419,7 @@ struct CoordinatorState {
             dirtyStores.insert(store)
             lastSnapshot[store] = nil
             taken.insert(store)
+            cacheSchedule.changedSoon()
             logger.notice("lease taken: deciding", metadata: ["store": "\(store)"])
         }
         guard !taken.isEmpty else { return takeActions() }
@@ -704,6 +729,7 @@ struct CoordinatorState {
             promoFires[member] = fires
         }
         apply(engine.updateDirectory(changes.records.mapValues(\.beacons), removing: changes.removed), at: now)
+        cacheSchedule.changedSoon()
         logger.debug("members changed", metadata: ["changed": "\(changes.records.count)", "removed": "\(changes.removed.count)"])
         return takeActions()
     }

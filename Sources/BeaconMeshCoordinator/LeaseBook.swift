@@ -24,6 +24,8 @@ struct LeaseBook: Sendable, Equatable {
     private(set) var validUntil: [UInt16: ContinuousClock.Instant] = [:]
     /// Since when (the database's clock) each held store has been held.
     private(set) var since: [UInt16: Timestamp] = [:]
+    /// The held stores another coordinator stands by for.
+    private(set) var fenced: Set<UInt16> = []
 
     init(ttl: Duration) {
         self.ttl = ttl
@@ -37,6 +39,7 @@ struct LeaseBook: Sendable, Equatable {
     mutating func renewed(_ held: [UInt16: LeaseGrant], sentAt: ContinuousClock.Instant) {
         validUntil = held.mapValues { sentAt + ($0.fenced ? ttl - margin : Self.unfenced) }
         since = held.mapValues(\.since)
+        fenced = Set(held.filter(\.value.fenced).keys)
     }
 
     /// Whether `store` may be decided for at `now`.
@@ -55,6 +58,7 @@ struct LeaseBook: Sendable, Equatable {
         for store in expired {
             validUntil[store] = nil
             since[store] = nil
+            fenced.remove(store)
         }
         return expired
     }

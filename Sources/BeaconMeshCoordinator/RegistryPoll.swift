@@ -3,6 +3,7 @@ import BeaconMeshMQTT
 import BeaconMeshRegistry
 import BeaconMeshThreads
 import BeaconMeshWire
+import Foundation
 import Logging
 import Synchronization
 
@@ -53,19 +54,42 @@ struct RegistryPoll: Sendable {
         let handOver = HandOver(consume self)
         var refused: DedicatedThread.StartError?
         await withCheckedContinuation { (ended: CheckedContinuation<Void, Never>) in
+            // Returns when the thread ends or the feed is closed, whichever comes first: a look blocked behind a cut
+            // line (a connection attempt waits for its timeout) must not hold up a shutdown. It ends by itself after.
+            let once = Once(ended)
+            feed.whenClosed { once.resume() }
             do throws(DedicatedThread.StartError) {
                 // Not joined: the continuation says when it ends.
                 _ = try DedicatedThread(name: "registry-poll", priority: .background) {
                     var poll = handOver.take()
-                    while !feed.isClosed { poll.poll(parts, wait: wait) }
-                    ended.resume()
+                    while !feed.isClosed {
+                        guard !poll.poll(parts, wait: wait) else { continue }
+                        // The database is away (a refused connection fails at once): look again after `wait`.
+                        let until = ContinuousClock.now + wait
+                        while !feed.isClosed, ContinuousClock.now < until { usleep(50_000) }
+                    }
+                    once.resume()
                 }
             } catch {
                 refused = error
-                ended.resume()
+                once.resume()
             }
         }
         if let refused { throw refused }
+    }
+
+    /// Resumes a continuation the first time it is asked to.
+    private final class Once: Sendable {
+        private let continuation: Mutex<CheckedContinuation<Void, Never>?>
+
+        init(_ continuation: CheckedContinuation<Void, Never>) {
+            self.continuation = Mutex(continuation)
+        }
+
+        func resume() {
+            let waiting = continuation.withLock { $0.take() }
+            waiting?.resume()
+        }
     }
 
     /// Stops watching: a look waiting on the feed returns, and later looks return at once.
@@ -74,6 +98,22 @@ struct RegistryPoll: Sendable {
     /// The feed, made at the first look (making it reads the database, which may be away).
     final class FeedHolder: Sendable {
         private let state = Mutex<(feed: (any RegistryChangeFeed)?, closed: Bool)>((nil, false))
+        private let onClose = Mutex<[@Sendable () -> Void]>([])
+
+        /// Runs `action` when the holder is closed (at once if it is).
+        func whenClosed(_ action: @escaping @Sendable () -> Void) {
+            let closed = state.withLock { $0.closed }
+            if closed { return action() }
+            onClose.withLock { $0.append(action) }
+            if state.withLock({ $0.closed }) { runClosers() }
+        }
+
+        private func runClosers() {
+            for action in onClose.withLock({ actions in
+                defer { actions = [] }
+                return actions
+            }) { action() }
+        }
 
         func feed(from registry: any MemberRegistry) throws -> (any RegistryChangeFeed)? {
             let (existing, closed) = state.withLock { ($0.feed, $0.closed) }
@@ -97,10 +137,12 @@ struct RegistryPoll: Sendable {
                 return state.feed
             }
             feed?.close()
+            runClosers()
         }
     }
 
-    private mutating func poll(_ parts: Parts, wait: Duration) {
+    /// One look; `false` when the registry could not be read.
+    private mutating func poll(_ parts: Parts, wait: Duration) -> Bool {
         do {
             parts.reachability.reading()
             // Registry events the `members` command (or the CSV at start) left in the outbox.
@@ -116,7 +158,7 @@ struct RegistryPoll: Sendable {
                     "cannot read the store's new survey fit; deciding it as before",
                     metadata: ["store": "\(store)", "cause": "\(parts.registry.describe(error))"])
             }
-            guard let feed = try feed.feed(from: parts.registry) else { return }
+            guard let feed = try feed.feed(from: parts.registry) else { return true }
             parts.reachability.answered()
             let change = try feed.next(timeout: wait)
             parts.reachability.reading()
@@ -140,14 +182,16 @@ struct RegistryPoll: Sendable {
                     "registry readable again", metadata: ["database": "\(parts.registry.location)", "cause": "\(failure)"])
             }
             lastFailure = nil
+            return true
         } catch {
             let cause = parts.registry.describe(error)
             parts.reachability.failed(cause)
-            guard cause != lastFailure else { return }
+            guard cause != lastFailure else { return false }
             lastFailure = cause
             parts.logger.error(
                 "could not read the registry's changes; retrying",
                 metadata: ["database": "\(parts.registry.location)", "cause": "\(cause)"])
+            return false
         }
     }
 }

@@ -14,6 +14,8 @@ final class RegistryReachability: Sendable {
         var waitingSince: (instant: ContinuousClock.Instant, time: Timestamp)?
         var failure: String?
         var failingSince: Timestamp?
+        /// The coordinator started without the database (from its local cache), and has not read it since.
+        var startedWithout: (note: String, at: Timestamp)?
     }
 
     private let state = Mutex(State())
@@ -30,6 +32,11 @@ final class RegistryReachability: Sendable {
     func reading() {
         let time = clock()
         state.withLock { $0.waitingSince = (.now, time) }
+    }
+
+    /// The coordinator started without reading the registry (`note` says how and why): failing until a read answers.
+    func startedWithout(_ note: String, at time: Timestamp) {
+        state.withLock { $0.startedWithout = (note, time) }
     }
 
     /// The reads answered.
@@ -54,8 +61,11 @@ final class RegistryReachability: Sendable {
         return state.withLock { state in
             var merged = status
             if let failure = state.failure {
-                merged.failure = "\(location): \(failure)"
-                merged.failingSince = state.failingSince
+                merged.failure = "\(location): \(failure)" + (state.startedWithout.map { " (\($0.note))" } ?? "")
+                merged.failingSince = state.startedWithout?.at ?? state.failingSince
+            } else if let start = state.startedWithout {
+                merged.failure = "\(location): \(start.note)"
+                merged.failingSince = start.at
             } else if let waiting = state.waitingSince, ContinuousClock.now - waiting.instant >= Self.patience {
                 let seconds = (ContinuousClock.now - waiting.instant).components.seconds
                 merged.failure = "\(location): the database has not answered for \(seconds) s"

@@ -23,21 +23,31 @@ public final class PostgresRegistry: MemberRegistry {
 
     public var location: String { settings.displayURL }
 
-    /// Connects to the database and brings its schema up to date (under an advisory lock).
-    public init(settings: PostgresSettings, password: String?, logger: Logger) throws(RegistryFailure) {
+    /// Connects to the database and brings its schema up to date (under an advisory lock). With `connectingLater`,
+    /// nothing is asked now: the first call connects and brings the schema up to date (a coordinator starting from
+    /// its local cache while the database cannot be reached), and calls fail as the database does until then.
+    public init(settings: PostgresSettings, password: String?, logger: Logger, connectingLater: Bool = false) throws(RegistryFailure) {
         self.settings = settings
         self.password = password
         self.logger = logger
-        session = try PostgresSession(settings: settings, password: password, logger: logger)
+        let display = settings.displayURL
+        session = try PostgresSession(settings: settings, password: password, logger: logger) { statements in
+            do {
+                try PostgresSchema.migrate(statements)
+            } catch let newer as PostgresSchema.NewerSchema {
+                throw RegistryFailure(
+                    .newerSchema,
+                    "the registry \(display) was upgraded by a newer BeaconMesh (schema version \(newer.version)); run this program's newer version with it"
+                )
+            }
+        }
+        guard !connectingLater else { return }
         do {
-            try PostgresSchema.migrate(session)
-        } catch let newer as PostgresSchema.NewerSchema {
-            throw RegistryFailure(
-                .newerSchema,
-                "the registry \(settings.displayURL) was upgraded by a newer BeaconMesh (schema version \(newer.version)); run this program's newer version with it"
-            )
+            try session.run { _ in }
+        } catch let failure as RegistryFailure where failure.kind == .newerSchema {
+            throw failure
         } catch {
-            throw RegistryFailure(.unavailable, "cannot open the registry \(settings.displayURL): \(PostgresRegistry.describe(error))")
+            throw RegistryFailure(.unavailable, "cannot open the registry \(display): \(PostgresRegistry.describe(error))")
         }
     }
 

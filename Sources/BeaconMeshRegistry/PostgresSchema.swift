@@ -249,25 +249,35 @@ enum PostgresSchema {
 
     /// Brings the schema up to date; returns the versions it applied.
     @discardableResult
-    static func migrate(_ session: PostgresSession) throws -> [Int] {
-        try session.transaction { statements in
-            try statements.execute("SELECT pg_advisory_xact_lock(\(lockKey))")
-            let exists = try statements.query("SELECT to_regclass('schema_migration') IS NOT NULL").first?.decode(Bool.self) ?? false
-            if !exists {
-                try statements.execute(
-                    "CREATE TABLE schema_migration (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
-                )
-            }
-            let applied = Set(try statements.query("SELECT version FROM schema_migration").map { try $0.decode(Int.self) })
-            if let newest = applied.max(), newest > migrations.map(\.version).max() ?? 0 { throw NewerSchema(version: newest) }
-            var done: [Int] = []
-            for migration in migrations where !applied.contains(migration.version) {
-                for sql in migration.sql { try statements.execute(PostgresQuery(unsafeSQL: sql)) }
-                try statements.execute(
-                    "INSERT INTO schema_migration (version, name) VALUES (\(migration.version), \(migration.name))")
-                done.append(migration.version)
-            }
+    static func migrate(_ statements: PostgresSession.Statements) throws -> [Int] {
+        try statements.execute("BEGIN")
+        do {
+            let done = try migrate(inTransaction: statements)
+            try statements.execute("COMMIT")
             return done
+        } catch {
+            try? statements.execute("ROLLBACK")
+            throw error
         }
+    }
+
+    private static func migrate(inTransaction statements: PostgresSession.Statements) throws -> [Int] {
+        try statements.execute("SELECT pg_advisory_xact_lock(\(lockKey))")
+        let exists = try statements.query("SELECT to_regclass('schema_migration') IS NOT NULL").first?.decode(Bool.self) ?? false
+        if !exists {
+            try statements.execute(
+                "CREATE TABLE schema_migration (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+            )
+        }
+        let applied = Set(try statements.query("SELECT version FROM schema_migration").map { try $0.decode(Int.self) })
+        if let newest = applied.max(), newest > migrations.map(\.version).max() ?? 0 { throw NewerSchema(version: newest) }
+        var done: [Int] = []
+        for migration in migrations where !applied.contains(migration.version) {
+            for sql in migration.sql { try statements.execute(PostgresQuery(unsafeSQL: sql)) }
+            try statements.execute(
+                "INSERT INTO schema_migration (version, name) VALUES (\(migration.version), \(migration.name))")
+            done.append(migration.version)
+        }
+        return done
     }
 }

@@ -20,14 +20,21 @@ final class PostgresSession: @unchecked Sendable {
     /// Held for a whole transaction: two threads never interleave statements on the connection.
     private let turn = NSLock()
     private var current: PostgresConnection?
+    /// Runs once on the first connection made, before anything else is asked on it (the registry's migrations);
+    /// until it has succeeded, every new connection runs it.
+    private let prepare: (@Sendable (Statements) throws -> Void)?
+    private var prepared = false
     /// The server process serving the current connection (notifications it caused name it).
     let backendPID = Atomic<Int32>(0)
     private let connections = Atomic<Int>(0)
 
-    /// Each statement may take `timeout`; connecting, `connectTimeout` (by default as long).
+    /// Each statement may take `timeout`; connecting, `connectTimeout` (by default as long). `prepare` runs on the
+    /// first connection that is made (none is made here).
     init(
-        settings: PostgresSettings, password: String?, logger: Logger, timeout: Duration = .seconds(10), connectTimeout: Duration? = nil
+        settings: PostgresSettings, password: String?, logger: Logger, timeout: Duration = .seconds(10), connectTimeout: Duration? = nil,
+        prepare: (@Sendable (Statements) throws -> Void)? = nil
     ) throws(RegistryFailure) {
+        self.prepare = prepare
         self.settings = settings
         self.configuration = try settings.configuration(password: password, timeout: connectTimeout ?? timeout)
         self.logger = logger
@@ -76,6 +83,15 @@ final class PostgresSession: @unchecked Sendable {
                 connection = open
             } else {
                 connection = try connect()
+                if !prepared, let prepare {
+                    do {
+                        try prepare(Statements(connection: connection, logger: logger, timeout: timeout))
+                    } catch {
+                        connection.closeAndForget()
+                        throw error
+                    }
+                }
+                prepared = true
                 current = connection
             }
             do {

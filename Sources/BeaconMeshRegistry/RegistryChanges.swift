@@ -47,12 +47,23 @@ public struct RegistryChanges: Sendable {
         public var store: UInt16
         public var hour: Timestamp
         public var department: UInt16
+
+        public init(store: UInt16, hour: Timestamp, department: UInt16) {
+            self.store = store
+            self.hour = hour
+            self.department = department
+        }
     }
 
     /// Guest stays counted in one place and hour, and their total length.
     public struct GuestCount: Hashable, Sendable {
         public var visits: Int
         public var dwell: Duration
+
+        public init(visits: Int, dwell: Duration) {
+            self.visits = visits
+            self.dwell = dwell
+        }
     }
 
     /// A promo firing, as the registry keeps it.
@@ -112,9 +123,15 @@ public struct RegistryChanges: Sendable {
 
     /// Counts a guest's stay in the history (never its beacon).
     public mutating func countGuest(_ visit: GuestVisit) {
-        let key = GuestCountKey(store: visit.store, hour: visit.hour, department: visit.department)
+        addGuests(
+            GuestCount(visits: 1, dwell: visit.dwell), at: GuestCountKey(store: visit.store, hour: visit.hour, department: visit.department)
+        )
+    }
+
+    /// Adds `count` guest stays to those counted at `key`.
+    public mutating func addGuests(_ count: GuestCount, at key: GuestCountKey) {
         let known = guestCounts[key] ?? GuestCount(visits: 0, dwell: .zero)
-        guestCounts[key] = GuestCount(visits: known.visits + 1, dwell: known.dwell + visit.dwell)
+        guestCounts[key] = GuestCount(visits: known.visits + count.visits, dwell: known.dwell + count.dwell)
     }
 
     /// Deletes member visit history that began before `time`.
@@ -139,10 +156,7 @@ public struct RegistryChanges: Sendable {
         publishedRegistryEvents.formUnion(later.publishedRegistryEvents)
         decidedBy = later.decidedBy ?? decidedBy
         history.merge(later.history) { _, new in new }
-        for (key, count) in later.guestCounts {
-            let known = guestCounts[key] ?? GuestCount(visits: 0, dwell: .zero)
-            guestCounts[key] = GuestCount(visits: known.visits + count.visits, dwell: known.dwell + count.dwell)
-        }
+        for (key, count) in later.guestCounts { addGuests(count, at: key) }
         if let before = later.forgetHistoryBefore { forgetHistory(before: before) }
         addSurveySamples(later.surveySamples)
     }

@@ -23,10 +23,11 @@ public enum RegistryLocation: Sendable, Equatable {
 
     /// Opens the registry, members and store surveys (bringing its schema up to date). PostgreSQL's password comes from
     /// `passwordFile` if given, else from `BEACONMESH_DB_PASSWORD` in `environment`, else none (trust or peer
-    /// authentication).
+    /// authentication). With `connectingLater`, a PostgreSQL registry is not reached now but at its first use (see
+    /// `PostgresRegistry.init`); a SQLite one is opened as always.
     public func open(
         passwordFile: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
-        logger: Logger = Logger(label: "beaconmesh-registry")
+        logger: Logger = Logger(label: "beaconmesh-registry"), connectingLater: Bool = false
     ) throws(RegistryFailure) -> any MemberRegistry & SurveyRegistry {
         switch self {
         case .sqlite(let path):
@@ -38,7 +39,7 @@ public enum RegistryLocation: Sendable, Equatable {
                 else { throw RegistryFailure(.invalidLocation, "cannot read the database password file '\(passwordFile)'") }
                 password = text.trimmingCharacters(in: .newlines)
             }
-            return try PostgresRegistry(settings: settings, password: password, logger: logger)
+            return try PostgresRegistry(settings: settings, password: password, logger: logger, connectingLater: connectingLater)
         }
     }
 }

@@ -39,6 +39,9 @@ public final class RegistryWriter: Sendable {
         var waitingAfterWrite: [AfterWrite] = []
         /// The batch being written or waiting to be tried again, with its id and what follows its writing.
         var failed: (changes: RegistryChanges, id: String, afterWrite: [AfterWrite])?
+        /// Batches given their id before their turn (`pendingBatches`, a replay): written in order, before `waiting`.
+        var sealed: [(changes: RegistryChanges, id: String, afterWrite: [AfterWrite])] = []
+        var sealings = 0
         var failure: String?
         var failingSince: Timestamp?
         var stopping = false
@@ -90,12 +93,41 @@ public final class RegistryWriter: Sendable {
         wakeUp.unlock()
     }
 
+    /// Queues `changes` as the batch `id`, written at most once by its id (a batch a previous run kept in its local
+    /// cache: written already if the database has its id), before anything queued later.
+    public func enqueue(batch changes: RegistryChanges, id: String) {
+        guard !changes.isEmpty else { return }
+        state.withLock { $0.sealed.append((changes, id, [])) }
+        signal()
+    }
+
+    /// Everything not yet written, each as a batch with the id it will be written under (what waits is given one now):
+    /// for a local cache to keep, so that a restart writes it at most once (`enqueue(batch:id:)`).
+    public func pendingBatches() -> [(id: String, changes: RegistryChanges)] {
+        state.withLock { state in
+            if !state.waiting.isEmpty {
+                // Into the last batch sealed this run and not yet taken (its id never reached the database, and a cache
+                // written later supersedes the one that holds it smaller), so that a long outage keeps one batch.
+                if let last = state.sealed.indices.last, state.sealed[last].id.hasPrefix(writerID) {
+                    state.sealed[last].changes.merge(state.waiting)
+                    state.sealed[last].afterWrite += state.waitingAfterWrite
+                } else {
+                    state.sealings += 1
+                    state.sealed.append((state.waiting, "\(writerID)-sealed-\(state.sealings)", state.waitingAfterWrite))
+                }
+                state.waiting = RegistryChanges()
+                state.waitingAfterWrite = []
+            }
+            return (state.failed.map { [($0.id, $0.changes)] } ?? []) + state.sealed.map { ($0.id, $0.changes) }
+        }
+    }
+
     /// What waits, and what is wrong (naming the database's file or host).
     public var status: Status {
         // Health names the file or host as well as the cause.
         state.withLock {
             Status(
-                queued: $0.waiting.count + ($0.failed?.changes.count ?? 0),
+                queued: $0.waiting.count + ($0.failed?.changes.count ?? 0) + $0.sealed.reduce(0) { $0 + $1.changes.count },
                 failure: $0.failure.map { "\(registry.location): \($0)" }, failingSince: $0.failingSince)
         }
     }
@@ -113,7 +145,7 @@ public final class RegistryWriter: Sendable {
         }
         let left = state.withLock { state -> Int in
             state.stopped = true
-            return state.waiting.count + (state.failed?.changes.count ?? 0)
+            return state.waiting.count + (state.failed?.changes.count ?? 0) + state.sealed.reduce(0) { $0 + $1.changes.count }
         }
         if left > 0 {
             logger.error(
@@ -131,10 +163,14 @@ public final class RegistryWriter: Sendable {
         var batches = 0
         while true {
             wakeUp.lock()
-            while state.withLock({ $0.waiting.isEmpty && $0.failed == nil && !$0.stopping }) { wakeUp.wait() }
+            while state.withLock({ $0.waiting.isEmpty && $0.failed == nil && $0.sealed.isEmpty && !$0.stopping }) { wakeUp.wait() }
             wakeUp.unlock()
             let (batch, stop) = state.withLock { state -> ((changes: RegistryChanges, id: String, afterWrite: [AfterWrite])?, Bool) in
                 if let failed = state.failed { return (failed, state.stopped) }
+                if !state.sealed.isEmpty {
+                    state.failed = state.sealed.removeFirst()
+                    return (state.failed, state.stopped)
+                }
                 guard !state.waiting.isEmpty else { return (nil, state.stopped) }
                 batches += 1
                 let batch = (changes: state.waiting, id: "\(writerID)-\(batches)", afterWrite: state.waitingAfterWrite)

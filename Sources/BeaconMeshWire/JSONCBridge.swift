@@ -41,7 +41,7 @@ enum JSONCBridge {
         return try body(object)
     }
 
-    private static func value(of object: OpaquePointer?) -> JSONValue {
+    static func value(of object: OpaquePointer?) -> JSONValue {
         guard let object else { return .null }
         switch json_object_get_type(object) {
         case json_type_null:

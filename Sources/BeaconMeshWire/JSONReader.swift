@@ -44,10 +44,11 @@ struct JSONReader {
 
     private static let version = JSONKey("v")
 
-    /// Parses `bytes` (one JSON object with `"v": 1`, at most `WireCodec.maximumPayloadBytes`) and hands a reader
-    /// of it to `body`.
-    static func withVersion1Document<T>(_ bytes: [UInt8], _ body: (JSONReader) throws(WireError) -> T) throws(WireError) -> T {
-        guard bytes.count <= WireCodec.maximumPayloadBytes else { throw .tooLarge(bytes: bytes.count) }
+    /// Parses `bytes` (one JSON object with `"v": 1`, at most `maximumBytes`) and hands a reader of it to `body`.
+    static func withVersion1Document<T>(
+        _ bytes: [UInt8], maximumBytes: Int = WireCodec.maximumPayloadBytes, _ body: (JSONReader) throws(WireError) -> T
+    ) throws(WireError) -> T {
+        guard bytes.count <= maximumBytes else { throw .tooLarge(bytes: bytes.count) }
         return try JSONCBridge.withDocument(bytes) { root throws(WireError) in
             guard let root, json_object_get_type(root) == json_type_object else {
                 throw .wrongType(field: "payload", expected: "an object")
@@ -80,6 +81,9 @@ struct JSONReader {
     // MARK: Scalars
 
     func contains(_ key: JSONKey) -> Bool { member(key) != nil }
+
+    /// The member `key` as a plain value (`nil` when missing), for a part of a document its reader does not know.
+    func value(_ key: JSONKey) -> JSONValue? { member(key).map { JSONCBridge.value(of: $0) } }
 
     func int(_ key: JSONKey) throws(WireError) -> Int64 {
         guard let value = member(key), type(value) == json_type_int else { throw .wrongType(field: name(key), expected: "an integer") }

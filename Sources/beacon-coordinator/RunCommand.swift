@@ -5,6 +5,7 @@ import BeaconMeshMQTT
 import BeaconMeshMetrics
 import BeaconMeshRegistry
 import BeaconMeshService
+import BeaconMeshWire
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -45,9 +46,14 @@ struct RunCommand: AsyncParsableCommand {
             throw UsageError("\(config): \(error)")
         }
         let registry: any MemberRegistry
+        let cache = configuration.cache.map(CoordinatorCacheFile.init(path:))
+        var coldStart: CoordinatorService.ColdStart?
         do {
             registry = try RegistryLocation(configuration.database).open(
                 passwordFile: configuration.databasePasswordFile, logger: logger)
+        } catch let failure where failure.kind == .unavailable && cache != nil {
+            // The chain's database cannot be reached: start from the local cache, and catch up once it is back.
+            (registry, coldStart) = try Self.openWithoutDatabase(configuration, cache: cache!, failure: failure, logger: logger)
         } catch {
             throw UsageError(error.description)
         }
@@ -64,7 +70,9 @@ struct RunCommand: AsyncParsableCommand {
         } catch {
             throw UsageError("\(config): \(error)")
         }
-        if let members = configuration.members {
+        if let members = configuration.members, coldStart != nil {
+            logger.warning("members CSV not merged: the database cannot be reached", metadata: ["file": "\(members)"])
+        } else if let members = configuration.members {
             do {
                 let summary = try registry.merge(try MembersCSV.read(path: members))
                 logger.info("members merged from CSV", metadata: ["file": "\(members)", "result": "\(summary)"])
@@ -77,7 +85,7 @@ struct RunCommand: AsyncParsableCommand {
             configuration: configuration, registry: registry, leases: leases,
             session: try MQTTClient(configuration: connections.session, logger: logger),
             publisher: try MQTTClient(configuration: connections.publisher, logger: logger), logger: logger,
-            healthInterval: healthInterval.duration)
+            healthInterval: healthInterval.duration, cache: cache, coldStart: coldStart)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let metrics = configuration.metrics {
             PrometheusMetrics.bootstrap()
@@ -93,5 +101,35 @@ struct RunCommand: AsyncParsableCommand {
                 services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         withExtendedLifetime(soleLock) {}
+    }
+
+    /// The registry to connect to once the database is back, and the start from the local cache `cache`; a usage
+    /// error naming both when there is no cache to start from.
+    private static func openWithoutDatabase(
+        _ configuration: CoordinatorConfiguration, cache: CoordinatorCacheFile, failure: RegistryFailure, logger: Logger
+    ) throws -> (any MemberRegistry, CoordinatorService.ColdStart) {
+        let document: CoordinatorCacheDocument
+        do {
+            guard let read = try cache.read(coordinator: configuration.id, database: configuration.database) else {
+                throw UsageError("\(failure.description); no local cache to start from (\(cache.path) does not exist yet)")
+            }
+            document = read
+        } catch let unusable as CoordinatorCacheFile.Failure {
+            throw UsageError("\(failure.description); \(unusable.description)")
+        }
+        let registry: any MemberRegistry
+        do {
+            registry = try RegistryLocation(configuration.database).open(
+                passwordFile: configuration.databasePasswordFile, logger: logger, connectingLater: true)
+        } catch {
+            throw UsageError(error.description)
+        }
+        logger.warning(
+            "the database cannot be reached: starting from the local cache",
+            metadata: [
+                "cache": "\(cache.path)", "savedAt": "\(document.savedAt.milliseconds)", "members": "\(document.members.count)",
+                "error": "\(failure.description)",
+            ])
+        return (registry, CoordinatorService.ColdStart(cache: document, cause: failure.description))
     }
 }

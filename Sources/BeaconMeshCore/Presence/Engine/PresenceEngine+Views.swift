@@ -86,3 +86,16 @@ extension PresenceEngine {
         (nodesByStore[store] ?? []).map { (nodes[Int($0)].address, nodes[Int($0)].state) }.sorted { $0.node < $1.node }
     }
 }
+
+extension PresenceEngine {
+    /// Who owns each beacon, as the directory holds it: a pass over the members and their beacons, for the
+    /// coordinator's local cache, never for a message.
+    public var beaconOwners: [BeaconKey: String] {
+        var ids = [String](repeating: "", count: members.count)
+        for (id, number) in memberNumbers { ids[Int(number)] = id }
+        var result: [BeaconKey: String] = [:]
+        result.reserveCapacity(owners.keys.count)
+        for (index, beacon) in owners.keys.enumerated() { result[beacon] = ids[Int(owners.values[index])] }
+        return result
+    }
+}
