@@ -115,3 +115,34 @@ struct ColdStartTests {
         await base.stop([porto])
     }
 }
+
+@Suite("A coordinator whose database refuses connections")
+struct RefusedDatabaseTests {
+    /// The CPU time (user + system) `pid` has used, from `/proc/PID/stat`.
+    static func cpuTime(of pid: pid_t) -> Duration? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let end = text.lastIndex(of: ")")
+        else { return nil }
+        let fields = text[text.index(after: end)...].split(separator: " ")
+        // After the command: state is field 3, utime 14 and stime 15 (1-based, in clock ticks).
+        guard fields.count > 12, let user = Int64(fields[11]), let system = Int64(fields[12]) else { return nil }
+        let ticks = Int64(sysconf(Int32(_SC_CLK_TCK)))
+        return .milliseconds((user + system) * 1000 / ticks)
+    }
+
+    @Test("it waits between attempts to read the registry instead of spinning on the refusals")
+    func doesNotSpin() async throws {
+        let base = try await ChainInfrastructure.start(members: ColdStartTests.members, filters: ["beaconmesh/v1/stores/+/events"])
+        let porto = try await base.startCoordinator(name: "store-2", config: ColdStartTests.config(base))
+        try await Task.sleep(for: .seconds(1))
+        // Nothing listens on the relay's port any more: every connection is refused at once.
+        base.relay.stop()
+        try await Task.sleep(for: .seconds(2))
+        let before = try #require(Self.cpuTime(of: porto.processID))
+        try await Task.sleep(for: .seconds(6))
+        let used = try #require(Self.cpuTime(of: porto.processID)) - before
+        #expect(used < .milliseconds(1500), "\(used) of CPU in 6 s with the database refusing: \(porto.transcript.suffix(1500))")
+        #expect(porto.isRunning)
+        await base.stop([porto])
+    }
+}
