@@ -65,13 +65,13 @@ public struct GroundTruth: Sendable {
         return (from, to)
     }
 
-    /// The `truth.csv` text.
-    var csv: String {
-        var text = "beacon,from,to,department\n"
+    /// The `truth.csv` rows, the header first.
+    var csv: [[String]] {
+        var rows = [["beacon", "from", "to", "department"]]
         for beacon in beacons {
-            for span in spans[beacon] ?? [] { text += "\(beacon),\(span.from),\(span.to),\(span.department)\n" }
+            for span in spans[beacon] ?? [] { rows.append(["\(beacon)", "\(span.from)", "\(span.to)", "\(span.department)"]) }
         }
-        return text
+        return rows
     }
 
     /// Reads a `truth.csv`; throws one line naming the line and what is wrong (overlapping spans included).

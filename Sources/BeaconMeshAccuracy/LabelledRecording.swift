@@ -70,8 +70,9 @@ public struct LabelledRecording: Sendable {
 
     /// Writes `layout.csv` and `truth.csv` into `folder` (the captures are written by `RecordingWriter`).
     func writeTables(to folder: String) throws(RecordingError) {
-        var layout = "node,department,capture\n"
-        for node in nodes { layout += "\(node.id),\(node.department),\((node.capture as NSString).lastPathComponent)\n" }
+        let layout =
+            [["node", "department", "capture"]]
+            + nodes.map { ["\($0.id)", "\($0.department)", ($0.capture as NSString).lastPathComponent] }
         try SimpleCSV.write(layout, to: (folder as NSString).appendingPathComponent("layout.csv"))
         try SimpleCSV.write(truth.csv, to: (folder as NSString).appendingPathComponent("truth.csv"))
     }

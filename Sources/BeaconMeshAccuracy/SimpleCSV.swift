@@ -1,9 +1,8 @@
+import BeaconMeshCore
 import Foundation
 
-/// The plain comma-separated tables of recordings: no quoting, a header line, one record per line.
-///
-/// The recordings' own files (numbers, MAC addresses) and the converted layout and truth tables never need quotes;
-/// a field with a quote in it is refused rather than half-understood.
+/// The recordings' tables (`layout.csv`, `truth.csv`, the public datasets' own files) as files: read and written by
+/// `CSVTable`, the one CSV reader and writer, with a header line and one record per row checked here.
 enum SimpleCSV {
     struct Row {
         /// The line number in the file (1 is the header).
@@ -24,30 +23,32 @@ enum SimpleCSV {
         guard let text = String(data: data, encoding: .utf8) else {
             throw RecordingError(file: path, line: nil, message: "the file is not UTF-8 text")
         }
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
-        while lines.last?.isEmpty == true { lines.removeLast() }
-        guard let first = lines.first else { throw RecordingError(file: path, line: nil, message: "the file is empty") }
-        let header = first.split(separator: ",", omittingEmptySubsequences: false).map { String($0) }
+        var records: [CSVTable.Record]
+        do {
+            records = try CSVTable.read(text)
+        } catch {
+            throw RecordingError(file: path, line: error.line, message: error.message)
+        }
+        while records.last?.fields == [""] { records.removeLast() }
+        guard let header = records.first?.fields else { throw RecordingError(file: path, line: nil, message: "the file is empty") }
         if let expected, Array(header.prefix(expected.count)) != expected {
             throw RecordingError(file: path, line: 1, message: "the header must begin with \(expected.joined(separator: ","))")
         }
         var rows: [Row] = []
-        rows.reserveCapacity(lines.count)
-        for (index, line) in lines.enumerated().dropFirst() {
-            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map { String($0) }
-            guard fields.count == header.count else {
-                throw RecordingError(file: path, line: index + 1, message: "\(fields.count) fields where the header has \(header.count)")
+        rows.reserveCapacity(records.count)
+        for record in records.dropFirst() {
+            guard record.fields.count == header.count else {
+                throw RecordingError(
+                    file: path, line: record.line, message: "\(record.fields.count) fields where the header has \(header.count)")
             }
-            guard !line.contains("\"") else {
-                throw RecordingError(file: path, line: index + 1, message: "quoted fields are not supported")
-            }
-            rows.append(Row(line: index + 1, fields: fields))
+            rows.append(Row(line: record.line, fields: record.fields))
         }
         return Table(header: header, rows: rows)
     }
 
-    static func write(_ text: String, to path: String) throws(RecordingError) {
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8)) else {
+    /// Writes `rows` (the header first) to `path`.
+    static func write(_ rows: [[String]], to path: String) throws(RecordingError) {
+        guard FileManager.default.createFile(atPath: path, contents: Data(CSVTable.text(rows).utf8)) else {
             throw RecordingError(file: path, line: nil, message: "cannot write the file")
         }
     }

@@ -1,4 +1,5 @@
 import BeaconMeshCore
+import BeaconMeshMetrics
 import BeaconMeshService
 import BeaconMeshWire
 import Hummingbird
@@ -77,11 +78,7 @@ public enum DashboardRoutes {
                 ]))
             return json(body, status: connected ? .ok : .serviceUnavailable)
         }
-        router.get("/metrics") { _, _ in
-            var headers = HTTPFields()
-            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: metricsText())))
-        }
+        MetricsRoute.add(to: router, exposition: metricsText)
         router.get("/assets/dashboard.css") { _, _ in
             asset(DashboardStylesheet.text, type: "text/css; charset=utf-8")
         }

@@ -10,11 +10,7 @@ public enum MetricsServer {
         onListening: @escaping @Sendable (Int) -> Void = { _ in }
     ) -> any Service {
         let router = Router(context: BasicRequestContext.self)
-        router.get("/metrics") { _, _ in
-            var headers = HTTPFields()
-            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: PrometheusMetrics.exposition())))
-        }
+        MetricsRoute.add(to: router)
         return Application(
             router: router, configuration: .init(address: .hostname(host, port: port), serverName: "beaconmesh-metrics"),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? port) }, logger: logger)

@@ -1,5 +1,4 @@
 import BeaconMeshCore
-import CSV
 import Foundation
 
 /// The contract's members CSV: `id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt`, the optional
@@ -35,13 +34,13 @@ public enum MembersCSV {
 
     /// Parses CSV text; `file` only names the source in errors, `photoFolder` resolves relative photo paths.
     public static func parse(_ text: String, file: String, photoFolder: String = ".") throws(Failure) -> [MemberRecord] {
-        let reader: CSVReader
+        let rows: [CSVTable.Record]
         do {
-            reader = try CSVReader(string: text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text, hasHeaderRow: true)
+            rows = try CSVTable.read(text)
         } catch {
-            throw Failure(file: file, line: 1, message: "cannot read the header (\(error))")
+            throw Failure(file: file, line: error.line, message: "malformed CSV (\(error.message))")
         }
-        guard let header = reader.headerRow?.map(FormulaCell.read) else {
+        guard let header = rows.first?.fields, header != [""] else {
             throw Failure(file: file, line: 1, message: "the file has no header")
         }
         for column in columns where !header.contains(column) {
@@ -52,15 +51,15 @@ public enum MembersCSV {
         var records: [MemberRecord] = []
         var seenIDs: [String: Int] = [:]
         var beaconOwners: [BeaconKey: String] = [:]
-        var line = 1
-        while let row = reader.next() {
-            line += 1
+        for entry in rows.dropFirst() {
+            let row = entry.fields
+            let line = entry.line
             if row.count == 1 && row[0].isEmpty { continue }
             guard row.count == header.count else {
                 throw Failure(file: file, line: line, message: "the row has \(row.count) fields, the header \(header.count)")
             }
             var fields: [String: String] = [:]
-            for (name, value) in zip(header, row) { fields[name] = FormulaCell.read(value) }
+            for (name, value) in zip(header, row) { fields[name] = value }
             let record = try member(fields, header: header, file: file, line: line, photoFolder: photoFolder)
             if let first = seenIDs[record.id] {
                 throw Failure(file: file, line: line, message: "member id '\(record.id)' already appears on line \(first)")
@@ -74,7 +73,6 @@ public enum MembersCSV {
             }
             records.append(record)
         }
-        if let error = reader.error { throw Failure(file: file, line: line + 1, message: "malformed CSV (\(error))") }
         return records
     }
 
@@ -137,20 +135,18 @@ public enum MembersCSV {
     /// Writes `records` as the contract's CSV; custom fields become extra columns after the contract's, by name.
     public static func write(_ records: [MemberRecord], to path: String) throws {
         let custom = Set(records.flatMap { $0.profile.customFields.keys }).subtracting(columns + [checkinsColumn]).sorted()
-        guard let stream = OutputStream(toFileAtPath: path, append: false) else {
-            throw Failure(file: path, message: "cannot write the file")
-        }
-        let writer = try CSVWriter(stream: stream)
-        try writer.write(row: (columns + [checkinsColumn] + custom).map(FormulaCell.written))
+        var rows = [columns + [checkinsColumn] + custom]
         for record in records {
             let profile = record.profile
-            try writer.write(
-                row: [
+            rows.append(
+                [
                     profile.id, profile.name, profile.favoriteDrink ?? "", record.beacons.map(\.description).joined(separator: ";"),
                     profile.photo ?? "", String(profile.visits), profile.lastVisitAt.map { String($0.milliseconds) } ?? "",
                     record.createdAt.map { String($0.milliseconds) } ?? "", String(profile.checkins),
-                ].map(FormulaCell.written) + custom.map { FormulaCell.written(profile.customFields[$0] ?? "") })
+                ] + custom.map { profile.customFields[$0] ?? "" })
         }
-        writer.stream.close()
+        guard FileManager.default.createFile(atPath: path, contents: Data(CSVTable.text(rows).utf8)) else {
+            throw Failure(file: path, message: "cannot write the file")
+        }
     }
 }

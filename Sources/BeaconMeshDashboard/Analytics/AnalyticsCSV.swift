@@ -2,7 +2,7 @@ import BeaconMeshCore
 import Foundation
 
 /// The analytics page's tables as CSV (one per table, `?table=`), for a spreadsheet: a header row, then one row per
-/// entry; text that a spreadsheet would run as a formula gets a leading `'`, and quotes are doubled.
+/// entry, written by `CSVTable` (its formula guard and quoting, as every table BeaconMesh exports).
 enum AnalyticsCSV {
     /// The tables a CSV can be asked for.
     enum Table: String, CaseIterable {
@@ -45,14 +45,6 @@ enum AnalyticsCSV {
                 [["promo", "department", "offers", "visitsWithCheckinAfter"]]
                 + analytics.promos.map { [$0.id, String($0.department), String($0.offers), String($0.visitsWithCheckinAfter)] }
         }
-        return rows.map { $0.map(cell).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
-    }
-
-    /// One cell: quoted when it holds a comma, quote or line break; a would-be formula made text.
-    static func cell(_ value: String) -> String {
-        var text = value
-        if let first = text.first, "=+-@".contains(first), Int(text) == nil { text = "'" + text }
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        return CSVTable.text(rows)
     }
 }
