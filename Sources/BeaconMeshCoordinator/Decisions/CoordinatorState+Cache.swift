@@ -10,9 +10,9 @@ struct CacheSchedule: Sendable {
     /// Visits that only moved on are in the cache within this (as they are in the registry: `visitSaveInterval`).
     static let routine: Duration = .seconds(30)
 
-    private var lastSaved: Timestamp?
-    private var soonPending = true
-    private var routinePending = false
+    var lastSaved: Timestamp?
+    var soonPending = true
+    var routinePending = false
 
     /// Notes what `changes` (about to be written to the registry) change in the cache.
     mutating func changed(_ changes: RegistryChanges) {
