@@ -22,12 +22,15 @@ struct CoordinatorActions: Sendable {
     /// Stores whose lease is now held but which are not decided for yet: load what the registry holds of them
     /// (`CoordinatorState.TakeOver.read`) and hand it back (`CoordinatorState.tookOver`).
     var takeOvers: Set<UInt16> = []
+    /// What the Prometheus series should now say (the shell records it: `CoordinatorMetrics.record`).
+    var metrics = MetricsFigures()
     /// What the local cache should now hold (`configuration.cache`): write it, off the decisions.
     var cache: CoordinatorCacheContents?
 
     /// Whether there is nothing to do.
     var isEmpty: Bool {
-        publications.isEmpty && snapshots.isEmpty && registry.isEmpty && health == nil && status == nil && takeOvers.isEmpty && cache == nil
+        publications.isEmpty && snapshots.isEmpty && metrics.isEmpty && registry.isEmpty && health == nil && status == nil
+            && takeOvers.isEmpty && cache == nil
     }
 }
 

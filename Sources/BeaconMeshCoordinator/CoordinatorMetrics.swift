@@ -5,10 +5,22 @@ import Metrics
 /// `beaconmesh_dropped_total{reason}`; gauges `beaconmesh_members_present{store}`, `beaconmesh_tracked_beacons`; and,
 /// for alerts, `beaconmesh_guests_present{store}` and `beaconmesh_node_online{store,department,node}` (1 or 0).
 ///
-/// Events are counted as they are published; batches, sightings, drops and tracked beacons are brought up to the
-/// state's own health figures at most every `interval` (counters grow by the difference), so the hot path of a
-/// sighting batch records nothing. Without a bootstrapped metrics backend every record is a no-op.
+/// The decisions say what the series should say (`MetricsFigures`, an action); the shell records it here. Events are
+/// counted as they are published; batches, sightings, drops and tracked beacons are brought up to the state's own
+/// health figures at most every `interval` (counters grow by the difference), so the hot path of a sighting batch
+/// records nothing. Without a bootstrapped metrics backend every record is a no-op.
 struct CoordinatorMetrics {
+    /// Records what the decisions said.
+    mutating func record(_ figures: MetricsFigures) {
+        for (type, count) in figures.events { countEvents(type: type, count: count) }
+        if let totals = figures.totals {
+            update(batches: totals.batches, sightings: totals.sightings, dropped: totals.dropped, tracked: totals.tracked)
+        }
+        for store in figures.snapshots {
+            snapshot(store: store.store, members: store.members, guests: store.guests, nodes: store.nodes)
+        }
+    }
+
     /// How often the counters follow the health figures.
     static let interval: Duration = .seconds(1)
 
@@ -30,15 +42,11 @@ struct CoordinatorMetrics {
     private var reportedSightings: UInt64 = 0
     private var reportedDrops: [String: UInt64] = [:]
 
-    /// Counts one published event of `type` (`arrived`, `moved`, `left`, `promo`, `node`, …).
-    mutating func countEvent(type: String) {
-        if let counter = events[type] {
-            counter.increment()
-        } else {
-            let counter = Counter(label: "beaconmesh_events_total", dimensions: [("type", type)])
-            events[type] = counter
-            counter.increment()
-        }
+    /// Counts `count` published events of `type` (`arrived`, `moved`, `left`, `promo`, `node`, …).
+    mutating func countEvents(type: String, count: Int) {
+        let counter = events[type] ?? Counter(label: "beaconmesh_events_total", dimensions: [("type", type)])
+        events[type] = counter
+        counter.increment(by: Int64(count))
     }
 
     /// Brings the counters up to the state's totals and sets the tracked-beacons gauge.

@@ -50,16 +50,8 @@ public final class CoordinatorService: Service {
         }
     }
 
-    /// How often the engine is ticked (arrival settling, switch dwell, exits, promos) and snapshots are sent.
-    static let tickInterval: Duration = .milliseconds(50)
-    /// Snapshots go out at most this often per store …
-    static let snapshotMinimumInterval: Duration = .milliseconds(250)
-    /// … and at least this often. A tick sends at most a fair share of the stores' snapshots (stores × tick ÷
-    /// minimum interval), oldest first, so that a chain's snapshots are spread over time rather than made at once.
-    static let snapshotRefreshInterval: Duration = .seconds(30)
-    /// Open visits are saved as they change (arrive, move, leave); their last-seen times at least this often, a
-    /// slice of the members at each tick.
-    static let visitSaveInterval: Duration = .seconds(30)
+    /// How often the decisions are ticked (`DecisionTimings`).
+    static let tickInterval = DecisionTimings.standard.tick
     /// The registry's change feed is waited on at most this long at a time (SQLite's is looked at this often; a
     /// PostgreSQL one answers as soon as a change is announced); the outbox of registry events is checked as often.
     static let registryPollInterval: Duration = .seconds(2)
@@ -116,45 +108,6 @@ public final class CoordinatorService: Service {
         let publisher = try connection.mqttConfiguration(clientID: configuration.id + "-publisher", cleanSession: true, lastWill: nil)
         return Connections(session: session, publisher: publisher)
     }
-
-    /// Hands publications to the client (which queues them; it never blocks on the network). With `decidingUntil`
-    /// (leases), a publication for a store is dropped once the store's lease may have run out: the last fence between a
-    /// decision and the network, should the process have been paused in between.
-    private static func publish(
-        _ publications: [Publication], with client: any MQTTClientProtocol, logger: Logger,
-        decidingUntil: [UInt16: ContinuousClock.Instant]? = nil
-    ) {
-        let now = decidingUntil == nil ? nil : ContinuousClock.now
-        for publication in publications {
-            if let now, let store = publication.store, !(decidingUntil?[store].map { now < $0 } ?? false) {
-                logger.warning("not published: the store's lease ran out", metadata: ["topic": "\(publication.topic)"])
-                continue
-            }
-            do {
-                try client.publish(
-                    topic: publication.topic, payload: payload(of: publication.message), qos: publication.qos,
-                    retain: publication.retain)
-            } catch {
-                logger.warning("could not publish", metadata: ["topic": "\(publication.topic)", "error": "\(error)"])
-            }
-        }
-    }
-
-    /// The bytes on the wire of what a publication says.
-    private static func payload(of message: Publication.Message) -> [UInt8] {
-        switch message {
-        case .event(let event): WireCodec.encode(event)
-        case .offer(let offer): WireCodec.encode(offer)
-        case .snapshot(let snapshot): WireCodec.encode(snapshot)
-        case .health(let health): WireCodec.encode(health)
-        case .encoded(let bytes): bytes
-        }
-    }
-
-    /// How many messages the decoding side takes from the session at once, at most.
-    static let decodingChunk = 64
-    /// A chunk this small, with no other chunk being decoded, is decoded by the reading task itself.
-    static let inlineChunk = 4
 
     public func run() async throws {
         let clock = self.clock
@@ -305,10 +258,13 @@ public final class CoordinatorService: Service {
                     publisher: publisher, session: session, writer: writer, snapshots: snapshots, keeper: keeper,
                     leaseHolder: keeper == nil ? nil : coordinatorID,
                     healthTopic: healthTopic, statusTopic: statusTopic, status: onlinePayload, caches: caches, logger: logger)
+                // The Prometheus series, recorded as the decisions say (this task alone touches them).
+                var metrics = CoordinatorMetrics()
                 while let item = await inbox.next() {
                     let now = clock.now()
                     if let fenced = state.checkLeases(at: .now) {
                         CoordinatorService.perform(fenced, decidingUntil: state.decidingUntil, with: parts)
+                        if !fenced.metrics.isEmpty { metrics.record(fenced.metrics) }
                     }
                     let actions: CoordinatorActions
                     switch item {
@@ -334,6 +290,7 @@ public final class CoordinatorService: Service {
                         actions = state.tookOver(stores, loaded: loaded, at: now, instant: .now)
                     }
                     CoordinatorService.perform(actions, decidingUntil: state.decidingUntil, with: parts)
+                    if !actions.metrics.isEmpty { metrics.record(actions.metrics) }
                 }
                 inbox.close()
                 snapshots.close()
@@ -365,117 +322,5 @@ public final class CoordinatorService: Service {
                 topic: topics.coordinatorStatus(id: configuration.id), payload: WireCodec.encode(offline), qos: .atLeastOnce, retained: true
             ))
         logger.info("coordinator stopped")
-    }
-
-    /// What performing the decisions' actions uses.
-    private struct Performing: Sendable {
-        let publisher: any MQTTClientProtocol
-        let session: any MQTTClientProtocol
-        let writer: RegistryWriter
-        let snapshots: SnapshotMailbox
-        let keeper: LeaseKeeper?
-        /// With leases, this coordinator's id: the registry writes its visit rows only for stores no other holds.
-        let leaseHolder: String?
-        let healthTopic: String
-        let statusTopic: String
-        /// The retained status as last published (said again at every reconnection).
-        let status: LatestStatus
-        let caches: CacheMailbox
-        let logger: Logger
-    }
-
-    /// Performs what the decisions returned: publications in order (only while their store's lease holds: until
-    /// `decidingUntil`, the decisions' fence), registry changes to the writer, snapshots to their task, the health report with this process's memory,
-    /// a changed status (retained, on the session connection that holds the last will), take-overs to the keeper.
-    private static func perform(
-        _ actions: CoordinatorActions, decidingUntil: [UInt16: ContinuousClock.Instant]?, with parts: Performing
-    ) {
-        // A promo's offer and a check-in go out once the database has their firing (`Publication.afterWrite`), the
-        // rest at once: a greeting never waits for the database.
-        let now = actions.publications.filter { !$0.afterWrite }
-        let afterWrite = actions.publications.filter(\.afterWrite)
-        publish(now, with: parts.publisher, logger: parts.logger, decidingUntil: decidingUntil)
-        if !actions.registry.isEmpty || !afterWrite.isEmpty {
-            var changes = actions.registry
-            changes.decidedBy = parts.leaseHolder
-            var published: RegistryWriter.AfterWrite?
-            if !afterWrite.isEmpty {
-                let publisher = parts.publisher
-                let logger = parts.logger
-                published = { publish(afterWrite, with: publisher, logger: logger, decidingUntil: decidingUntil) }
-            }
-            parts.writer.enqueue(changes, afterWrite: published)
-        }
-        if decidingUntil == nil {
-            parts.snapshots.put(actions.snapshots)
-        } else {
-            parts.snapshots.put(
-                actions.snapshots.map { source in
-                    var source = source
-                    source.decidingUntil = decidingUntil?[source.store.id] ?? .now
-                    return source
-                })
-        }
-        if var health = actions.health {
-            health.rssBytes = ProcessMemory.residentBytes()
-            publish(
-                [Publication(topic: parts.healthTopic, message: .health(health), qos: .atMostOnce, retain: false)],
-                with: parts.publisher, logger: parts.logger)
-        }
-        if let status = actions.status {
-            let payload = WireCodec.encode(status)
-            parts.status.payload = payload
-            parts.logger.info("status", metadata: ["active": "\(status.active.map(String.init).joined(separator: ","))"])
-            publish(
-                [Publication(topic: parts.statusTopic, message: .encoded(payload), qos: .atLeastOnce, retain: true)], with: parts.session,
-                logger: parts.logger)
-        }
-        if !actions.takeOvers.isEmpty { parts.keeper?.load(actions.takeOvers) }
-        if let cache = actions.cache { _ = parts.caches.put { $0.waiting = cache } }
-    }
-
-    /// Reads the session's messages a chunk at a time (what waits, up to `decodingChunk`), decodes up to `workers`
-    /// chunks at once on the concurrency pool, and hands them to `inbox` in arrival order. Ends with the messages.
-    static func decode(_ messages: some MessageChunks, topics: Topics, workers: Int, into inbox: DecisionInbox) async {
-        var decoding: [Task<[CoordinatorInput], Never>] = []
-        while true {
-            var chunk = messages.waiting(upTo: decodingChunk)
-            if chunk.isEmpty {
-                // Nothing new: hand over the oldest chunk being decoded, or wait for messages.
-                if !decoding.isEmpty {
-                    await inbox.push(await decoding.removeFirst().value)
-                    continue
-                }
-                guard let next = await messages.next(upTo: decodingChunk) else { break }
-                chunk = next
-            }
-            if workers <= 1 || (decoding.isEmpty && chunk.count <= inlineChunk) {
-                // One core, or a trickle: decoding here spares a hand-over to another thread (event latency).
-                await inbox.push(chunk.map { CoordinatorInput.decode($0, topics: topics) })
-                continue
-            }
-            decoding.append(Task { chunk.map { CoordinatorInput.decode($0, topics: topics) } })
-            if decoding.count >= workers { await inbox.push(await decoding.removeFirst().value) }
-        }
-        for task in decoding { await inbox.push(await task.value) }
-    }
-
-    /// How many chunks are decoded at once: the cores this process may run on.
-    static func decodingWorkers() -> Int {
-        max(1, ProcessInfo.processInfo.activeProcessorCount)
-    }
-}
-
-/// The coordinator's retained status as last published, said again at every reconnection of the session.
-private final class LatestStatus: Sendable {
-    private let bytes: Mutex<[UInt8]>
-
-    init(_ payload: [UInt8]) {
-        bytes = Mutex(payload)
-    }
-
-    var payload: [UInt8] {
-        get { bytes.withLock { $0 } }
-        set { bytes.withLock { $0 = newValue } }
     }
 }

@@ -25,6 +25,8 @@ struct CoordinatorState {
     let topics: Topics
     let startedAt: Timestamp
     let healthInterval: Duration
+    /// How often it is ticked, and what it does per tick.
+    let timings: DecisionTimings
 
     var engine: PresenceEngine
     var profiles: [String: MemberProfile] = [:]
@@ -50,8 +52,7 @@ struct CoordinatorState {
     let eventPrefix: String
     /// The stores with a promo in any department: promos are checked for them at every tick.
     let promoStores: Set<UInt16>
-    /// The Prometheus series (recorded through swift-metrics), and when they last followed the health figures.
-    var metrics = CoordinatorMetrics()
+    /// When the Prometheus series last followed the health figures (`CoordinatorActions.metrics`).
     var metricsUpdatedAt: Timestamp?
     /// The stores' leases; `nil`: every store is held for good (a SQLite registry has one coordinator).
     var leases: LeaseBook?
@@ -86,8 +87,9 @@ struct CoordinatorState {
     /// With `leaseTTL` it decides for no store until it holds the store's lease; without, for every store.
     init(
         configuration: CoordinatorConfiguration, start: Start, logger: Logger, topics: Topics, startedAt: Timestamp,
-        healthInterval: Duration, eventPrefix: String? = nil, leaseTTL: Duration? = nil
+        healthInterval: Duration, eventPrefix: String? = nil, leaseTTL: Duration? = nil, timings: DecisionTimings = .standard
     ) {
+        self.timings = timings
         self.healthInterval = healthInterval
         self.configuration = configuration
         self.logger = logger
@@ -240,7 +242,7 @@ struct CoordinatorState {
         }
         if metricsUpdatedAt.map({ now - $0 >= CoordinatorMetrics.interval }) ?? true {
             metricsUpdatedAt = now
-            metrics.update(
+            actions.metrics.totals = .init(
                 batches: engine.counters.batches, sightings: engine.counters.sightings, dropped: droppedCounts(),
                 tracked: engine.trackedCount)
         }

@@ -63,7 +63,9 @@ struct CoordinatorCacheTests {
         #expect(actions.flatMap(D.events).isEmpty)
     }
 
-    @Test("the cache is handed out at the first tick, again within 5 s of a greeting, and holds the visit, the count and the lease")
+    @Test(
+        "the cache is handed out at the first tick, at once after a take-over, within 5 s of a greeting, and holds the visit, the count and the lease"
+    )
     func cacheIsKept() throws {
         let contents = RegistryContents(
             profiles: ["ana": MemberProfile(id: "ana", name: "Ana", visits: 4)], beaconOwners: [D.anaFob: "ana"], promoFires: [:])
@@ -77,7 +79,9 @@ struct CoordinatorCacheTests {
         var seq: UInt64 = 0
         let actions = L.walk(&state, from: D.start + .milliseconds(50), seconds: 8, seq: &seq, monotonic: L.instant)
         let caches = actions.compactMap(\.cache)
-        #expect(caches.count == 1, "once 5 s after the first, not at every tick: \(caches.map(\.savedAt))")
+        // At once after the take-over (a cold start must know the lease), then 5 s after the greeting; not at every tick.
+        #expect(caches.map(\.savedAt) == [D.start + .milliseconds(50), D.start + .milliseconds(5050)], "\(caches.map(\.savedAt))")
+        #expect(caches.first?.leases == [.init(store: 1, since: D.start, fenced: false)])
         let document = try #require(caches.last).document()
         #expect(document.leases == [.init(store: 1, since: D.start, fenced: false)])
         #expect(document.members.map(\.profile.visits) == [5], "the visit counted")

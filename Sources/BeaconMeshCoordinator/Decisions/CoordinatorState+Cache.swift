@@ -2,17 +2,19 @@ import BeaconMeshCore
 import BeaconMeshRegistry
 import BeaconMeshWire
 
-/// When the coordinator's local cache is due: soon after a change that a restart from it must know (members,
-/// leases, visit counts, promo firings, check-ins, surveys), and now and then after visits moved on.
+/// When the coordinator's local cache is due: at once after a lease is taken or lost or a member is forgotten (a cold
+/// start must know which stores it decides, and nobody forgotten may stay in the file), soon after another change a
+/// restart must know (members, visit counts, promo firings, check-ins, surveys), and now and then after visits moved on.
 struct CacheSchedule: Sendable {
     /// A change a restart must know is in the cache within this.
     static let soon: Duration = .seconds(5)
-    /// Visits that only moved on are in the cache within this (as they are in the registry: `visitSaveInterval`).
+    /// Visits that only moved on are in the cache within this (as they are in the registry: `DecisionTimings.visitSave`).
     static let routine: Duration = .seconds(30)
 
-    var lastSaved: Timestamp?
-    var soonPending = true
-    var routinePending = false
+    private var lastSaved: Timestamp?
+    private var nowPending = false
+    private var soonPending = true
+    private var routinePending = false
 
     /// Notes what `changes` (about to be written to the registry) change in the cache.
     mutating func changed(_ changes: RegistryChanges) {
@@ -26,15 +28,19 @@ struct CacheSchedule: Sendable {
     /// Notes a change a restart must know.
     mutating func changedSoon() { soonPending = true }
 
+    /// Notes a change the file must hold at once (a lease, a forgotten member).
+    mutating func changedNow() { nowPending = true }
+
     /// Whether the cache is due at `now`.
     func isDue(at now: Timestamp) -> Bool {
-        guard let lastSaved else { return true }
+        guard let lastSaved, !nowPending else { return true }
         return (soonPending && now - lastSaved >= Self.soon) || (routinePending && now - lastSaved >= Self.routine)
     }
 
     /// The cache was handed out at `now`.
     mutating func saved(at now: Timestamp) {
         lastSaved = now
+        nowPending = false
         soonPending = false
         routinePending = false
     }

@@ -73,7 +73,7 @@ extension CoordinatorState {
         for store in lost.sorted() {
             active.remove(store)
             activeSince[store] = nil
-            cacheSchedule.changedSoon()
+            cacheSchedule.changedNow()
             logger.warning("lease lost: standing by", metadata: ["store": "\(store)"])
         }
         actions.status = status
@@ -108,7 +108,7 @@ extension CoordinatorState {
             dirtyStores.insert(store)
             lastSnapshot[store] = nil
             taken.insert(store)
-            cacheSchedule.changedSoon()
+            cacheSchedule.changedNow()
             logger.notice("lease taken: deciding", metadata: ["store": "\(store)"])
         }
         guard !taken.isEmpty else { return takeActions() }

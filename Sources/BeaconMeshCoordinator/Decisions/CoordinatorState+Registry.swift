@@ -14,9 +14,9 @@ extension CoordinatorState {
     }
 
     /// Saves the visits of the next slice of members, so that every visit is saved at least every
-    /// `visitSaveInterval` without one long write holding up the messages.
+    /// `timings.visitSave` without one long write holding up the messages.
     mutating func saveVisitSlice() {
-        let ticks = max(1, Int(CoordinatorService.visitSaveInterval.wholeMilliseconds / CoordinatorService.tickInterval.wholeMilliseconds))
+        let ticks = max(1, Int(timings.visitSave.wholeMilliseconds / timings.tick.wholeMilliseconds))
         let slots = engine.memberSlots
         guard slots > 0 else { return }
         if visitSaveCursor >= slots { visitSaveCursor = 0 }
@@ -44,7 +44,7 @@ extension CoordinatorState {
             promoFires[member] = fires
         }
         apply(engine.updateDirectory(changes.records.mapValues(\.beacons), removing: changes.removed), at: now)
-        cacheSchedule.changedSoon()
+        if changes.removed.isEmpty { cacheSchedule.changedSoon() } else { cacheSchedule.changedNow() }
         logger.debug("members changed", metadata: ["changed": "\(changes.records.count)", "removed": "\(changes.removed.count)"])
         return takeActions()
     }

@@ -9,8 +9,8 @@ import Logging
 extension CoordinatorState {
     // MARK: Snapshots, health, persistence
 
-    /// The stores whose snapshot goes out at this tick: changed ones at most every `snapshotMinimumInterval`, the
-    /// others every `snapshotRefreshInterval`; the longest waiting first, no more than a fair share per tick.
+    /// The stores whose snapshot goes out at this tick: changed ones at most every `timings.snapshotMinimum`, the
+    /// others every `timings.snapshotRefresh`; the longest waiting first, no more than a fair share per tick.
     func storesDueForSnapshot(at now: Timestamp) -> Set<UInt16> {
         var due: [(store: UInt16, last: Timestamp?)] = []
         for store in configuration.storeIDs where active.contains(store) {
@@ -20,16 +20,16 @@ extension CoordinatorState {
                 continue
             }
             let age = now - last
-            if age >= CoordinatorService.snapshotRefreshInterval
-                || dirtyStores.contains(store) && age >= CoordinatorService.snapshotMinimumInterval
+            if age >= timings.snapshotRefresh
+                || dirtyStores.contains(store) && age >= timings.snapshotMinimum
             {
                 due.append((store, last))
             }
         }
         let share =
-            (configuration.storeIDs.count * Int(CoordinatorService.tickInterval.wholeMilliseconds)
-                + Int(CoordinatorService.snapshotMinimumInterval.wholeMilliseconds) - 1)
-            / Int(CoordinatorService.snapshotMinimumInterval.wholeMilliseconds)
+            (configuration.storeIDs.count * Int(timings.tick.wholeMilliseconds)
+                + Int(timings.snapshotMinimum.wholeMilliseconds) - 1)
+            / Int(timings.snapshotMinimum.wholeMilliseconds)
         guard due.count > share else { return Set(due.map(\.store)) }
         due.sort { ($0.last?.milliseconds ?? .min, $0.store) < ($1.last?.milliseconds ?? .min, $1.store) }
         return Set(due.prefix(share).map(\.store))
@@ -45,9 +45,10 @@ extension CoordinatorState {
                 PresenceSnapshot.NodeState(department: $0.node.department, node: $0.node.node, state: $0.state)
             }
             let members = (present[store.id] ?? []).compactMap { visit in profiles[visit.member].map { (visit, $0) } }
-            metrics.snapshot(
-                store: store.id, members: members.count, guests: (guests[store.id] ?? [:]).values.reduce(0, +),
-                nodes: nodes.map { ($0.department, $0.node, $0.state == .online) })
+            actions.metrics.snapshots.append(
+                .init(
+                    store: store.id, members: members.count, guests: (guests[store.id] ?? [:]).values.reduce(0, +),
+                    nodes: nodes.map { ($0.department, $0.node, $0.state == .online) }))
             actions.snapshots.append(
                 SnapshotSource(
                     store: store, present: members, guests: guests[store.id] ?? [:], nodes: nodes, at: now,

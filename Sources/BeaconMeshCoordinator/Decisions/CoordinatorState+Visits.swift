@@ -91,7 +91,7 @@ extension CoordinatorState {
     mutating func publish(event kind: StoreEvent.Kind, store: UInt16, at: Timestamp, afterWrite: Bool = false) -> StoreEvent {
         let event = StoreEvent(id: nextID(), store: store, at: at, kind: kind)
         eventsPublished += 1
-        metrics.countEvent(type: event.type)
+        actions.metrics.events[event.type, default: 0] += 1
         actions.publications.append(
             Publication(
                 topic: topics.events(store: store), message: .event(event), qos: .atLeastOnce, retain: false, store: store,
