@@ -48,7 +48,7 @@ enum SimpleCSV {
 
     /// Writes `rows` (the header first) to `path`.
     static func write(_ rows: [[String]], to path: String) throws(RecordingError) {
-        guard FileManager.default.createFile(atPath: path, contents: Data(CSVTable.text(rows).utf8)) else {
+        guard FileManager.default.createFile(atPath: path, contents: Data(CSVTable.text(rows, lineEnding: .lf).utf8)) else {
             throw RecordingError(file: path, line: nil, message: "cannot write the file")
         }
     }

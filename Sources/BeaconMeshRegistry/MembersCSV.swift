@@ -145,7 +145,7 @@ public enum MembersCSV {
                     record.createdAt.map { String($0.milliseconds) } ?? "", String(profile.checkins),
                 ] + custom.map { profile.customFields[$0] ?? "" })
         }
-        guard FileManager.default.createFile(atPath: path, contents: Data(CSVTable.text(rows).utf8)) else {
+        guard FileManager.default.createFile(atPath: path, contents: Data(CSVTable.text(rows, lineEnding: .lf).utf8)) else {
             throw Failure(file: path, message: "cannot write the file")
         }
     }

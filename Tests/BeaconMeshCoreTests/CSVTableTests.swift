@@ -13,6 +13,8 @@ struct CSVTableTests {
         let rows = [["name", "value"]] + Self.hostile.map { [$0, "1"] }
         let text = CSVTable.text(rows)
         #expect(try CSVTable.read(text).map(\.fields) == rows)
+        #expect(try CSVTable.read(CSVTable.text(rows, lineEnding: .lf)).map(\.fields) == rows)
+        #expect(CSVTable.text([["a", "b"], ["c", "d"]], lineEnding: .lf) == "a,b\nc,d\n")
         // No cell begins with a trigger in the file (a quoted cell's text begins after its quote).
         for record in try CSVTable.read(text, formulas: .keep) {
             for cell in record.fields { #expect(!(cell.first.map { "=+-@".contains($0) } ?? false), "\(cell)") }

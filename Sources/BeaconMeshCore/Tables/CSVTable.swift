@@ -96,13 +96,21 @@ public enum CSVTable {
         return records
     }
 
+    /// How rows end in a file.
+    public enum LineEnding: String, Sendable {
+        /// CRLF, as RFC 4180 has it (what spreadsheets expect of a download).
+        case crlf = "\r\n"
+        /// LF, as the members CSV and the recordings' tables have always been written (line-based tools read them).
+        case lf = "\n"
+    }
+
     /// `rows` as CSV text: each cell guarded against formulas, quoted when it holds a comma, a quote or a line break;
-    /// every row ends with CRLF, as RFC 4180 has it.
-    public static func text(_ rows: [[String]]) -> String {
+    /// every row ends with `lineEnding`.
+    public static func text(_ rows: [[String]], lineEnding: LineEnding = .crlf) -> String {
         var text = ""
         for row in rows {
             text += row.map(cell).joined(separator: ",")
-            text += "\r\n"
+            text += lineEnding.rawValue
         }
         return text
     }
