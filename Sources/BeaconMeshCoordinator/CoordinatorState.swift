@@ -98,12 +98,11 @@ struct CoordinatorState {
         self.eventPrefix = eventPrefix ?? (configuration.id + "/" + RandomID.make(hexDigits: 8))
         if let leaseTTL {
             var book = LeaseBook(ttl: leaseTTL)
-            let cached = (start.cachedLeases ?? []).filter { !$0.fenced && configuration.store($0.store) != nil }
-            book.renewed(
-                Dictionary(uniqueKeysWithValues: cached.map { ($0.store, LeaseGrant(since: $0.since, fenced: false)) }), sentAt: .now)
+            let cached = (start.cachedLeases ?? [:]).filter { !$0.value.fenced && configuration.store($0.key) != nil }
+            book.renewed(cached, sentAt: .now)
             leases = book
-            active = Set(cached.map(\.store))
-            for lease in cached { activeSince[lease.store] = lease.since }
+            active = Set(cached.keys)
+            for (store, lease) in cached { activeSince[store] = lease.since }
         } else {
             active = Set(configuration.storeIDs)
             for store in active { activeSince[store] = startedAt }

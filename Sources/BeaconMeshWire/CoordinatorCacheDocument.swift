@@ -13,8 +13,8 @@ public struct CoordinatorCacheDocument: Sendable, Equatable {
     public var database: String
     /// When it was written.
     public var savedAt: Timestamp
-    /// The stores whose lease the coordinator held when it was written.
-    public var leases: [HeldLease]
+    /// The leases the coordinator held when it was written, by store.
+    public var leases: [UInt16: LeaseGrant]
     public var members: [Member]
     /// Visits going on (or recently left) in the coordinator's stores.
     public var visits: [PresenceEngine.Visit]
@@ -36,19 +36,6 @@ public struct CoordinatorCacheDocument: Sendable, Equatable {
         }
     }
 
-    /// A lease held: its store, since when (the database's clock), and whether another coordinator stood by for it.
-    public struct HeldLease: Sendable, Hashable {
-        public var store: UInt16
-        public var since: Timestamp
-        public var fenced: Bool
-
-        public init(store: UInt16, since: Timestamp, fenced: Bool) {
-            self.store = store
-            self.since = since
-            self.fenced = fenced
-        }
-    }
-
     /// A member: their profile, beacons, and promo firings (by promo id).
     public struct Member: Sendable, Equatable {
         public var profile: MemberProfile
@@ -63,7 +50,7 @@ public struct CoordinatorCacheDocument: Sendable, Equatable {
     }
 
     public init(
-        coordinator: String, database: String, savedAt: Timestamp, leases: [HeldLease], members: [Member],
+        coordinator: String, database: String, savedAt: Timestamp, leases: [UInt16: LeaseGrant], members: [Member],
         visits: [PresenceEngine.Visit], handledCheckins: [String: Timestamp], surveys: [UInt16: SurveyFit],
         pendingWrites: [PendingWrite] = []
     ) {

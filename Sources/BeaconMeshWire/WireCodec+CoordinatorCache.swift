@@ -15,11 +15,11 @@ extension WireCodec {
             body.member("database", cache.database)
             body.member("savedAt", cache.savedAt)
             body.key("leases")
-            body.array(cache.leases) { lease, item in
+            body.array(cache.leases.sorted { $0.key < $1.key }) { lease, item in
                 item.object { item in
-                    item.member("store", lease.store)
-                    item.member("since", lease.since)
-                    item.member("fenced", lease.fenced)
+                    item.member("store", lease.key)
+                    item.member("since", lease.value.since)
+                    item.member("fenced", lease.value.fenced)
                 }
             }
             body.key("members")
@@ -93,9 +93,9 @@ extension WireCodec {
     /// Reads a coordinator's cache written by `encode(_:)`.
     public static func decodeCoordinatorCache(_ bytes: [UInt8]) throws(WireError) -> CoordinatorCacheDocument {
         try JSONReader.withVersion1Document(bytes, maximumBytes: maximumCoordinatorCacheBytes) { body throws(WireError) in
-            var leases: [CoordinatorCacheDocument.HeldLease] = []
+            var leases: [UInt16: LeaseGrant] = [:]
             try body.forEachObject("leases") { item throws(WireError) in
-                leases.append(.init(store: try item.uint16("store"), since: try item.timestamp("since"), fenced: try item.bool("fenced")))
+                leases[try item.uint16("store")] = LeaseGrant(since: try item.timestamp("since"), fenced: try item.bool("fenced"))
             }
             var members: [CoordinatorCacheDocument.Member] = []
             try body.forEachObject("members") { item throws(WireError) in

@@ -29,7 +29,7 @@ struct CoordinatorCacheTests {
     static func cache(fenced: Bool) -> CoordinatorCacheDocument {
         CoordinatorCacheDocument(
             coordinator: "backoffice-2", database: "postgres://chain@db/chain", savedAt: D.start - .seconds(60),
-            leases: [.init(store: 1, since: D.start - .seconds(3600), fenced: fenced)],
+            leases: [1: LeaseGrant(since: D.start - .seconds(3600), fenced: fenced)],
             members: [
                 .init(
                     profile: MemberProfile(id: "ana", name: "Ana", favoriteDrink: "flat white", visits: 4), beacons: [D.anaFob],
@@ -81,9 +81,9 @@ struct CoordinatorCacheTests {
         let caches = actions.compactMap(\.cache)
         // At once after the take-over (a cold start must know the lease), then 5 s after the greeting; not at every tick.
         #expect(caches.map(\.savedAt) == [D.start + .milliseconds(50), D.start + .milliseconds(5050)], "\(caches.map(\.savedAt))")
-        #expect(caches.first?.leases == [.init(store: 1, since: D.start, fenced: false)])
+        #expect(caches.first?.leases == [1: LeaseGrant(since: D.start, fenced: false)])
         let document = try #require(caches.last).document()
-        #expect(document.leases == [.init(store: 1, since: D.start, fenced: false)])
+        #expect(document.leases == [1: LeaseGrant(since: D.start, fenced: false)])
         #expect(document.members.map(\.profile.visits) == [5], "the visit counted")
         #expect(document.members.first?.beacons == [D.anaFob])
         #expect(document.visits.map(\.member) == ["ana"])
@@ -111,7 +111,7 @@ struct CoordinatorCacheTests {
         changes.forgetHistory(before: D.start - .seconds(3_600))
         changes.decidedBy = "backoffice-2"
         let document = CoordinatorCacheDocument(
-            coordinator: "c", database: "d", savedAt: D.start, leases: [], members: [], visits: [], handledCheckins: [:], surveys: [:],
+            coordinator: "c", database: "d", savedAt: D.start, leases: [:], members: [], visits: [], handledCheckins: [:], surveys: [:],
             pendingWrites: [.init(id: "w-1", changes: changes.cacheValue)])
         let read = try WireCodec.decodeCoordinatorCache(WireCodec.encode(document))
         let back = try #require(RegistryChanges(cacheValue: read.pendingWrites[0].changes))

@@ -20,7 +20,10 @@ struct CoordinatorCacheWireTests {
         return CoordinatorCacheDocument(
             coordinator: "backoffice-1", database: "postgres://chain@db:5432/chain",
             savedAt: Timestamp(milliseconds: 1_763_769_601_234),
-            leases: [.init(store: 1, since: Timestamp(milliseconds: 1_763_769_000_000), fenced: false)],
+            leases: [
+                1: LeaseGrant(since: Timestamp(milliseconds: 1_763_769_000_000), fenced: false),
+                3: LeaseGrant(since: Timestamp(milliseconds: 1_763_769_100_000), fenced: true),
+            ],
             members: [
                 .init(
                     profile: ana,

@@ -52,7 +52,7 @@ struct CoordinatorCacheContents: Sendable {
     var coordinator: String
     var database: String
     var savedAt: Timestamp
-    var leases: [CoordinatorCacheDocument.HeldLease]
+    var leases: [UInt16: LeaseGrant]
     var profiles: [String: MemberProfile]
     var beaconOwners: [BeaconKey: String]
     var promoFires: [String: [String: Timestamp]]
@@ -81,9 +81,10 @@ extension CoordinatorState {
     func cacheContents(at now: Timestamp) -> CoordinatorCacheContents {
         CoordinatorCacheContents(
             coordinator: configuration.id, database: configuration.database, savedAt: now,
-            leases: active.sorted().map { store in
-                .init(store: store, since: activeSince[store] ?? startedAt, fenced: leases?.fenced.contains(store) ?? false)
-            },
+            leases: Dictionary(
+                uniqueKeysWithValues: active.map { store in
+                    (store, LeaseGrant(since: activeSince[store] ?? startedAt, fenced: leases?.fenced.contains(store) ?? false))
+                }),
             profiles: profiles, beaconOwners: engine.beaconOwners, promoFires: promoFires,
             visits: engine.visits.filter { active.contains($0.store) }, handledCheckins: handledCheckins, surveys: surveys)
     }

@@ -22,7 +22,7 @@ extension CoordinatorState {
         var surveys: [UInt16: SurveyFit] = [:]
         /// Started from the local cache (the database could not be reached): the leases held when it was saved. Those
         /// nobody stood by for are decided at once, as they were; the database keeps them for their holder.
-        var cachedLeases: [CoordinatorCacheDocument.HeldLease]? = nil
+        var cachedLeases: [UInt16: LeaseGrant]? = nil
 
         /// Reads what a state starts from out of `registry` (at `now`).
         static func read(from registry: any MemberRegistry, stores: Set<UInt16>? = nil, at now: Timestamp) throws -> Start {
