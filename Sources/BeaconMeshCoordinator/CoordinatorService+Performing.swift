@@ -24,6 +24,8 @@ extension CoordinatorService {
         /// The retained status as last published (said again at every reconnection).
         let status: LatestStatus
         let caches: CacheMailbox
+        /// Where a lease's fence reads the monotonic time.
+        let clock: any ServiceClock
         let logger: Logger
     }
 
@@ -37,7 +39,7 @@ extension CoordinatorService {
         // rest at once: a greeting never waits for the database.
         let now = actions.publications.filter { !$0.afterWrite }
         let afterWrite = actions.publications.filter(\.afterWrite)
-        publish(now, with: parts.publisher, logger: parts.logger, decidingUntil: decidingUntil)
+        publish(now, with: parts.publisher, logger: parts.logger, decidingUntil: decidingUntil, clock: parts.clock)
         if !actions.registry.isEmpty || !afterWrite.isEmpty {
             var changes = actions.registry
             changes.decidedBy = parts.leaseHolder
@@ -45,7 +47,8 @@ extension CoordinatorService {
             if !afterWrite.isEmpty {
                 let publisher = parts.publisher
                 let logger = parts.logger
-                published = { publish(afterWrite, with: publisher, logger: logger, decidingUntil: decidingUntil) }
+                let clock = parts.clock
+                published = { publish(afterWrite, with: publisher, logger: logger, decidingUntil: decidingUntil, clock: clock) }
             }
             parts.writer.enqueue(changes, afterWrite: published)
         }
@@ -55,7 +58,7 @@ extension CoordinatorService {
             parts.snapshots.put(
                 actions.snapshots.map { source in
                     var source = source
-                    source.decidingUntil = decidingUntil?[source.store.id] ?? .now
+                    source.decidingUntil = decidingUntil?[source.store.id] ?? parts.clock.instant()
                     return source
                 })
         }
@@ -79,12 +82,12 @@ extension CoordinatorService {
 
     /// Hands publications to the client (which queues them; it never blocks on the network). With `decidingUntil`
     /// (leases), a publication for a store is dropped once the store's lease may have run out: the last fence between a
-    /// decision and the network, should the process have been paused in between.
+    /// decision and the network, should the process have been paused in between (read on `clock`'s monotonic time).
     static func publish(
         _ publications: [Publication], with client: any MQTTClientProtocol, logger: Logger,
-        decidingUntil: [UInt16: ContinuousClock.Instant]? = nil
+        decidingUntil: [UInt16: ContinuousClock.Instant]? = nil, clock: any ServiceClock = WallClock()
     ) {
-        let now = decidingUntil == nil ? nil : ContinuousClock.now
+        let now = decidingUntil == nil ? nil : clock.instant()
         for publication in publications {
             if let now, let store = publication.store, !(decidingUntil?[store].map { now < $0 } ?? false) {
                 logger.warning("not published: the store's lease ran out", metadata: ["topic": "\(publication.topic)"])

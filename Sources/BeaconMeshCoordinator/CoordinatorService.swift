@@ -169,7 +169,7 @@ public final class CoordinatorService: Service {
             LeaseKeeper(
                 leases: leases, registry: registry, stores: configuration.storeIDs, holder: configuration.id,
                 ttl: configuration.lease.ttl, renewInterval: LeaseBook(ttl: configuration.lease.ttl).renewInterval,
-                inbox: inbox, logger: logger, clock: { clock.now() })
+                inbox: inbox, logger: logger, clock: clock)
         }
         try keeper?.start()
         let snapshots = SnapshotMailbox()
@@ -217,7 +217,7 @@ public final class CoordinatorService: Service {
                     while let due = await snapshots.next() {
                         for source in due {
                             // Made while the store was decided for: not published once its lease may have run out.
-                            if let until = source.decidingUntil, ContinuousClock.now >= until { continue }
+                            if let until = source.decidingUntil, clock.instant() >= until { continue }
                             CoordinatorService.publish(
                                 [
                                     Publication(
@@ -257,12 +257,12 @@ public final class CoordinatorService: Service {
                 let parts = Performing(
                     publisher: publisher, session: session, writer: writer, snapshots: snapshots, keeper: keeper,
                     leaseHolder: keeper == nil ? nil : coordinatorID,
-                    healthTopic: healthTopic, statusTopic: statusTopic, status: onlinePayload, caches: caches, logger: logger)
+                    healthTopic: healthTopic, statusTopic: statusTopic, status: onlinePayload, caches: caches, clock: clock, logger: logger)
                 // The Prometheus series, recorded as the decisions say (this task alone touches them).
                 var metrics = CoordinatorMetrics()
                 while let item = await inbox.next() {
                     let now = clock.now()
-                    if let fenced = state.checkLeases(at: .now) {
+                    if let fenced = state.checkLeases(at: clock.instant()) {
                         CoordinatorService.perform(fenced, decidingUntil: state.decidingUntil, with: parts)
                         if !fenced.metrics.isEmpty { metrics.record(fenced.metrics) }
                     }
@@ -285,9 +285,9 @@ public final class CoordinatorService: Service {
                     case .surveysChanged(let fits):
                         actions = state.surveysChanged(fits)
                     case .leasesRenewed(let held, let sentAt):
-                        actions = state.leasesRenewed(held, sentAt: sentAt, at: now, instant: .now)
+                        actions = state.leasesRenewed(held, sentAt: sentAt, at: now, instant: clock.instant())
                     case .tookOver(let stores, let loaded):
-                        actions = state.tookOver(stores, loaded: loaded, at: now, instant: .now)
+                        actions = state.tookOver(stores, loaded: loaded, at: now, instant: clock.instant())
                     }
                     CoordinatorService.perform(actions, decidingUntil: state.decidingUntil, with: parts)
                     if !actions.metrics.isEmpty { metrics.record(actions.metrics) }

@@ -1,5 +1,6 @@
 import BeaconMeshCore
 import BeaconMeshRegistry
+import BeaconMeshService
 import BeaconMeshThreads
 import Foundation
 import Logging
@@ -11,7 +12,8 @@ import Synchronization
 /// releases them, so that a standby takes the stores over at its next claim instead of after the ttl.
 ///
 /// It decides nothing: whether a store may be decided for is the decisions' `LeaseBook`, from the answers and the
-/// monotonic clock, so a renewal that hangs or fails can never keep a lease alive.
+/// monotonic clock, so a renewal that hangs or fails can never keep a lease alive. When a renewal was sent is read on
+/// the service's clock (`ServiceClock.instant()`, so tests move it); its pace is real time, as the database's is.
 final class LeaseKeeper: Sendable {
     private let leases: any StoreLeases
     private let registry: any MemberRegistry
@@ -21,7 +23,7 @@ final class LeaseKeeper: Sendable {
     private let renewInterval: Duration
     private let inbox: DecisionInbox
     private let logger: Logger
-    private let clock: @Sendable () -> Timestamp
+    private let clock: any ServiceClock
     private let wakeUp = NSCondition()
     private let state = Mutex(State())
 
@@ -35,7 +37,7 @@ final class LeaseKeeper: Sendable {
     /// are read from `registry`; answers go to `inbox`.
     init(
         leases: any StoreLeases, registry: any MemberRegistry, stores: [UInt16], holder: String, ttl: Duration,
-        renewInterval: Duration, inbox: DecisionInbox, logger: Logger, clock: @escaping @Sendable () -> Timestamp
+        renewInterval: Duration, inbox: DecisionInbox, logger: Logger, clock: any ServiceClock
     ) {
         self.leases = leases
         self.registry = registry
@@ -56,7 +58,8 @@ final class LeaseKeeper: Sendable {
 
     private func run() {
         while !state.withLock({ $0.stopping }) {
-            let sentAt = ContinuousClock.now
+            let paceStart = ContinuousClock.now
+            let sentAt = clock.instant()
             do {
                 let held = try leases.claim(stores, for: holder, ttl: ttl)
                 inbox.leasesRenewed(held, sentAt: sentAt)
@@ -79,7 +82,7 @@ final class LeaseKeeper: Sendable {
                         metadata: ["database": "\(registry.location)", "error": "\(reason)"])
                 }
             }
-            let next = sentAt + renewInterval
+            let next = paceStart + renewInterval
             wakeUp.lock()
             while !state.withLock({ $0.stopping }), ContinuousClock.now < next {
                 let left = ContinuousClock.now.duration(to: next)
@@ -106,7 +109,7 @@ final class LeaseKeeper: Sendable {
             // Not joined: it ends when the decisions have what it read.
             _ = try DedicatedThread(name: "lease-take-over") { [registry, inbox, clock] in
                 do {
-                    inbox.tookOver(stores, try CoordinatorState.TakeOver.read(stores: stores, from: registry, at: clock()))
+                    inbox.tookOver(stores, try CoordinatorState.TakeOver.read(stores: stores, from: registry, at: clock.now()))
                 } catch {
                     giveUp(registry.describe(error))
                 }

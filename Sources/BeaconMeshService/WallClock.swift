@@ -18,6 +18,9 @@ public struct WallClock: ServiceClock {
     /// Now, in whole milliseconds since the Unix epoch.
     public func now() -> Timestamp { Self.now() }
 
+    /// Now on the system's monotonic clock (`ContinuousClock`), which also counts time suspended.
+    public func instant() -> ContinuousClock.Instant { .now }
+
     /// Sleeps on the system's clock (`Task.sleep`).
     public func sleep(for duration: Duration) async throws {
         try await Task.sleep(for: duration)

@@ -8,6 +8,7 @@ import Synchronization
 /// Time is in whole milliseconds, as everywhere on the wire: a sleep's deadline is rounded up to the next
 /// millisecond, and a sleep of zero or less returns at once. `waitForSleepers(_:)` lets a test wait until the
 /// service under test is parked on the clock again, so no test needs a real sleep to know the service has caught up.
+/// Its monotonic `instant()` moves with it: the real instant it was made at, plus how far it has been advanced.
 public final class ManualClock: ServiceClock {
     private struct Sleeper {
         var deadline: Timestamp
@@ -42,14 +43,22 @@ public final class ManualClock: ServiceClock {
     }
 
     private let state: Mutex<State>
+    /// The wall time and the monotonic instant the clock started at.
+    private let start: (time: Timestamp, instant: ContinuousClock.Instant)
 
     /// A clock that reads `now` until advanced (default: 2025-11-22 00:00:00 UTC, a fixed and readable date).
     public init(now: Timestamp = Timestamp(milliseconds: 1_763_769_600_000)) {
         state = Mutex(State(now: now))
+        start = (now, .now)
     }
 
     public func now() -> Timestamp {
         state.withLock { $0.now }
+    }
+
+    /// The monotonic instant the clock was made at, moved on by exactly as much as the clock was advanced since.
+    public func instant() -> ContinuousClock.Instant {
+        start.instant + .milliseconds(now().milliseconds - start.time.milliseconds)
     }
 
     /// Waits until the clock has been advanced by at least `duration` (rounded up to whole milliseconds).

@@ -10,8 +10,9 @@ import Testing
 
 @testable import BeaconMeshCoordinator
 
-/// A coordinator service on an in-memory broker and a manual clock, with a registry in a temporary folder.
-private struct CoordinatorFixture {
+/// A coordinator service on an in-memory broker and a manual clock, with a registry in a temporary folder (and, with
+/// a lease ttl, in-memory store leases on the same clock).
+struct CoordinatorFixture {
     static let topics = Topics()
     static let uuid = BeaconUUID("0cf052c2-97ca-407c-84f8-b62aac4e9020")!
     static let anaFob = BeaconKey.iBeacon(uuid: uuid, major: 1, minor: 1)
@@ -21,9 +22,10 @@ private struct CoordinatorFixture {
     let clock = ManualClock()
     let registry: SQLiteRegistry
     let service: CoordinatorService
+    let leases: InMemoryLeases?
     let folder: String
 
-    init(anaVisits: Int = 0, firstVisitGreeting: String? = nil) throws {
+    init(anaVisits: Int = 0, firstVisitGreeting: String? = nil, leaseTTL: Duration? = nil) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("beaconmesh-coordinator-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         registry = try SQLiteRegistry(path: folder + "/registry.sqlite")
@@ -36,11 +38,14 @@ private struct CoordinatorFixture {
         store.departments = [.init(id: 10, name: "Clothing", presence: PresenceRules())]
         store.firstVisitGreeting = firstVisitGreeting.map(GreetingTemplate.init)
         configuration.stores = [store]
+        leases = leaseTTL.map { [clock] _ in InMemoryLeases(clock: clock) }
+        if let leaseTTL { configuration.lease.ttl = leaseTTL }
         let connections = try CoordinatorService.mqttConfigurations(for: configuration)
         var logger = Logger(label: "test.coordinator")
         logger.logLevel = .critical
         service = CoordinatorService(
-            configuration: configuration, registry: registry, session: try broker.client(configuration: connections.session),
+            configuration: configuration, registry: registry, leases: leases,
+            session: try broker.client(configuration: connections.session),
             publisher: try broker.client(configuration: connections.publisher), logger: logger, clock: clock)
     }
 

@@ -1,0 +1,77 @@
+import BeaconMeshCore
+import BeaconMeshService
+import BeaconMeshTesting
+import BeaconMeshWire
+import Testing
+
+@testable import BeaconMeshCoordinator
+
+/// Store leases on the service's seams: a coordinator service on the in-memory broker, a manual clock and in-memory
+/// leases that follow `PostgresLeases`' rules on that clock. The shell reads its monotonic time from the service's
+/// clock (`ServiceClock.instant()`), so a lease runs out when the test moves the clock, not when the wall's time has
+/// passed. (The keeper's renewals still come at their real pace, a quarter of the ttl: at most 2 s here.)
+@Suite("Store leases, in memory", .timeLimit(.minutes(2)))
+struct LeaseServiceTests {
+    static let ttl: Duration = .seconds(8)
+
+    /// The stores the coordinator last said it decides for, once it says `active` (within `timeout` of real time).
+    static func status(of fixture: CoordinatorFixture, saying active: [UInt16], timeout: Duration = .seconds(10)) async -> [UInt16]? {
+        let topic = CoordinatorFixture.topics.coordinatorStatus(id: "hq")
+        var last: [UInt16]?
+        _ = await eventually(timeout: timeout) { () -> Bool in
+            guard let message = try? fixture.broker.publications(matching: topic).last,
+                let status = try? WireCodec.decodeCoordinatorStatus(message.payload)
+            else { return false }
+            last = status.active
+            return status.active == active
+        }
+        return last
+    }
+
+    @Test("a standby takes the store over once the holder's lease ran out on the database's clock, and greets")
+    func takeOver() async throws {
+        let fixture = try CoordinatorFixture(leaseTTL: Self.ttl)
+        defer { fixture.removeFolder() }
+        let leases = try #require(fixture.leases)
+        // Another coordinator holds store 1 before this one starts.
+        #expect(try leases.claim([1], for: "other", ttl: Self.ttl)[1] != nil)
+        let running = Task { try await fixture.service.run() }
+        #expect(await Self.status(of: fixture, saying: []) == [])
+        // Its next renewal learns that "hq" stands by, so it must fence: its lease may now run out.
+        #expect(await eventually(timeout: .seconds(10)) { (try? leases.claim([1], for: "other", ttl: Self.ttl))?[1]?.fenced == true })
+
+        // The other never renews again: past the ttl on the database's clock, "hq"'s next claim takes the store.
+        await fixture.advance(by: Self.ttl + .milliseconds(200))
+        #expect(await Self.status(of: fixture, saying: [1]) == [1])
+        #expect(try leases.holders()[1]?.holder == "hq")
+        let events = try await fixture.hearAnaUntilGreeted().map { try WireCodec.decodeEvent($0.payload) }
+        guard case .arrived(let member, _, _, _, _, _) = try #require(events.last).kind else {
+            Issue.record("no arrival: \(events.map(\.type))")
+            return
+        }
+        #expect(member.id == "ana")
+        running.cancel()
+        _ = try? await running.value
+    }
+
+    @Test("a holder cut off from the database stops deciding once ttl − margin passed on its clock, not the wall's")
+    func fenceOnTheServiceClock() async throws {
+        let fixture = try CoordinatorFixture(leaseTTL: Self.ttl)
+        defer { fixture.removeFolder() }
+        let leases = try #require(fixture.leases)
+        let running = Task { try await fixture.service.run() }
+        #expect(await Self.status(of: fixture, saying: [1]) == [1])
+        // A standby lists store 1; the holder's next renewal (within 2 s) says to fence.
+        #expect(try leases.claim([1], for: "standby", ttl: Self.ttl).isEmpty)
+        #expect(await eventually(timeout: .seconds(10)) { (try? leases.holders())?[1]?.fenced == true })
+        _ = try await fixture.hearAnaUntilGreeted()
+
+        // Cut off: no renewal succeeds now. The last one was sent at most 1.2 s of this clock ago (Ana's greeting
+        // advanced it), so 6.2 s more passes the ttl − margin (6 s) after it; the wall's time has hardly moved.
+        leases.cut("hq")
+        await fixture.advance(by: .milliseconds(6_200))
+        #expect(await Self.status(of: fixture, saying: [], timeout: .seconds(3)) == [], "still deciding store 1")
+        running.cancel()
+        _ = try? await running.value
+    }
+}
