@@ -214,7 +214,7 @@ let package = Package(
 
         .testTarget(name: "BeaconMeshCoreTests", dependencies: ["BeaconMeshCore", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshWireTests", dependencies: ["BeaconMeshWire"]),
-        .testTarget(name: "BeaconMeshThreadsTests", dependencies: ["BeaconMeshThreads"]),
+        .testTarget(name: "BeaconMeshThreadsTests", dependencies: ["BeaconMeshThreads", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshMQTTTests", dependencies: ["BeaconMeshMQTT", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshBLETests", dependencies: ["BeaconMeshBLE", "BeaconMeshCaptures", "BeaconMeshTesting"]),
         .testTarget(

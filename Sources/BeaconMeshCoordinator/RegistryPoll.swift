@@ -168,13 +168,16 @@ struct RegistryPoll: Sendable {
             case .everything:
                 // Read whole, handed over as the difference: the decisions take only the members that changed.
                 let read = try parts.registry.contents()
-                parts.inbox.membersChanged(read.changes(since: contents))
+                let changes = read.changes(since: contents)
+                parts.inbox.membersChanged(changes)
+                Self.log(changes, by: parts.logger)
                 contents = read
             case .members(let ids):
                 let records = try parts.registry.members(ids: ids)
                 let changes = MemberChanges(records: records, removed: ids.subtracting(records.map(\.id)))
                 contents.apply(changes)
                 parts.inbox.membersChanged(changes)
+                Self.log(changes, by: parts.logger)
             }
             parts.reachability.answered()
             if let failure = lastFailure {
@@ -193,5 +196,20 @@ struct RegistryPoll: Sendable {
                 metadata: ["database": "\(parts.registry.location)", "cause": "\(cause)"])
             return false
         }
+    }
+}
+
+extension RegistryPoll {
+    /// Says which members others changed (an operator sees a `members add` arrive; a test waits for it instead of
+    /// guessing how long the poll takes): their ids, at most 20 of each kind.
+    static func log(_ changes: MemberChanges, by logger: Logger) {
+        guard !changes.records.isEmpty || !changes.removed.isEmpty else { return }
+        func ids(_ all: [String]) -> String {
+            let sorted = all.sorted()
+            return sorted.prefix(20).joined(separator: ",") + (sorted.count > 20 ? " and \(sorted.count - 20) more" : "")
+        }
+        logger.info(
+            "members changed in the registry",
+            metadata: ["changed": "\(ids(Array(changes.records.keys)))", "removed": "\(ids(Array(changes.removed)))"])
     }
 }

@@ -257,22 +257,6 @@ private func withCStringArray<T>(_ strings: [String], _ body: (UnsafePointer<Uns
     return copies.withUnsafeBufferPointer { body($0.baseAddress!) }
 }
 
-/// Polls `check` every `interval` until it returns a value; `nil` once `timeout` has passed.
-public func eventually<T>(timeout: Duration, interval: Duration = .milliseconds(10), _ check: () -> T?) async -> T? {
-    let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: timeout)
-    while true {
-        if let value = check() { return value }
-        if clock.now >= deadline { return nil }
-        try? await Task.sleep(for: interval)
-    }
-}
-
-/// Polls `condition` every `interval` until it holds; `false` once `timeout` has passed.
-public func eventually(timeout: Duration, interval: Duration = .milliseconds(10), _ condition: () -> Bool) async -> Bool {
-    await eventually(timeout: timeout, interval: interval) { condition() ? true : nil } ?? false
-}
-
 /// A failure of the test support itself (a missing program, a broker that would not start), with a message saying what to do.
 public struct TestSupportError: Error, CustomStringConvertible, Sendable {
     public let description: String

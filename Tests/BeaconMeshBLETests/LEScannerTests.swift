@@ -1,6 +1,7 @@
 import BeaconMeshBLE
 import BeaconMeshCaptures
 import BeaconMeshCore
+import BeaconMeshTesting
 import Foundation
 import Synchronization
 import Testing
@@ -164,7 +165,7 @@ struct LEScannerTests {
                 return true
             })
         try await scanner.start()
-        for _ in 0..<500 where scanner.droppedEvents < 50 { try await Task.sleep(for: .milliseconds(10)) }
+        _ = await eventually(timeout: .seconds(5)) { scanner.droppedEvents >= 50 }
         #expect(scanner.droppedEvents == 50)
         #expect(offers.load(ordering: .relaxed) >= 1, "the chunk was offered while there was no room")
         room.store(true, ordering: .releasing)

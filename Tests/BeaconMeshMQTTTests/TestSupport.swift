@@ -57,13 +57,7 @@ final class Inbox: Sendable {
 
     /// The first received message satisfying `predicate`, waiting up to `timeout`.
     func first(timeout: Duration = .seconds(10), where predicate: @Sendable (MQTTMessage) -> Bool) async -> MQTTMessage? {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
-        while true {
-            if let message = store.all.first(where: predicate) { return message }
-            if clock.now >= deadline { return nil }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        await eventually(timeout: timeout) { store.all.first(where: predicate) }
     }
 
     /// The first message on `topic`, waiting up to `timeout`.
@@ -73,13 +67,10 @@ final class Inbox: Sendable {
 
     /// Waits until at least `count` messages satisfy `predicate`; returns them (possibly fewer after `timeout`).
     func collect(_ count: Int, timeout: Duration = .seconds(10), where predicate: @Sendable (MQTTMessage) -> Bool) async -> [MQTTMessage] {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
-        while true {
+        await eventually(timeout: timeout) { () -> [MQTTMessage]? in
             let matching = store.all.filter(predicate)
-            if matching.count >= count || clock.now >= deadline { return matching }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+            return matching.count >= count ? matching : nil
+        } ?? store.all.filter(predicate)
     }
 }
 

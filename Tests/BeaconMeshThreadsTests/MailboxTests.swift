@@ -1,3 +1,4 @@
+import BeaconMeshTesting
 import Synchronization
 import Testing
 
@@ -15,11 +16,7 @@ import Testing
 struct MailboxTests {
     /// Waits (polling, at most 10 s) until `mailbox` has `count` producers waiting for room.
     private static func waitForProducers<Contents>(_ count: Int, in mailbox: Mailbox<Contents>) async -> Bool {
-        for _ in 0..<10_000 {
-            if mailbox.producersWaiting == count { return true }
-            try? await Task.sleep(for: .milliseconds(1))
-        }
-        return false
+        await eventually(timeout: .seconds(10), interval: .milliseconds(1)) { mailbox.producersWaiting == count }
     }
 
     @Test("a queue gives its items in order, what is left after closing, then nil; puts after closing are refused")

@@ -64,7 +64,7 @@ struct AnalyticsEndToEndTests {
             let api = "\(mesh.dashboardURL)/api/stores/1/analytics?from=\(from)&to=\(to)"
 
             // The guest counts once its last reading is exitAfter old; the visits once written: poll the API.
-            let analytics = await eventuallyAsync(timeout: .seconds(20), interval: .milliseconds(300)) { () -> Analytics? in
+            let analytics = await eventually(timeout: .seconds(20), interval: .milliseconds(300)) { () -> Analytics? in
                 guard let (status, body) = try? await HTTP.get(api), status == 200, let analytics = Analytics(body),
                     analytics.visits == [2, 1, 1, 1]
                 else { return nil }

@@ -139,7 +139,7 @@ struct BrokerSecurityTests {
                 qos: 1, retain: true, extraArguments: try broker.login(user))
         }
         for store in [1, 2] {
-            let seen = await eventuallyAsync(timeout: .seconds(10), interval: .milliseconds(200)) { () -> Bool? in
+            let seen = await eventually(timeout: .seconds(10), interval: .milliseconds(200)) { () -> Bool? in
                 let reply = try? await HTTP.get("http://127.0.0.1:\(port)/api/stores/\(store)/presence")
                 return reply?.status == 200 && reply?.body.contains("\"Store \(store)\"") == true ? true : nil
             }
@@ -308,12 +308,7 @@ struct BrokerSecurityTests {
 
     /// Tries `attempt` every 200 ms until it returns `true`; `false` after `timeout`.
     static func retrying(for timeout: Duration, _ attempt: () async -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        while ContinuousClock.now < deadline {
-            if await attempt() { return true }
-            try? await Task.sleep(for: .milliseconds(200))
-        }
-        return false
+        await eventually(timeout: timeout, interval: .milliseconds(200)) { await attempt() ? true : nil } ?? false
     }
 
     /// Points a coordinator config written by `Mesh.writeCoordinatorConfig` at `broker` with `user`'s credential.

@@ -50,13 +50,12 @@ private struct Chain {
 
     /// A visit of the member with beacon `minor` to store `store`: readings for `seconds`, then silence until left.
     func visit(store: Int, minor: Int, seconds: Int = 2) async throws {
-        for seq in 0..<(seconds * 4) {
+        try await paced(seconds * 4, every: .milliseconds(250)) { seq in
             try await MosquittoClients.publish(
                 port: broker.port, topic: "beaconmesh/v1/stores/\(store)/departments/10/nodes/a/sightings",
                 string: Mesh.batch(
                     store: store, department: 10, boot: "b-\(store)-\(minor)", seq: seq + 1, minor: minor,
                     at: Mesh.nowMilliseconds), qos: 1)
-            try await Task.sleep(for: .milliseconds(250))
         }
     }
 
@@ -76,6 +75,13 @@ private struct Chain {
     }
 
     func visits(of member: String) throws -> Int? { try base.visits(of: member) }
+
+    /// Whether both coordinators read a change of the member `changed`, or the removal of `removed`, within 10 s.
+    func bothRead(changed: String? = nil, removed: String? = nil) async -> Bool {
+        async let lisboaRead = lisboa.readRegistryChange(changed: changed, removed: removed)
+        async let portoRead = porto.readRegistryChange(changed: changed, removed: removed)
+        return await (lisboaRead, portoRead) == (true, true)
+    }
 
     func stop() async { await base.stop([lisboa, porto]) }
 }
@@ -105,7 +111,7 @@ struct ChainRegistryTests {
         _ = try await chain.members([
             "add", "kim", "--name", "Kim Secretname", "--drink", "Rooibos", "--beacon", "ibeacon:\(Mesh.uuid):1:9",
         ])
-        try await Task.sleep(for: .seconds(5))
+        #expect(await chain.bothRead(changed: "kim"), "\(chain.lisboa.transcript)\n\(chain.porto.transcript)")
         async let inLisboa: Void = chain.visit(store: 1, minor: 9)
         async let inPorto: Void = chain.visit(store: 2, minor: 9)
         _ = try await (inLisboa, inPorto)
@@ -116,7 +122,7 @@ struct ChainRegistryTests {
         #expect(await chain.waitFor("left", store: 2))
 
         _ = try await chain.members(["forget", "kim"])
-        try await Task.sleep(for: .seconds(5))
+        #expect(await chain.bothRead(removed: "kim"), "\(chain.lisboa.transcript)\n\(chain.porto.transcript)")
         async let againLisboa: Void = chain.visit(store: 1, minor: 9)
         async let againPorto: Void = chain.visit(store: 2, minor: 9)
         _ = try await (againLisboa, againPorto)
@@ -206,14 +212,14 @@ struct ChainRegistryTests {
         try await Task.sleep(for: .seconds(1))
         // Ana's fob (minor 1) goes to Ben, a new member: only the beacon's row changes hands.
         _ = try await chain.members(["add", "ben", "--name", "Ben Okafor", "--beacon", "ibeacon:\(Mesh.uuid):1:1"])
-        try await Task.sleep(for: .seconds(5))
+        #expect(await chain.bothRead(changed: "ben"), "\(chain.lisboa.transcript)\n\(chain.porto.transcript)")
         try await chain.visit(store: 1, minor: 1)
         #expect(await chain.waitFor("arrived", store: 1), "\(chain.events.lines)")
         let greeted = chain.events("arrived", store: 1).compactMap { ($0["member"] as? [String: Any])?["id"] as? String }
         #expect(greeted == ["ben"], "store 1 greeted \(greeted)")
         // Ben leaves the club: the fob is nobody's now, in either store (not Ana's again).
         _ = try await chain.members(["remove", "ben"])
-        try await Task.sleep(for: .seconds(5))
+        #expect(await chain.bothRead(removed: "ben"), "\(chain.lisboa.transcript)\n\(chain.porto.transcript)")
         try await chain.visit(store: 2, minor: 1)
         try await Task.sleep(for: .seconds(2))
         #expect(chain.events("arrived", store: 2).isEmpty, "the fob is a guest's: \(chain.events("arrived", store: 2))")

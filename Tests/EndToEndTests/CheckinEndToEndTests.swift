@@ -17,13 +17,12 @@ struct CheckinEndToEndTests {
 
     /// Zoë's phone ranging the counter at `proximity`, `count` reports 250 ms apart.
     private static func range(_ run: CoordinatorRun, proximity: String, department: Int = 6, from first: Int, count: Int) async throws {
-        for seq in first..<(first + count) {
+        try await paced(count, every: .milliseconds(250)) { index in
             try await MosquittoClients.publish(
                 port: run.broker.port, topic: "beaconmesh/v1/stores/9/members/zoe/ranging",
                 string:
-                    #"{"v":1,"member":"zoe","session":"p1","seq":\#(seq),"sentAt":\#(Mesh.nowMilliseconds),"beacons":[{"department":\#(department),"proximity":"\#(proximity)","rssi":-52,"accuracy":0.4}]}"#,
+                    #"{"v":1,"member":"zoe","session":"p1","seq":\#(first + index),"sentAt":\#(Mesh.nowMilliseconds),"beacons":[{"department":\#(department),"proximity":"\#(proximity)","rssi":-52,"accuracy":0.4}]}"#,
                 qos: 1)
-            try await Task.sleep(for: .milliseconds(250))
         }
     }
 

@@ -34,12 +34,11 @@ struct ColdStartTests {
     /// Readings of the member with beacon `minor` in store 2 for `seconds`; returns when the first was sent.
     static func visit(_ base: ChainInfrastructure, minor: Int, seconds: Int = 2) async throws -> Int64 {
         let first = Mesh.nowMilliseconds
-        for seq in 0..<(seconds * 4) {
+        try await paced(seconds * 4, every: .milliseconds(250)) { seq in
             let at = seq == 0 ? first : Mesh.nowMilliseconds
             try await MosquittoClients.publish(
                 port: base.broker.port, topic: "beaconmesh/v1/stores/2/departments/10/nodes/a/sightings",
                 string: Mesh.batch(store: 2, department: 10, boot: "b-\(minor)-\(first)", seq: seq + 1, minor: minor, at: at), qos: 1)
-            try await Task.sleep(for: .milliseconds(250))
         }
         return first
     }

@@ -32,13 +32,12 @@ struct CoordinatorRun {
         department: Int, minor: Int, boot: String = "b00t", from firstSeq: Int, count: Int, every: Duration = .milliseconds(250),
         clockAhead: Int64 = 0
     ) async throws {
-        for seq in firstSeq..<(firstSeq + count) {
+        try await paced(count, every: every) { index in
             try await MosquittoClients.publish(
                 port: broker.port, topic: "beaconmesh/v1/stores/1/departments/\(department)/nodes/a/sightings",
                 string: Mesh.batch(
-                    store: 1, department: department, boot: boot, seq: seq, minor: minor,
+                    store: 1, department: department, boot: boot, seq: firstSeq + index, minor: minor,
                     at: Mesh.nowMilliseconds + clockAhead), qos: 1)
-            try await Task.sleep(for: every)
         }
     }
 
@@ -226,7 +225,7 @@ struct CoordinatorEndToEndTests {
             ])
         #expect(await add.waitForExit() == .exited(0), "\(add.transcript)")
         #expect(add.stdoutLines == ["added newbie"])
-        try await Task.sleep(for: .seconds(3))
+        #expect(await run.coordinator.readRegistryChange(changed: "newbie"), "\(run.coordinator.transcript)")
         try await run.send(department: 20, minor: 9, from: 1, count: 8)
         let arrived = try #require(await run.waitForEvent("arrived"), "\(run.coordinator.transcript)")
         #expect((arrived["member"] as? [String: Any])?["name"] as? String == "New Bee")
@@ -246,12 +245,12 @@ struct CoordinatorEndToEndTests {
         let cafe = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/stores/9/events", qos: 1)
         let offers = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/members/+/offers", qos: 1)
         func send(_ proximity: String, from first: Int) async throws {
-            for seq in first..<(first + 8) {
+            try await paced(8, every: .milliseconds(250)) { index in
                 try await MosquittoClients.publish(
                     port: run.broker.port, topic: "beaconmesh/v1/stores/9/departments/6/nodes/a/sightings",
                     string: Mesh.batch(
-                        store: 9, department: 6, seq: seq, major: 1, minor: 4, proximity: proximity, at: Mesh.nowMilliseconds), qos: 1)
-                try await Task.sleep(for: .milliseconds(250))
+                        store: 9, department: 6, seq: first + index, major: 1, minor: 4, proximity: proximity,
+                        at: Mesh.nowMilliseconds), qos: 1)
             }
         }
         try await send("near", from: 1)

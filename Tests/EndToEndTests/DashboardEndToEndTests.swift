@@ -14,7 +14,7 @@ struct DashboardEndToEndTests {
             #expect(before["beaconmesh_batches_total"] ?? 0 == 0)
 
             mesh.shoppers.place(1, in: 10)
-            let arrived = await eventuallyAsync(timeout: .seconds(15), interval: .milliseconds(200)) { () -> PrometheusText? in
+            let arrived = await eventually(timeout: .seconds(15), interval: .milliseconds(200)) { () -> PrometheusText? in
                 guard let text = try? await HTTP.get(url).body, let metrics = try? PrometheusText(text),
                     metrics[#"beaconmesh_events_total{type="arrived"}"#] == 1,
                     metrics[#"beaconmesh_members_present{store="1"}"#] == 1,
@@ -29,7 +29,7 @@ struct DashboardEndToEndTests {
             // A node that says it is offline shows as 0 in beaconmesh_node_online (what the node-offline alert watches).
             try await mesh.shoppers.nodeStatus(department: 30, online: false)
             let nodeSeries = #"beaconmesh_node_online{store="1",department="30",node="a"}"#
-            let offline = await eventuallyAsync(timeout: .seconds(5), interval: .milliseconds(200)) { () -> Double? in
+            let offline = await eventually(timeout: .seconds(5), interval: .milliseconds(200)) { () -> Double? in
                 guard let text = try? await HTTP.get(url).body, let value = try? PrometheusText(text)[nodeSeries] else { return nil }
                 return value
             }
@@ -41,7 +41,7 @@ struct DashboardEndToEndTests {
             try await MosquittoClients.publish(
                 port: mesh.broker.port, topic: "beaconmesh/v1/stores/1/departments/10/nodes/a/sightings",
                 string: "{broken", qos: 1)
-            let dropped = await eventuallyAsync(timeout: .seconds(5), interval: .milliseconds(200)) { () -> Double? in
+            let dropped = await eventually(timeout: .seconds(5), interval: .milliseconds(200)) { () -> Double? in
                 guard let text = try? await HTTP.get(url).body, let metrics = try? PrometheusText(text),
                     let value = metrics[#"beaconmesh_dropped_total{reason="invalid-json"}"#], value >= 2
                 else { return nil }
@@ -55,7 +55,7 @@ struct DashboardEndToEndTests {
             // may already have made her leave and come back once.
             let leftBefore = later[#"beaconmesh_events_total{type="left"}"#] ?? 0
             mesh.shoppers.place(1, in: nil)
-            let left = await eventuallyAsync(timeout: .seconds(15), interval: .milliseconds(200)) { () -> Bool? in
+            let left = await eventually(timeout: .seconds(15), interval: .milliseconds(200)) { () -> Bool? in
                 guard let text = try? await HTTP.get(url).body, let metrics = try? PrometheusText(text),
                     (metrics[#"beaconmesh_events_total{type="left"}"#] ?? 0) >= leftBefore + 1,
                     metrics[#"beaconmesh_members_present{store="1"}"#] == 0
@@ -74,7 +74,7 @@ struct DashboardEndToEndTests {
             let firstMetrics = try PrometheusText(try await HTTP.get(base + "/metrics").body)
 
             mesh.shoppers.place(1, in: 10)
-            let presence = await eventuallyAsync(timeout: .seconds(15), interval: .milliseconds(200)) { () -> [String: Any]? in
+            let presence = await eventually(timeout: .seconds(15), interval: .milliseconds(200)) { () -> [String: Any]? in
                 guard let reply = try? await HTTP.get(base + "/api/stores/1/presence"), reply.status == 200,
                     let object = try? JSONSerialization.jsonObject(with: Data(reply.body.utf8)) as? [String: Any],
                     let members = object["members"] as? [[String: Any]], !members.isEmpty
@@ -92,7 +92,7 @@ struct DashboardEndToEndTests {
             // between makes them differ, so it looks again).
             var compared: (served: String, retained: String) = ("", "")
             let same =
-                await eventuallyAsync(timeout: .seconds(15), interval: .milliseconds(200)) { () async -> Bool? in
+                await eventually(timeout: .seconds(15), interval: .milliseconds(200)) { () async -> Bool? in
                     guard let served = try? await HTTP.get(base + "/api/stores/1/presence").body,
                         let retained = try? await MosquittoClients.subscribe(
                             port: mesh.broker.port, filter: "beaconmesh/v1/stores/1/presence", qos: 1)
@@ -139,7 +139,7 @@ struct DashboardEndToEndTests {
         try await MosquittoClients.publish(
             port: broker.port, topic: "beaconmesh/v1/stores/3/departments/10/nodes/a/status",
             string: #"{"v":1,"state":"offline","version":"t","boot":"b","source":"sim","startedAt":1}"#, qos: 1, retain: true)
-        let stores = await eventuallyAsync(timeout: .seconds(5), interval: .milliseconds(100)) { () -> String? in
+        let stores = await eventually(timeout: .seconds(5), interval: .milliseconds(100)) { () -> String? in
             guard let body = try? await HTTP.get("http://127.0.0.1:\(port)/api/stores").body, body.contains("\"nodesOffline\":1") else {
                 return nil
             }

@@ -128,7 +128,7 @@ final class Shoppers: Sendable {
         let placement = self.placement
         task = Task {
             var seq: [Int: Int] = [:]
-            while !Task.isCancelled {
+            try? await paced(.max, every: .milliseconds(300)) { _ in
                 for (department, minors) in placement.minors.withLock({ $0 }) where !minors.isEmpty {
                     seq[department, default: 0] += 1
                     let now = Mesh.nowMilliseconds
@@ -145,7 +145,6 @@ final class Shoppers: Sendable {
                     try? await MosquittoClients.publish(
                         port: port, topic: "beaconmesh/v1/stores/1/departments/\(department)/nodes/a/sightings", string: batch, qos: 1)
                 }
-                try? await Task.sleep(for: .milliseconds(300))
             }
         }
     }
@@ -187,15 +186,5 @@ extension DashboardMesh {
             throw error
         }
         await mesh.stop()
-    }
-}
-
-/// Polls the asynchronous `check` every `interval` until it gives a value; `nil` once `timeout` has passed.
-func eventuallyAsync<T>(timeout: Duration, interval: Duration = .milliseconds(100), _ check: () async -> T?) async -> T? {
-    let deadline = ContinuousClock.now + timeout
-    while true {
-        if let value = await check() { return value }
-        if ContinuousClock.now >= deadline { return nil }
-        try? await Task.sleep(for: interval)
     }
 }

@@ -18,7 +18,7 @@ struct DashboardOpenAPITests {
         try await DashboardMesh.run(prepare: { directory in ["--db", directory + "/mesh.sqlite"] }) { mesh in
             try await mesh.shoppers.nodeStatus(department: 10, online: true)
             mesh.shoppers.place(1, in: 10)
-            let heard = await eventuallyAsync(timeout: .seconds(15)) { () -> Bool? in
+            let heard = await eventually(timeout: .seconds(15), interval: .milliseconds(100)) { () -> Bool? in
                 (try? await HTTP.get(mesh.dashboardURL + "/api/stores/1/presence"))?.status == 200 ? true : nil
             }
             #expect(heard == true, "store 1's snapshot never reached the dashboard")

@@ -35,7 +35,7 @@ struct DashboardSignInTests {
     static func waitForBothStores(_ mesh: DashboardMesh) async throws {
         mesh.shoppers.place(1, in: 10)
         try await publishStoreTwo(brokerPort: mesh.broker.port)
-        let seen = await eventuallyAsync(timeout: .seconds(20), interval: .milliseconds(300)) { () -> Bool? in
+        let seen = await eventually(timeout: .seconds(20), interval: .milliseconds(300)) { () -> Bool? in
             let one = try? await Curl.request(
                 mesh.dashboardURL + "/api/stores/1/presence", Curl.basic(Users.office.name, Users.office.password))
             let two = try? await Curl.request(
@@ -135,10 +135,7 @@ struct DashboardSignInTests {
             // only; bert's overview carries store 2 only.
             let brokerPort = mesh.broker.port
             let republish = Task {
-                for _ in 0..<8 {
-                    try? await Self.publishStoreTwo(brokerPort: brokerPort)
-                    try? await Task.sleep(for: .milliseconds(500))
-                }
+                try? await paced(8, every: .milliseconds(500)) { _ in try? await Self.publishStoreTwo(brokerPort: brokerPort) }
             }
             async let annaChain = Curl.request(base + "/live", cookie, maxTime: 4)
             async let annaStore = Curl.request(base + "/stores/1/live", cookie, maxTime: 4)

@@ -18,20 +18,22 @@ struct ErasureEndToEndTests {
         try await Self.members(
             ["add", secrets[0], "--name", secrets[1], "--drink", secrets[2], "--beacon", "ibeacon:\(secrets[3])"], database)
         // She visits Clothing long enough for its promo (dwell 1 s), then leaves: a visit, its history, a firing.
-        try await Task.sleep(for: .seconds(2))
+        #expect(await run.coordinator.readRegistryChange(changed: secrets[0]), "\(run.coordinator.transcript)")
         try await run.send(department: 10, minor: 9, from: 1, count: 10)
         #expect(await run.waitForEvent("arrived") != nil, "\(run.coordinator.transcript)")
         #expect(await run.waitForEvent("promo") != nil, "\(run.events.lines)")
         #expect(await run.waitForEvent("left", timeout: .seconds(15)) != nil)
-        try await Task.sleep(for: .seconds(1))
-        #expect(try await Self.strings(database).contains(secrets[0]), "her history was written before she is forgotten")
+        let written = await eventually(timeout: .seconds(10), interval: .milliseconds(250)) { () async -> Bool? in
+            (try? await Self.strings(database))?.contains(secrets[0]) == true ? true : nil
+        }
+        #expect(written == true, "her history was written before she is forgotten")
 
         try await Self.members(["forget", secrets[0]], database)
         let announced = await registry.waitForLine(timeout: .seconds(10)) { $0.contains("member-forgotten") }
         #expect(announced?.contains(secrets[0]) == true, "\(registry.lines)")
         // The coordinator deletes the published event and empties the log; give it a moment, then look.
         let gone =
-            await eventuallyAsync(timeout: .seconds(10), interval: .milliseconds(250)) { () async -> Bool? in
+            await eventually(timeout: .seconds(10), interval: .milliseconds(250)) { () async -> Bool? in
                 let text = (try? await Self.strings(database)) ?? secrets[0]
                 return secrets.allSatisfy { !text.contains($0) } ? true : nil
             } ?? false

@@ -111,3 +111,21 @@ enum Mesh {
         return path
     }
 }
+
+extension TestProcess {
+    /// Whether this coordinator said within `timeout` that it read from the registry a change of the member `changed`
+    /// (added or changed) or the removal of `removed`: its log line "members changed in the registry", which comes once
+    /// the change is on its way to the decisions. Waiting for it replaces a guess at how long the registry poll takes.
+    func readRegistryChange(changed: String? = nil, removed: String? = nil, timeout: Duration = .seconds(10)) async -> Bool {
+        /// The ids after `key=` in a log line (`changed=ana,kim removed=`).
+        @Sendable func ids(_ key: String, in line: String) -> [Substring] {
+            guard let start = line.range(of: " \(key)=") else { return [] }
+            return line[start.upperBound...].prefix { $0 != " " }.split(separator: ",")
+        }
+        return await waitForLine(in: .stderr, timeout: timeout) { line in
+            line.contains("members changed in the registry")
+                && changed.map { ids("changed", in: line).contains(Substring($0)) } ?? true
+                && removed.map { ids("removed", in: line).contains(Substring($0)) } ?? true
+        } != nil
+    }
+}

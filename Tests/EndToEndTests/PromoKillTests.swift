@@ -89,9 +89,9 @@ struct PromoKillTests {
     /// in, once her arrival has settled, the till asks to check her in (request `r{round}`).
     private static func hear(minor: Int, round: Int, port: Int) -> Task<Void, Never> {
         Task {
-            var seq = 1
             let node = "n\(round % 2)"
-            while !Task.isCancelled {
+            try? await paced(.max, every: .milliseconds(250)) { index in
+                let seq = index + 1
                 try? await MosquittoClients.publish(
                     port: port, topic: "beaconmesh/v1/stores/1/departments/10/nodes/\(node)/sightings",
                     string: Mesh.batch(
@@ -104,8 +104,6 @@ struct PromoKillTests {
                             #"{"v":1,"id":"r\#(round)","member":"m\#(round)","department":10,"till":"till-1","at":\#(Mesh.nowMilliseconds)}"#,
                         qos: 1)
                 }
-                seq += 1
-                try? await Task.sleep(for: .milliseconds(250))
             }
         }
     }

@@ -17,7 +17,7 @@ struct RetentionEndToEndTests {
         let finished = "SELECT COUNT(*) FROM visit_history WHERE left_at IS NOT NULL"
         // The writer saves it at once; a CI machine running every suite side by side may take seconds per fsync.
         let written =
-            await eventuallyAsync(timeout: .seconds(30), interval: .milliseconds(250)) {
+            await eventually(timeout: .seconds(30), interval: .milliseconds(250)) {
                 (try? await Mesh.sqlite(database, finished)) == "1" ? true : nil
             } ?? false
         #expect(written, "the visit was not written: \(run.coordinator.transcript)")
@@ -38,7 +38,7 @@ struct RetentionEndToEndTests {
         run.coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", run.config])
         #expect(await run.coordinator.waitForLine(in: .stderr, timeout: .seconds(15)) { $0.contains("coordinator running") } != nil)
         let gone =
-            await eventuallyAsync(timeout: .seconds(30), interval: .milliseconds(250)) {
+            await eventually(timeout: .seconds(30), interval: .milliseconds(250)) {
                 (try? await Mesh.sqlite(database, "SELECT COUNT(*) FROM visit_history WHERE arrived_at = \(old)")) == "0" ? true : nil
             } ?? false
         #expect(gone, "the visit of three hours ago is still kept: \(run.coordinator.transcript)")

@@ -51,14 +51,19 @@ final class TmuxSession: Sendable {
         _ description: String, colours: Bool = false, timeout: Duration = .seconds(10),
         where predicate: (String) -> Bool
     ) async throws -> String {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
         var last = ""
-        repeat {
-            last = try await screen(colours: colours)
-            if predicate(last) { return last }
-            try await Task.sleep(for: .milliseconds(50))
-        } while clock.now < deadline
+        var failure: (any Error)?
+        let shown = await eventually(timeout: timeout, interval: .milliseconds(50)) { () async -> String? in
+            do {
+                last = try await screen(colours: colours)
+            } catch {
+                failure = error
+                return ""
+            }
+            return predicate(last) ? last : nil
+        }
+        if let failure { throw failure }
+        if let shown { return shown }
         throw TestSupportError("the screen never showed \(description) within \(timeout); it showed:\n\(last)")
     }
 
