@@ -1,18 +1,34 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: installs what is missing, builds, and runs every test target (unit tests of the
 # pure Core, the wire codec, the MQTT client against a real mosquitto, the BLE captures, and the end-to-end tests
-# that drive the real programs with mosquitto_pub/mosquitto_sub), then a short fuzzing run of the HCI event parser
-# (FUZZ_SECONDS, default 20; no crash allowed).
+# that drive the real programs with mosquitto_pub/mosquitto_sub), and, beside the build, a short fuzzing run of the HCI
+# event parser (FUZZ_SECONDS, default 20; no crash allowed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each phase says how long it took, so a slow run shows where its time went.
+phase_started=$SECONDS
+phase() {
+  echo "run-tests: $1 took $((SECONDS - phase_started)) s ($SECONDS s in all)"
+  phase_started=$SECONDS
+}
 deploy/install-deps.sh
 deploy/install-schemathesis.sh
+phase "installing what was missing"
 # House style: the toolchain's formatter with the repository's .swift-format; any finding fails the run.
 swift format lint --strict --recursive --parallel Sources Tests Package.swift
+phase "swift format lint"
 # The dashboard's HTML, CSS and script (Sources/BeaconMeshDashboard/Web) through their parsers (PyPI, installed into
 # .build/weblint when missing: three pure-Python packages, about a minute); any finding fails the run.
 deploy/lint-web.sh
+phase "the web files' lint"
+# The fuzzer (its own optimised compile of BeaconMeshCore, then FUZZ_SECONDS of fuzzing; no crash allowed) runs
+# beside the build: neither keeps a timing, and the build leaves a core idle while it links. Its result is read last.
+mkdir -p .build
+FUZZ_SECONDS="${FUZZ_SECONDS:-20}" deploy/fuzz-hci.sh > .build/fuzz-hci.log 2>&1 &
+fuzz=$!
+trap 'kill "$fuzz" 2> /dev/null || true' EXIT
 swift build --build-tests
+phase "the build (and the fuzzer beside it)"
 # The fault suite's load tests (100,000 hostile messages, a million-advert replay, a broker restart and a network cut
 # under traffic, a frozen scanner, consumers that never read, a slow consumer of a 5,000-message flood, test processes
 # on a machine made busy on purpose) run after the rest, one at a time: their load would disturb the timing of the
@@ -25,10 +41,13 @@ swift build --build-tests
 # fail-over tests: coordinators killed, frozen and cut off from the database, timed against a lease of 2 s.
 load_tests='AnalyticsEndToEndTests|ColdStartTests|RefusedDatabaseTests|PromoKillTests|FirstRunEndToEndTests|RunMeshFirstRunTests|ChainErasureTests|LiveSurveyTests|DashboardOpenAPITests|ScoreboardFloorTests|LeaseFailoverTests|AccuracyRealTimeTests|BeaconMeshRegistryTests|ChainRegistryTests|CoordinatorHostileInputTests|BrokerRestartTests|StuckConsumerTests|ScannerReplayMemoryTests|NetworkCutTests|ScannerFreezeTests|MQTTBackpressureTests|TestProcessOutputTests'
 swift test --skip-build --skip "$load_tests"
+phase "the tests, in parallel"
 swift test --skip-build --no-parallel --filter "$load_tests"
-mkdir -p .build
-if ! FUZZ_SECONDS="${FUZZ_SECONDS:-20}" deploy/fuzz-hci.sh > .build/fuzz-hci.log 2>&1; then
+phase "the load tests, one at a time"
+if ! wait "$fuzz"; then
   tail -n 40 .build/fuzz-hci.log
   exit 1
 fi
+trap - EXIT
 tail -n 1 .build/fuzz-hci.log
+phase "waiting for the fuzzer"

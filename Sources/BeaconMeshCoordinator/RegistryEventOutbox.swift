@@ -16,7 +16,7 @@ struct RegistryEventOutbox {
     }
 
     /// Publishes every pending event not published yet (oldest first) with `send`; returns the deletions to write.
-    mutating func publishPending(from registry: any MemberRegistry, send: (RegistryEvent) throws -> Void) throws -> RegistryChanges {
+    mutating func publishPending(from registry: any RegistryReading, send: (RegistryEvent) throws -> Void) throws -> RegistryChanges {
         var changes = RegistryChanges()
         let pending = try registry.claimRegistryEvents(for: coordinatorID)
         published.formIntersection(pending.map(\.seq))

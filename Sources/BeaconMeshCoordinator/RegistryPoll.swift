@@ -35,7 +35,7 @@ struct RegistryPoll: Sendable {
 
     /// Everything one look needs besides its own state.
     struct Parts: Sendable {
-        let registry: any MemberRegistry
+        let registry: any RegistryReading
         let publisher: any MQTTClientProtocol
         let topics: Topics
         let writer: RegistryWriter
@@ -115,7 +115,7 @@ struct RegistryPoll: Sendable {
             }) { action() }
         }
 
-        func feed(from registry: any MemberRegistry) throws -> (any RegistryChangeFeed)? {
+        func feed(from registry: any RegistryReading) throws -> (any RegistryChangeFeed)? {
             let (existing, closed) = state.withLock { ($0.feed, $0.closed) }
             if closed { return nil }
             if let existing { return existing }

@@ -20,7 +20,7 @@ struct SurveyWatch: Sendable {
     /// The stores whose fit changed since the last look (a new fit, or `nil`: cleared), and those whose new fit could
     /// not be read (they keep the fit they had; that version is not read again); nothing when it looked less than
     /// `interval` ago, or when the registry keeps no surveys. Throws when the versions cannot be read.
-    mutating func look(at registry: any MemberRegistry, now: ContinuousClock.Instant) throws -> (
+    mutating func look(at registry: any RegistryBackend, now: ContinuousClock.Instant) throws -> (
         changed: [UInt16: SurveyFit?], unreadable: [UInt16: any Error]
     ) {
         guard let surveys = registry as? any SurveyRegistry else { return ([:], [:]) }

@@ -48,7 +48,7 @@ public final class RegistryWriter: Sendable {
         var stopped = false
     }
 
-    private let registry: any MemberRegistry
+    private let registry: any RegistryWriting
     private let stores: Set<UInt16>?
     /// Batch ids are `{writerID}-{n}`: new at every start, so no two batches share one.
     private let writerID = UUID().uuidString
@@ -61,7 +61,7 @@ public final class RegistryWriter: Sendable {
     /// A writer for `registry`, whose ended visits are those of `stores` (all if `nil`); a failed write is retried
     /// after `firstRetry`, doubling up to `longestRetry`.
     public init(
-        registry: any MemberRegistry, stores: Set<UInt16>? = nil, logger: Logger, firstRetry: Duration = .milliseconds(250),
+        registry: any RegistryWriting, stores: Set<UInt16>? = nil, logger: Logger, firstRetry: Duration = .milliseconds(250),
         longestRetry: Duration = .seconds(5), clock: @escaping @Sendable () -> Timestamp
     ) throws(DedicatedThread.StartError) {
         self.registry = registry

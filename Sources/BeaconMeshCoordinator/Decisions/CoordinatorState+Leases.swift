@@ -29,7 +29,7 @@ extension CoordinatorState {
         var history: [VisitRecord] = []
 
         /// Reads what taking `stores` over needs out of `registry` (at `now`).
-        static func read(stores: Set<UInt16>, from registry: any MemberRegistry, at now: Timestamp) throws -> TakeOver {
+        static func read(stores: Set<UInt16>, from registry: any RegistryReading, at now: Timestamp) throws -> TakeOver {
             TakeOver(
                 stores: stores, visits: try registry.loadVisits(stores: stores), promoFires: try registry.promoFires(),
                 handledCheckins: try registry.checkinRequests(since: now - CoordinatorState.checkinMemory),

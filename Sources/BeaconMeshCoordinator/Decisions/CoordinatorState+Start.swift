@@ -25,7 +25,7 @@ extension CoordinatorState {
         var cachedLeases: [UInt16: LeaseGrant]? = nil
 
         /// Reads what a state starts from out of `registry` (at `now`).
-        static func read(from registry: any MemberRegistry, stores: Set<UInt16>? = nil, at now: Timestamp) throws -> Start {
+        static func read(from registry: any RegistryReading, stores: Set<UInt16>? = nil, at now: Timestamp) throws -> Start {
             var surveys: [UInt16: SurveyFit] = [:]
             if let registry = registry as? any SurveyRegistry, let stores {
                 // A fit that cannot be read leaves its store uncalibrated; the registry poll logs why at its first look.

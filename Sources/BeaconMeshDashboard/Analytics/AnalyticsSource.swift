@@ -5,9 +5,9 @@ import Dispatch
 /// Where the dashboard reads history from (`--db`): the registry, used only to read. Its calls block, so each runs
 /// on a thread of Dispatch's pool, never on the web server's event loop.
 public struct AnalyticsSource: Sendable {
-    let registry: any MemberRegistry
+    let registry: any AnalyticsReading
 
-    public init(registry: any MemberRegistry) {
+    public init(registry: any AnalyticsReading) {
         self.registry = registry
     }
 
