@@ -50,7 +50,7 @@ struct ScannerEndToEndTests {
                 "--source", "btsnoop:\(capture.path)", "--speed", "max", "--flush", "1s",
             ])
         #expect(await scanner.waitForExit(timeout: .seconds(30)) == .exited(0))
-        try await Task.sleep(for: .milliseconds(500))
+        #expect(await Self.received(everyBatchOf: scanner, in: subscription), "\(scanner.transcript)")
         await subscription.stop()
         let batches = subscription.lines.compactMap(Mesh.payload(of:))
         #expect(!batches.isEmpty)
@@ -159,7 +159,7 @@ struct ScannerEndToEndTests {
             if index == 0 { arguments += ["--record", directory + "/recorded.log"] }
             let scanner = try Mesh.program("beacon-scanner", arguments)
             #expect(await scanner.waitForExit(timeout: .seconds(30)) == .exited(0), "\(scanner.transcript)")
-            try await Task.sleep(for: .milliseconds(300))
+            #expect(await Self.received(everyBatchOf: scanner, in: subscription), "\(scanner.transcript)")
             await subscription.stop()
             var beacons: Set<String> = []
             for line in subscription.lines {
@@ -216,7 +216,6 @@ struct ScannerEndToEndTests {
         let made = Int(stopped.split(separator: " ").first { $0.hasPrefix("batches=") }?.dropFirst("batches=".count) ?? "") ?? -1
         #expect(made > 8, "\(stopped)")
         _ = await resumed.waitForLine(timeout: .seconds(10)) { Mesh.payload(of: $0)?["seq"] as? Int == made }
-        try await Task.sleep(for: .milliseconds(500))
         await resumed.stop()
         let sequences = Set((subscription.lines + resumed.lines).compactMap { Mesh.payload(of: $0)?["seq"] as? Int })
         #expect(
@@ -230,5 +229,14 @@ struct ScannerEndToEndTests {
             #expect(await program.waitForExit() == .exited(0))
             #expect(program.stdoutLines.contains { $0.contains("USAGE") }, "\(name)")
         }
+    }
+
+    /// Whether `subscription` received, within 10 s, as many batches as the exited `scanner` says it made (its
+    /// "scanner stopped" line's `batches=`): a queued batch reaches the subscriber after the scanner's exit.
+    static func received(everyBatchOf scanner: TestProcess, in subscription: Subscription) async -> Bool {
+        let stopped = scanner.stderrLines.first { $0.contains("scanner stopped") } ?? ""
+        guard let made = Int(stopped.split(separator: " ").first { $0.hasPrefix("batches=") }?.dropFirst("batches=".count) ?? "")
+        else { return false }
+        return await eventually(timeout: .seconds(10)) { subscription.lines.count >= made }
     }
 }
