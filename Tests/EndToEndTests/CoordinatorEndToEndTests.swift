@@ -151,8 +151,8 @@ struct CoordinatorEndToEndTests {
             return Double(random >> 33) / Double(1 << 31) * 6 - 3
         }
         for _ in 0..<24 { try await step(minor: 4, clothing: -60 + jitter(), housewares: -60 + jitter()) }
-        _ = await run.waitForEvent("left", timeout: .seconds(10))
-        try await Task.sleep(for: .seconds(3))
+        // Her leaving is her last event: a move would have been published before it.
+        #expect(await eventually(timeout: .seconds(10)) { story(of: "zoe").last?.hasPrefix("left") == true }, "\(run.events.lines)")
         let zoe = story(of: "zoe")
         #expect(zoe.count == 2 && zoe.first?.hasPrefix("arrived") == true && zoe.last?.hasPrefix("left") == true, "\(zoe)")
         #expect(!zoe.contains { $0.hasPrefix("moved") })
