@@ -25,6 +25,9 @@ public struct HCIEventChunk: Sendable, Equatable {
     /// The bytes the chunk occupies (events and their headers), for bounding memory.
     public var byteCount: Int { used }
 
+    /// The bytes of the chunk's buffer: its events and the room made for more (what holding the chunk costs).
+    public var bufferByteCount: Int { storage.count }
+
     /// Appends one event (an H4 packet of at most 65,535 bytes; longer ones are cut there) heard at
     /// `timestampMicroseconds`.
     public mutating func append(_ packet: UnsafeRawBufferPointer, timestampMicroseconds: Int64) {

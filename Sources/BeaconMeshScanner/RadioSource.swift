@@ -6,8 +6,8 @@ import Logging
 /// department's iBeacon from it), until its task is cancelled; then scanning and advertising are switched off.
 ///
 /// The scanner's reader thread hands its chunks of events straight to `inbox`, each held there until the scanner loop
-/// has processed it (without waiting: while the loop holds its limit of chunks, the scanner keeps gathering, up to its
-/// buffer). The task itself only starts, waits and stops.
+/// has processed it (without waiting: while the loop holds its limit of chunks or of their bytes, the scanner keeps
+/// gathering, up to its buffer). The task itself only starts, waits and stops.
 enum RadioSource {
     static func run(
         adapter index: Int, configuration: ScannerConfiguration, recorder: BTSnoopRecorder?, logger: Logger,

@@ -33,6 +33,9 @@ public final class ScannerService: Service {
     /// How many chunks of replayed or radio packets may wait for the scanner loop; beyond that the capture reader
     /// waits and the radio gathers (up to its buffer).
     static let replayChunksAhead = 4
+    /// … and how many bytes of them (their buffers). A replayed chunk takes 16 kB, so four fit; a radio chunk
+    /// gathered while the loop was busy can take hundreds of kB, and then comes alone.
+    static let chunkBytesAhead = 64 << 10
     /// A replay waits while this many batches are not yet acknowledged (sent or waiting: a slow or absent broker),
     /// instead of piling them up or dropping them. Batches of a busy capture run to hundreds of kB each, so the
     /// figure is small; 16 in flight keep a local broker busy.
@@ -135,11 +138,11 @@ public final class ScannerService: Service {
             ])
 
         // The source and the ticker feed one mailbox (`ScannerInbox`); the loop below owns all state. A capture
-        // replay and the radio are bounded by the chunks they may hold (the replay waits for the loop and the broker,
-        // the radio gathers and in the end drops), the simulation by its pace, ticks by time. Acknowledgements are
-        // not inputs: the loop asks the client about its in-flight batches each time it wakes.
-        let inbox = ScannerInbox(ScannerInputs(chunkLimit: Self.replayChunksAhead))
-        var heldChunks = 0
+        // replay and the radio are bounded by the chunks and bytes they may hold (the replay waits for the loop and
+        // the broker, the radio gathers and in the end drops), the simulation by its pace, ticks by time.
+        // Acknowledgements are not inputs: the loop asks the client about its in-flight batches each time it wakes.
+        let inbox = ScannerInbox(ScannerInputs(chunkLimit: Self.replayChunksAhead, byteLimit: Self.chunkBytesAhead))
+        var heldChunks = ChunkHold()
         let waitingForBroker = BrokerWait()
         let clock = self.clock
         let recorder: BTSnoopRecorder?
@@ -177,8 +180,8 @@ public final class ScannerService: Service {
                             if let batch = state.pipeline.handle(h4Event: packet, at: time) { state.enqueue(batch) }
                             if let batch = state.pipeline.tick(at: time) { state.enqueue(batch) }
                         }
-                        if case .replayedPackets = input { heldChunks += 1 }
-                        if case .radioPackets = input { inbox.update { $0.giveBack(1) } }
+                        if case .replayedPackets = input { heldChunks += ChunkHold(chunk) }
+                        if case .radioPackets = input { inbox.update { $0.giveBack(ChunkHold(chunk)) } }
                     case .tick:
                         let now = clock.now()
                         if let batch = state.pipeline.tick(at: now) { state.enqueue(batch) }
@@ -193,11 +196,13 @@ public final class ScannerService: Service {
                     state.acknowledgeDelivered(client: client)
                     pump(&state)
                     // Backpressure: the replay gets its chunks back only while the queue has room.
-                    if heldChunks > 0 && state.queue.count < Self.replayQueueHighWater && state.queue.weight < Self.replayQueueBytes {
+                    if !heldChunks.isEmpty && state.queue.count < Self.replayQueueHighWater
+                        && state.queue.weight < Self.replayQueueBytes
+                    {
                         inbox.update { [heldChunks] in $0.giveBack(heldChunks) }
-                        heldChunks = 0
+                        heldChunks = ChunkHold()
                     }
-                    waitingForBroker.flag.store(heldChunks > 0, ordering: .relaxed)
+                    waitingForBroker.flag.store(!heldChunks.isEmpty, ordering: .relaxed)
                 }
             } onGracefulShutdown: {
                 inbox.close()
@@ -251,7 +256,8 @@ public final class ScannerService: Service {
         case .capture(let path):
             let replay = CaptureReplay(path: path, speed: configuration.speed)
             do {
-                // Reads ahead at most `replayChunksAhead` chunks: however big the capture, memory stays flat.
+                // Reads ahead at most `replayChunksAhead` chunks (`chunkBytesAhead` bytes): however big the capture,
+                // memory stays flat.
                 try await replay.run(start: start) { chunk in
                     _ = await inbox.putWhenRoom { $0.append(.replayedPackets(chunk)) }
                 }

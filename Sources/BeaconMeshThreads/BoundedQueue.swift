@@ -1,8 +1,12 @@
 /// Items in the order they came, for a `Mailbox`: full while `capacity` items wait, and a producer waiting for room is
-/// woken once half of it is free again (not for every item taken).
+/// woken once half of it is free again (not for every item taken). An item taken is no longer held by the queue, even
+/// while others still wait behind it.
 public struct BoundedQueue<Element: Sendable>: MailboxContents {
+    /// The waiting items from `head` on. A slot taken is emptied at once: a queue that a fast producer never lets run
+    /// empty would otherwise keep every item taken since it last did, up to the 1,024 that `compact` lets pass (the
+    /// scanner's inbox, its replayed chunks of 16 kB: megabytes of its peak).
     @usableFromInline
-    var buffer: [Element] = []
+    var buffer: [Element?] = []
     @usableFromInline
     var head = 0
     /// How many items may wait before a producer that waits for room must wait.
@@ -33,8 +37,8 @@ public struct BoundedQueue<Element: Sendable>: MailboxContents {
     /// The oldest item, removed; `nil` if none waits.
     @inlinable
     public mutating func popFirst() -> Element? {
-        guard head < buffer.count else { return nil }
-        let item = buffer[head]
+        guard head < buffer.count, let item = buffer[head] else { return nil }
+        buffer[head] = nil
         head += 1
         compact()
         return item
@@ -45,13 +49,18 @@ public struct BoundedQueue<Element: Sendable>: MailboxContents {
     public mutating func popFirst(upTo limit: Int) -> [Element]? {
         let taken = min(limit, count)
         guard taken > 0 else { return nil }
-        let items = Array(buffer[head..<head + taken])
+        var items: [Element] = []
+        items.reserveCapacity(taken)
+        for index in head..<head + taken {
+            if let item = buffer[index] { items.append(item) }
+            buffer[index] = nil
+        }
         head += taken
         compact()
         return items
     }
 
-    /// Drops the slots already read once they are most of the buffer, so it does not grow without end.
+    /// Drops the slots already taken (empty) once they are most of the buffer, so it does not grow without end.
     @inlinable
     mutating func compact() {
         if head == buffer.count {

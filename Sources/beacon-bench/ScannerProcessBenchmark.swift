@@ -15,15 +15,17 @@ struct ScannerProcessBenchmark: ParsableCommand {
         commandName: "scanner-process",
         abstract: "The beacon-scanner process replaying a capture at --speed max: adverts/s of CPU and peak RSS.",
         discussion: """
-            Writes a btsnoop capture of --adverts iBeacon adverts from --beacons beacons (one every 100 µs of recorded
-            time, as SyntheticCapture writes them) and a 10-advert one, starts mosquitto on a free loopback port, and
-            runs the beacon-scanner built next to beacon-bench on each, as
+            Writes a btsnoop capture of --adverts adverts, iBeacons from --beacons beacons with --noise Apple Continuity
+            adverts between two of them (one advert every 100 µs of recorded time, as SyntheticCapture writes them),
+            and a 10-advert one, starts mosquitto on a free loopback port, and runs the beacon-scanner built next to
+            beacon-bench (or --scanner) on each, as
               beacon-scanner --store 3 --department D --broker URL --source btsnoop:FILE --speed max --log-level error
             CPU is user + sys from wait4's rusage (microseconds), peak RSS is GNU time's %M: the scanner runs under
             /usr/bin/time, a small process of its own, since a child's ru_maxrss includes whatever its parent held at
             the spawn (beacon-bench's own memory). The 10-advert run's CPU is the start-up, subtracted from the big
             run's. A mosquitto_sub receives each run's batches: their seq must
-            run 1…n without a gap and their counts must add up to every advert, or the benchmark fails.
+            run 1…n without a gap and their counts must add up to every iBeacon advert, or the benchmark fails. At the
+            end: every run's peak, the worst of them, and the range of CPU per advert.
             Needs mosquitto, mosquitto_sub and GNU time (/usr/bin/time); build with swift build -c release.
             """)
 
@@ -32,6 +34,9 @@ struct ScannerProcessBenchmark: ParsableCommand {
 
     @Option(help: "Beacons in view (distinct iBeacons, heard in turn).")
     var beacons: Int = 5_000
+
+    @Option(help: "Apple Continuity adverts (not beacons) between two iBeacon adverts: 9 makes nine in ten noise.")
+    var noise: Int = 0
 
     @Option(help: "Times to run the pair (start-up, capture); each run prints its figures.")
     var repeats: Int = 3
@@ -52,7 +57,9 @@ struct ScannerProcessBenchmark: ParsableCommand {
     }
 
     private func measure(in work: String) async throws {
-        guard adverts > 0, beacons > 0, repeats > 0 else { throw ValidationError("--adverts, --beacons and --repeats must be positive") }
+        guard adverts > 0, beacons > 0, repeats > 0, noise >= 0 else {
+            throw ValidationError("--adverts, --beacons and --repeats must be positive, --noise not negative")
+        }
         let scannerPath =
             scanner
             ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
@@ -63,12 +70,13 @@ struct ScannerProcessBenchmark: ParsableCommand {
         let tiny = work + "/tiny.log"
         let capture = work + "/capture.log"
         try SyntheticCapture.write(to: tiny, adverts: 10, beacons: 10)
-        let size = try SyntheticCapture.write(to: capture, adverts: adverts, beacons: beacons)
+        let size = try SyntheticCapture.write(to: capture, adverts: adverts, beacons: beacons, noise: noise)
+        let beaconAdverts = SyntheticCapture.iBeaconAdverts(of: adverts, noise: noise)
 
         let broker = try await BenchBroker.start(in: work, settings: BenchBroker.unlimited)
         defer { broker.process.stop() }
         print(
-            "scanner-process benchmark: \(scannerPath)\n  capture \(Measure.grouped(Double(adverts))) adverts of \(Measure.grouped(Double(beacons))) beacons (\(Measure.megabytes(size))), --speed max, mosquitto on port \(broker.port)"
+            "scanner-process benchmark: \(scannerPath)\n  capture \(Measure.grouped(Double(adverts))) adverts, \(Measure.grouped(Double(beaconAdverts))) of them from \(Measure.grouped(Double(beacons))) beacons, the rest Continuity noise (\(Measure.megabytes(size))), --speed max, mosquitto on port \(broker.port)"
         )
 
         var rates: [Double] = []
@@ -93,7 +101,7 @@ struct ScannerProcessBenchmark: ParsableCommand {
             let deadline = Measure.seconds() + 20
             repeat {
                 tally = BatchTally(file: received)
-                if tally.adverts >= adverts { break }
+                if tally.adverts >= beaconAdverts { break }
                 try await Task.sleep(for: .milliseconds(200))
             } while Measure.seconds() < deadline
             subscriber.stop()
@@ -112,15 +120,17 @@ struct ScannerProcessBenchmark: ParsableCommand {
             print(
                 "  run \(attempt): \(String(format: "%.3f", full.cpuSeconds)) s CPU − \(String(format: "%.3f", startUp.cpuSeconds)) s start-up = \(String(format: "%.3f", cpu)) s → \(Measure.grouped(rate)) adverts/s of CPU (\(String(format: "%.2f", cpu / Double(adverts) * 1e6)) µs each); peak RSS \(Measure.megabytes(full.peakBytes)) (start-up run \(Measure.megabytes(startUp.peakBytes)), so the capture's own \(Measure.megabytes(full.peakBytes - startUp.peakBytes))); \(tally.batches) batches, \(Measure.grouped(Double(tally.adverts))) adverts counted"
             )
-            guard tally.adverts == adverts else {
-                throw BenchError("run \(attempt): the batches received count \(tally.adverts) adverts of \(adverts)")
+            guard tally.adverts == beaconAdverts else {
+                throw BenchError("run \(attempt): the batches received count \(tally.adverts) iBeacon adverts of \(beaconAdverts)")
             }
             guard tally.sequenceIsWhole else {
                 throw BenchError("run \(attempt): batch seq numbers are not 1…\(tally.batches) (missing, doubled or out of order)")
             }
         }
+        let microseconds = rates.map { 1e6 / $0 }
+        print("  peak RSS of the \(peaks.count) runs: \(peaks.map(Measure.megabytes).joined(separator: ", "))")
         print(
-            "  best \(Measure.grouped(rates.max() ?? 0)) adverts/s of CPU, worst \(Measure.grouped(rates.min() ?? 0)); peak RSS at most \(Measure.megabytes(peaks.max() ?? 0))"
+            "  worst peak RSS \(Measure.megabytes(peaks.max() ?? 0)) (best \(Measure.megabytes(peaks.min() ?? 0))); CPU per advert \(String(format: "%.2f", microseconds.min() ?? 0))–\(String(format: "%.2f", microseconds.max() ?? 0)) µs (best \(Measure.grouped(rates.max() ?? 0)) adverts/s of CPU, worst \(Measure.grouped(rates.min() ?? 0)))"
         )
     }
 
