@@ -71,9 +71,28 @@ public final class Browser {
         return nil
     }
 
-    /// Resizes the window (a phone: 390 × 844; a wall display: 1920 × 1080).
+    /// Resizes the window (a phone: 390 × 844; a wall display: 1920 × 1080) and returns once the page has drawn two
+    /// frames at the new size (`settled()`): its resize handlers have run and its layout is the new one.
     public func resize(width: Int, height: Int) async throws {
         _ = try await call("POST", "/window/rect", ["width": width, "height": height])
+        try await settled()
+    }
+
+    /// Returns once the page's fonts and images have loaded and it has drawn two more frames: what a screenshot
+    /// taken now shows is what the page shows (a frame's resize and scroll handlers run before its paint).
+    public func settled() async throws {
+        let script = """
+            var done = arguments[arguments.length - 1];
+            document.fonts.ready.then(function () {
+              var images = Array.prototype.filter.call(document.images, function (image) { return !image.complete; });
+              return Promise.all(images.map(function (image) {
+                return new Promise(function (loaded) { image.addEventListener('load', loaded); image.addEventListener('error', loaded); });
+              }));
+            }).then(function () {
+              requestAnimationFrame(function () { requestAnimationFrame(function () { done(true); }); });
+            });
+            """
+        _ = try await call("POST", "/execute/async", ["script": script, "args": [Any]()])
     }
 
     /// A PNG of the window as it is now.

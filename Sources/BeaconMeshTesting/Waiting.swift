@@ -12,6 +12,11 @@ public func eventually(timeout: Duration, interval: Duration = .milliseconds(10)
     await eventually(timeout: timeout, interval: interval) { condition() ? true : nil } ?? false
 }
 
+/// Polls the asynchronous `condition` every `interval` until it holds; `false` once `timeout` has passed.
+public func eventually(timeout: Duration, interval: Duration = .milliseconds(10), _ condition: () async -> Bool) async -> Bool {
+    await eventually(timeout: timeout, interval: interval) { await condition() ? true : nil } ?? false
+}
+
 /// Polls the asynchronous `check` every `interval` until it gives a value; `nil` once `timeout` has passed.
 public func eventually<T>(timeout: Duration, interval: Duration = .milliseconds(10), _ check: () async -> T?) async -> T? {
     let deadline = ContinuousClock.now + timeout

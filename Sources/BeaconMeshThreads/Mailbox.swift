@@ -263,6 +263,11 @@ public final class Mailbox<Contents: MailboxContents>: Sendable {
         state.withLock { $0.suspendedProducers.count + $0.blockedProducers }
     }
 
+    /// Whether the consumer is suspended in `take`, waiting for a put (for a test that needs it waiting).
+    public var consumerWaiting: Bool {
+        state.withLock { $0.consumer != nil }
+    }
+
     @inlinable
     func wake(_ producers: ProducerWake) {
         for producer in producers.suspended { producer.resume() }

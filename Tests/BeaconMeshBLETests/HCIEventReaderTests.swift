@@ -1,5 +1,6 @@
 import BeaconMeshBLE
 import BeaconMeshCore
+import BeaconMeshTesting
 import Foundation
 import Testing
 
@@ -77,7 +78,9 @@ struct HCIEventReaderTests {
             onPacket: log.add, onEnd: log.end)
         try reader.start()
         #expect(reader.isRunning)
-        try await Task.sleep(for: .milliseconds(100))
+        // One event through: the thread has run its loop and is back waiting in poll, idle.
+        try writeAll(pair.far, [0x04, 0x0e, 0x01, 0x01])
+        #expect(await eventually(timeout: .seconds(10)) { log.packets.count == 1 })
         let clock = ContinuousClock()
         let took = clock.measure { reader.stop() }
         #expect(took < .milliseconds(500))

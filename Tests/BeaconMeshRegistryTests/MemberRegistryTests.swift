@@ -517,9 +517,13 @@ struct PostgresConnectionTests {
         try ("hostssl all store 127.0.0.1/32 scram-sha-256\nhostnossl all store 127.0.0.1/32 reject\n" + rules).write(
             toFile: hba, atomically: true, encoding: .utf8)
         try server.psql("SELECT pg_reload_conf()")
-        try await Task.sleep(for: .milliseconds(500))
         let base = "postgres://store@127.0.0.1:\(server.port)/chain"
         let password = [RegistryLocation.passwordVariable: "pw"]
+        // The server has read the new rules once a connection without TLS is rejected.
+        let reloaded = await eventually(timeout: .seconds(10), interval: .milliseconds(50)) {
+            (try? RegistryLocation(base).open(environment: password)) == nil
+        }
+        #expect(reloaded, "the server never applied hostnossl reject")
         #expect(try RegistryLocation(base + "?sslmode=require").open(environment: password).allMembers().isEmpty)
         let verified = try RegistryLocation(base + "?sslmode=verify-full&sslrootcert=\(certificates.caCertificate)")
         #expect(try verified.open(environment: password).allMembers().isEmpty)

@@ -1,4 +1,5 @@
 import BeaconMeshBLE
+import BeaconMeshTesting
 import Testing
 
 @testable import BeaconMeshScanner
@@ -13,13 +14,9 @@ struct ScannerInboxTests {
         return chunk
     }
 
-    /// Waits (polling, at most 10 s) until a producer waits for room in `inbox`.
+    /// Waits (at most 10 s) until a producer waits for room in `inbox`.
     private static func producerWaits(in inbox: ScannerInbox) async -> Bool {
-        for _ in 0..<10_000 {
-            if inbox.producersWaiting > 0 { return true }
-            try? await Task.sleep(for: .milliseconds(1))
-        }
-        return false
+        await eventually(timeout: .seconds(10), interval: .milliseconds(1)) { inbox.producersWaiting > 0 }
     }
 
     @Test("chunks stay held after they are taken until given back: the radio is refused and a replay waits meanwhile")

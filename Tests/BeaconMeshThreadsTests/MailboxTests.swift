@@ -107,7 +107,7 @@ struct MailboxTests {
 
         let empty = Mailbox(BoundedQueue<Int>(capacity: 1))
         async let ended = empty.take { $0.popFirst() }
-        try await Task.sleep(for: .milliseconds(20))
+        #expect(await eventually(timeout: .seconds(10)) { empty.consumerWaiting }, "the consumer waits before the close")
         empty.close()
         #expect(await ended == nil)
     }
@@ -116,7 +116,7 @@ struct MailboxTests {
     func consumerCancelled() async {
         let mailbox = Mailbox(BoundedQueue<Int>(capacity: 1))
         let consumer = Task { await mailbox.take { $0.popFirst() } }
-        try? await Task.sleep(for: .milliseconds(20))
+        #expect(await eventually(timeout: .seconds(10)) { mailbox.consumerWaiting }, "the consumer waits before it is cancelled")
         consumer.cancel()
         #expect(await consumer.value == nil)
         mailbox.put { $0.append(1) }

@@ -35,7 +35,10 @@ struct AnalyticsEndToEndTests {
             // Zoë (her first visit: a new member) in Housewares; a guest (a beacon of no member) in Clothing.
             mesh.shoppers.place(1, in: 10)
             mesh.shoppers.place(50, in: 10)
-            try await Task.sleep(for: .seconds(3))
+            // Until the shirts promo fires for Ana (its dwell passed): the guest beside her has stayed as long.
+            #expect(
+                await events.waitForLine(timeout: .seconds(15)) { $0.contains(#""type":"promo""#) && $0.contains("shirts") } != nil,
+                "\(mesh.coordinator.transcript)")
             mesh.shoppers.place(50, in: nil)
             mesh.shoppers.place(1, in: 20)
             mesh.shoppers.place(4, in: 20)
@@ -51,7 +54,10 @@ struct AnalyticsEndToEndTests {
             #expect(
                 await events.waitForLine(timeout: .seconds(10)) { $0.contains(#""type":"checkin""#) && $0.contains("till-1") } != nil,
                 "Ana's check-in was not accepted: \(events.lines.filter { $0.contains("checkin") })")
-            try await Task.sleep(for: .seconds(1))
+            // Zoë greeted in Housewares before both go.
+            #expect(
+                await events.waitForLine(timeout: .seconds(10)) { $0.contains(#""type":"arrived""#) && $0.contains(#""id":"zoe""#) } != nil,
+                "\(events.lines)")
             mesh.shoppers.place(1, in: nil)
             mesh.shoppers.place(4, in: nil)
             for member in ["ana", "zoe"] {
@@ -206,7 +212,6 @@ struct AnalyticsEndToEndTests {
             }
             // A phone: nothing wider than the screen.
             try await browser.resize(width: 390, height: 844)
-            try await Task.sleep(for: .milliseconds(300))
             #expect(try await browser.evaluate("return document.documentElement.scrollWidth > window.innerWidth;") as? Bool == false)
             // The chain page lists the store.
             try await browser.open("\(mesh.dashboardURL)/analytics?from=\(from)&to=\(to)")

@@ -56,7 +56,12 @@ struct ChainErasureTests {
         #expect(await eventually(timeout: .seconds(10)) { !events("promo").isEmpty && !events("checkin").isEmpty }, "\(base.watch.lines)")
         await heard.value
         #expect(await eventually(timeout: .seconds(15)) { !events("left").isEmpty })
-        try await Task.sleep(for: .seconds(2))  // her visit's history written
+        let database = String(base.url.split(separator: "/").last ?? "")
+        let historyWritten = await eventually(timeout: .seconds(15), interval: .milliseconds(250)) {
+            let count = try? base.server.psql("SELECT count(*) FROM visit_history WHERE left_at IS NOT NULL", database: database)
+            return count.map { !$0.hasPrefix("0") } == true
+        }
+        #expect(historyWritten, "her visit's history is written when she leaves")
         let data = base.server.directory + "/data"
         #expect(try await Self.found(Self.secrets, in: data).isEmpty == false, "written before she is forgotten")
 
@@ -65,7 +70,6 @@ struct ChainErasureTests {
             base.watch.lines.contains { $0.contains("member-forgotten") && $0.contains(Self.secrets[0]) }
         }
         #expect(announced, "\(base.watch.lines)")
-        let database = String(base.url.split(separator: "/").last ?? "")
         let outboxEmpty = await eventually(timeout: .seconds(10), interval: .milliseconds(250)) {
             (try? base.server.psql("SELECT count(*) FROM registry_event", database: database))?.hasPrefix("0") == true
         }

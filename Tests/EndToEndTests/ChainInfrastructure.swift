@@ -45,6 +45,36 @@ struct ChainInfrastructure {
                 in: .whitespacesAndNewlines))
     }
 
+    /// Waits for a health report of coordinator `id`, published from now on, saying nothing waits to be written
+    /// (`"database":{"state":"ok","queued":0`): every write it had, a retry after an outage included, is done, so a
+    /// count read after it stays as it is until something new is decided.
+    func writesSettled(of id: String, timeout: Duration = .seconds(15)) async throws -> Bool {
+        let health = try await MosquittoClients.subscribe(port: broker.port, filter: "beaconmesh/v1/coordinators/\(id)/health")
+        let settled = await health.waitForLine(timeout: timeout) { $0.contains(#""database":{"state":"ok","queued":0,"#) }
+        await health.stop()
+        if settled == nil { Issue.record("\(id)'s writes never settled; its last health: \(health.lines.last ?? "none")") }
+        return settled != nil
+    }
+
+    /// Guests in department 10 of `store` by the presence snapshot on `line`; `nil` for any other line.
+    static func guests(store: Int, on line: String) -> Int? {
+        guard Mesh.topic(of: line) == "beaconmesh/v1/stores/\(store)/presence" else { return nil }
+        let occupancy = Mesh.payload(of: line)?["occupancy"] as? [String: Any]
+        return (occupancy?["10"] as? [String: Any])?["guests"] as? Int ?? 0
+    }
+
+    /// Waits until, after `watch.lines[mark]`, a presence snapshot of `store` counted a guest and a later one none (`watch`
+    /// must carry `stores/+/presence`): the coordinator decided on the guest's readings and saw them end. Anything it
+    /// decided for that beacon meanwhile (a greeting, had it taken the guest for a member) was published before, on
+    /// the same subscription, so it is in `watch` by then.
+    func guestCameAndWent(store: Int, after mark: Int, timeout: Duration = .seconds(20)) async -> Bool {
+        await eventually(timeout: timeout, interval: .milliseconds(50)) {
+            let counts = watch.lines.dropFirst(mark).compactMap { Self.guests(store: store, on: $0) }
+            guard let came = counts.firstIndex(where: { $0 >= 1 }) else { return false }
+            return counts[came...].contains(0)
+        }
+    }
+
     /// Stops `coordinators` (SIGTERM), then the subscription, the broker, the relay and the server.
     func stop(_ coordinators: [TestProcess]) async {
         for coordinator in coordinators { _ = await coordinator.stop(with: SIGTERM, timeout: .seconds(10)) }

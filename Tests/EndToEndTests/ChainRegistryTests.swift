@@ -22,7 +22,8 @@ private struct Chain {
 
     static func start() async throws -> Chain {
         let base = try await ChainInfrastructure.start(
-            members: members, filters: ["beaconmesh/v1/stores/+/events", "beaconmesh/v1/registry/events"])
+            members: members,
+            filters: ["beaconmesh/v1/stores/+/events", "beaconmesh/v1/registry/events", "beaconmesh/v1/stores/+/presence"])
         let lisboa = try await startCoordinator(store: 1, database: base.url, on: base, members: true)
         let porto = try await startCoordinator(store: 2, database: base.relayURL, on: base, members: false)
         return Chain(base: base, lisboa: lisboa, porto: porto)
@@ -49,12 +50,14 @@ private struct Chain {
     }
 
     /// A visit of the member with beacon `minor` to store `store`: readings for `seconds`, then silence until left.
+    /// Each visit is its node's new boot, so that a second visit's batches are not dropped as the first one's again.
     func visit(store: Int, minor: Int, seconds: Int = 2) async throws {
+        let boot = "b-\(store)-\(minor)-\(UInt32.random(in: 0...UInt32.max))"
         try await paced(seconds * 4, every: .milliseconds(250)) { seq in
             try await MosquittoClients.publish(
                 port: broker.port, topic: "beaconmesh/v1/stores/\(store)/departments/10/nodes/a/sightings",
                 string: Mesh.batch(
-                    store: store, department: 10, boot: "b-\(store)-\(minor)", seq: seq + 1, minor: minor,
+                    store: store, department: 10, boot: boot, seq: seq + 1, minor: minor,
                     at: Mesh.nowMilliseconds), qos: 1)
         }
     }
@@ -123,10 +126,12 @@ struct ChainRegistryTests {
 
         _ = try await chain.members(["forget", "kim"])
         #expect(await chain.bothRead(removed: "kim"), "\(chain.lisboa.transcript)\n\(chain.porto.transcript)")
+        let mark = chain.events.lines.count
         async let againLisboa: Void = chain.visit(store: 1, minor: 9)
         async let againPorto: Void = chain.visit(store: 2, minor: 9)
         _ = try await (againLisboa, againPorto)
-        try await Task.sleep(for: .seconds(1))
+        #expect(await chain.base.guestCameAndWent(store: 1, after: mark), "\(chain.events.lines.suffix(5))")
+        #expect(await chain.base.guestCameAndWent(store: 2, after: mark), "\(chain.events.lines.suffix(5))")
         #expect(chain.events("arrived", store: 1).count == 1, "forgotten in store 1: not greeted")
         #expect(chain.events("arrived", store: 2).count == 1, "forgotten in store 2: not greeted")
         // The registry events are published (once, by one coordinator), and their rows deleted.
@@ -147,7 +152,8 @@ struct ChainRegistryTests {
         let chain = try await Chain.start()
         let health = try await MosquittoClients.subscribe(
             port: chain.broker.port, filter: "beaconmesh/v1/coordinators/store-2/health", qos: 0)
-        try await Task.sleep(for: .seconds(1))
+        // Porto's first health report: it runs, its registry reachable through the relay.
+        #expect(await health.waitForLine { $0.contains(#""database":{"state":"ok""#) } != nil, "\(chain.porto.transcript)")
         chain.relay.cut()
         // While Porto is cut off: Zoë visits Porto and Lisboa, Ana visits Porto, and head office forgets Zoë.
         try await chain.visit(store: 2, minor: 4)
@@ -167,7 +173,7 @@ struct ChainRegistryTests {
         chain.relay.restore()
         // Ana's visit in Porto is written once Porto is back; Zoë's is not: she stays forgotten.
         #expect(await eventually(timeout: .seconds(20)) { (try? chain.visits(of: "ana")) == 12 }, "\(chain.porto.transcript)")
-        try await Task.sleep(for: .seconds(3))
+        #expect(try await chain.base.writesSettled(of: "store-2"), "\(chain.porto.transcript)")
         #expect(try chain.visits(of: "ana") == 12)
         #expect(try chain.visits(of: "zoe") == nil)
         #expect(chain.porto.stderrLines.contains { $0.contains("127.0.0.1:\(chain.relay.port)") && $0.contains("cannot") })
@@ -186,7 +192,7 @@ struct ChainRegistryTests {
         let chain = try await Chain.start()
         let health = try await MosquittoClients.subscribe(
             port: chain.broker.port, filter: "beaconmesh/v1/coordinators/store-2/health", qos: 0)
-        try await Task.sleep(for: .seconds(2))
+        #expect(await health.waitForLine { $0.contains(#""database":{"state":"ok""#) } != nil, "\(chain.porto.transcript)")
         // Nothing is heard and nothing written: only the coordinator's own reads can notice.
         let cut = ContinuousClock.now
         chain.relay.cut()
@@ -220,8 +226,9 @@ struct ChainRegistryTests {
         // Ben leaves the club: the fob is nobody's now, in either store (not Ana's again).
         _ = try await chain.members(["remove", "ben"])
         #expect(await chain.bothRead(removed: "ben"), "\(chain.lisboa.transcript)\n\(chain.porto.transcript)")
+        let mark = chain.events.lines.count
         try await chain.visit(store: 2, minor: 1)
-        try await Task.sleep(for: .seconds(2))
+        #expect(await chain.base.guestCameAndWent(store: 2, after: mark), "\(chain.events.lines.suffix(5))")
         #expect(chain.events("arrived", store: 2).isEmpty, "the fob is a guest's: \(chain.events("arrived", store: 2))")
         await chain.stop()
     }
@@ -234,14 +241,19 @@ struct ChainRegistryTests {
             try await Task.sleep(for: .seconds(3))
             try await chain.visit(store: 2, minor: 4)
         }()
-        try await Task.sleep(for: .seconds(1))
+        // PostgreSQL stops once Ana is greeted in Lisboa, mid-visit.
+        #expect(await chain.waitFor("arrived", store: 1))
         try chain.server.halt(immediately: true)
         try await Task.sleep(for: .seconds(3))
         try chain.server.startServer()
         try await traffic
         #expect(await chain.waitFor("left", store: 2, timeout: .seconds(15)))
-        #expect(await eventually(timeout: .seconds(20)) { (try? chain.visits(of: "ana")) == 12 && (try? chain.visits(of: "zoe")) == 1 })
-        try await Task.sleep(for: .seconds(3))
+        #expect(
+            await eventually(timeout: .seconds(20)) { (try? chain.visits(of: "ana")) == 12 && (try? chain.visits(of: "zoe")) == 1 },
+            "ana \(String(describing: try? chain.visits(of: "ana"))), zoe \(String(describing: try? chain.visits(of: "zoe")))\n\(chain.lisboa.transcript)\n\(chain.porto.transcript)"
+        )
+        #expect(try await chain.base.writesSettled(of: "store-1"))
+        #expect(try await chain.base.writesSettled(of: "store-2"))
         #expect(try chain.visits(of: "ana") == 12 && chain.visits(of: "zoe") == 1)
         #expect(chain.events("arrived", store: 1).count == 1 && chain.events("arrived", store: 2).count == 1)
         await chain.stop()

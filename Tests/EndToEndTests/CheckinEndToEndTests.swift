@@ -78,8 +78,8 @@ struct CheckinEndToEndTests {
         try await CheckinEndToEndTests.range(run, proximity: "near", from: 7, count: 6)
         try await CheckinEndToEndTests.request(run, id: "r1")
         try await CheckinEndToEndTests.request(run, id: "r5")
-        _ = await eventually(timeout: .seconds(5)) { events("checkin").count >= 2 }
-        try await Task.sleep(for: .milliseconds(500))
+        // r5 came after r1: once r5 is counted, a second count of r1 would be there before it.
+        _ = await eventually(timeout: .seconds(5)) { events("checkin").contains { $0["request"] as? String == "r5" } }
         #expect(events("checkin").compactMap { $0["request"] as? String } == ["r1", "r5"], "\(cafe.lines)")
         #expect(events("checkin").last?["checkins"] as? Int == 2)
         await cafe.stop()
@@ -123,7 +123,9 @@ struct CheckinEndToEndTests {
         run.coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", run.config])
         let kim = await registry.waitForLine(timeout: .seconds(10)) { $0.contains("\"kim\"") }
         #expect(kim?.contains("member-added") == true, "\(registry.lines)")
-        try await Task.sleep(for: .seconds(3))
+        // A later change goes out through the same outbox, in order: had Kim's row stayed, it would go out again first.
+        try await members(["add", "lee", "--name", "Lee", "--drink", "Tea"])
+        #expect(await registry.waitForLine(timeout: .seconds(10)) { $0.contains("\"lee\"") } != nil, "\(registry.lines)")
         #expect(registry.lines.filter { $0.contains("\"kim\"") }.count == 1, "\(registry.lines)")
         await registry.stop()
         await run.stop()

@@ -56,7 +56,8 @@ struct ColdStartTests {
         "restarted (twice) while PostgreSQL is cut off: greets a known member within 2 s from its cache, a member forgotten meanwhile is gone from the cache and not greeted once the database is back, visits count once"
     )
     func coldStartFromTheCache() async throws {
-        let base = try await ChainInfrastructure.start(members: Self.members, filters: ["beaconmesh/v1/stores/+/events"])
+        let base = try await ChainInfrastructure.start(
+            members: Self.members, filters: ["beaconmesh/v1/stores/+/events", "beaconmesh/v1/stores/+/presence"])
         let health = try await MosquittoClients.subscribe(
             port: base.broker.port, filter: "beaconmesh/v1/coordinators/store-2/health", qos: 0)
         var porto = try await base.startCoordinator(name: "store-2", config: Self.config(base))
@@ -106,8 +107,10 @@ struct ColdStartTests {
             #expect(!Self.cacheText(cache).contains(trace), "the cache still holds \(trace)")
         }
         #expect(await eventually(timeout: .seconds(30)) { (try? base.visits(of: "ana")) == 12 }, "\(porto.transcript)")
+        let mark = base.watch.lines.count
         _ = try await Self.visit(base, minor: 4)
-        try await Task.sleep(for: .seconds(2))
+        #expect(await base.guestCameAndWent(store: 2, after: mark), "Zoë's fob, a guest's now: \(base.watch.lines.suffix(4))")
+        #expect(try await base.writesSettled(of: "store-2"), "\(porto.transcript)")
         #expect(try base.visits(of: "ana") == 12, "counted once")
         #expect(Self.arrivals(base).count == 1, "Zoë, forgotten, is not greeted: \(Self.arrivals(base))")
         await health.stop()

@@ -50,6 +50,14 @@ struct CoordinatorRun {
         return Mesh.payload(of: line)
     }
 
+    /// Whether `members list` (run beside the coordinator, on its database) counts `visits` for `member`.
+    func registryCounts(_ member: String, visits: Int) async -> Bool {
+        guard let list = try? Mesh.program("beacon-coordinator", ["members", "list", "--db", directory + "/mesh.sqlite"]),
+            await list.waitForExit() == .exited(0)
+        else { return false }
+        return list.stdoutLines.contains { $0.hasPrefix(member + " ") && $0.contains(" \(visits) ") }
+    }
+
     func stop() async {
         _ = await coordinator.stop(with: SIGTERM, timeout: .seconds(10))
         await events.stop()
@@ -193,7 +201,8 @@ struct CoordinatorEndToEndTests {
         var run = try await CoordinatorRun.start()
         try await run.send(department: 10, minor: 1, from: 1, count: 6)
         #expect(await run.waitForEvent("arrived") != nil)
-        try await Task.sleep(for: .milliseconds(500))
+        // Killed once her arrival is written (the count goes from 11 to 12 with it).
+        #expect(await eventually(timeout: .seconds(10), interval: .milliseconds(200)) { await run.registryCounts("ana", visits: 12) })
         run.coordinator.send(SIGKILL)
         _ = await run.coordinator.waitForExit()
         let status = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/coordinators/e2e/status")
@@ -255,11 +264,13 @@ struct CoordinatorEndToEndTests {
         }
         try await send("near", from: 1)
         #expect(await cafe.waitForLine(timeout: .seconds(5)) { $0.contains("\"arrived\"") } != nil)
-        try await Task.sleep(for: .seconds(1))
-        #expect(!cafe.lines.contains { $0.contains("\"promo\"") }, "no latte while only near")
+        let firstImmediate = Mesh.nowMilliseconds
         try await send("immediate", from: 9)
         let promo = await cafe.waitForLine(timeout: .seconds(5)) { $0.contains("\"promo\"") }
         #expect(promo?.contains("Free Latte!") == true)
+        // Had a latte fired while she was only near, it would be the one promo (the cooldown) and from before.
+        let firedAt = try #require(promo.flatMap(Mesh.payload(of:))?["at"] as? Int, "\(cafe.lines)")
+        #expect(Int64(firedAt) >= firstImmediate, "no latte while only near: \(cafe.lines)")
         let offer = await offers.waitForLine(timeout: .seconds(5)) { $0.hasPrefix("beaconmesh/v1/members/zoe/offers") }
         #expect(offer?.contains("\"department\":6") == true)
         try await send("immediate", from: 17)

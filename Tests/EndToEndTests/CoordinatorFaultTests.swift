@@ -112,14 +112,20 @@ struct CoordinatorFaultTests {
         #expect(greetedAfter < .seconds(3), "greeted \(greetedAfter) after the first sighting: the database held it up")
         #expect((arrived?["visit"] as? [String: Any])?["number"] as? Int == 12)
         #expect(await run.waitForEvent("left", timeout: .seconds(8)) != nil)
-        try await Task.sleep(for: .seconds(1))
+        // Events leave in order and a visit's last is its leaving: a second greeting or leaving would be here by now.
         #expect(run.events(ofType: "arrived").count == 1 && run.events(ofType: "left").count == 1, "every event once: \(run.events.lines)")
         // A promo's offer waits for its firing to be written (issue 37): none while the database refuses writes.
         #expect(run.events(ofType: "promo").isEmpty, "\(run.events.lines)")
 
-        let failing = CoordinatorFaultTests.healthReports(health).compactMap { $0["database"] as? [String: Any] }
-            .first { $0["state"] as? String == "failing" }
+        // The writer's failure (a locked file's busy wait takes a while) shows in health and in the log.
+        let failing = await eventually(timeout: .seconds(15), interval: .milliseconds(100)) {
+            CoordinatorFaultTests.healthReports(health).compactMap { $0["database"] as? [String: Any] }
+                .first { $0["state"] as? String == "failing" }
+        }
         #expect((failing?["error"] as? String)?.contains(expected) == true, "\(String(describing: failing))")
+        _ = await eventually(timeout: .seconds(5)) {
+            run.coordinator.stderrLines.contains { $0.contains("cannot write to the registry database") }
+        }
         let reports = run.coordinator.stderrLines.filter { $0.contains("cannot write to the registry database") }
         #expect(reports.count == 1, "reported once: \(reports)")
         #expect(reports.first.map { $0.contains(database) && $0.contains(expected) } == true, "\(reports)")

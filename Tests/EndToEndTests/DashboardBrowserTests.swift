@@ -76,7 +76,7 @@ struct DashboardBrowserTests {
             #expect(highlighted != nil, "a new arrival was not highlighted")
             #expect(try await browser.evaluate("return window.samePage;") as? String == "yes", "the page was reloaded")
             #expect(try await browser.evaluate("return document.body.classList.contains('stale');") as? Bool == false)
-            try await Task.sleep(for: .milliseconds(400))
+            try await browser.settled()
             try await browser.screenshot().write(to: URL(fileURLWithPath: try Self.screenshotPath("dashboard-store.png")))
             let status = try await browser.evaluate("return document.getElementById('status').textContent;") as? String ?? ""
             #expect(status.contains("Live") && status.contains("3 members"), "status line: \(status)")
@@ -88,7 +88,6 @@ struct DashboardBrowserTests {
             // A phone and a wall display: nothing wider than the screen, every row shown; type grows on the wall.
             for (width, height, name) in [(390, 844, "phone"), (1920, 1080, "wall")] {
                 try await browser.resize(width: width, height: height)
-                try await Task.sleep(for: .milliseconds(300))
                 let layout = try #require(
                     try await browser.evaluate(
                         """

@@ -40,10 +40,23 @@ struct ErasureEndToEndTests {
         let text = try await Self.strings(database)
         #expect(gone, "left behind: \(secrets.filter { text.contains($0) })")
         #expect(registry.lines.filter { $0.contains("member-forgotten") }.count == 1, "\(registry.lines)")
-        // The coordinator knows she is gone: her fob is a guest's now.
+        // The coordinator knows she is gone: her fob is a guest's now. Snapshots count a guest in Clothing, then none
+        // once the guest has gone: by then any greeting for the fob, published first, is on this subscription.
+        let watch = try await MosquittoClients.subscribe(
+            port: run.broker.port, filters: ["beaconmesh/v1/stores/1/events", "beaconmesh/v1/stores/1/presence"], qos: 1)
         try await run.send(department: 10, minor: 9, from: 11, count: 6)
-        try await Task.sleep(for: .seconds(2))
+        @Sendable func guests(_ line: String) -> Int? {
+            guard line.contains("/presence ") else { return nil }
+            let occupancy = Mesh.payload(of: line)?["occupancy"] as? [String: Any]
+            return (occupancy?["10"] as? [String: Any])?["guests"] as? Int ?? 0
+        }
+        #expect(await watch.waitForLine(timeout: .seconds(10)) { (guests($0) ?? 0) >= 1 } != nil, "\(watch.lines)")
+        let counted = watch.lines.count
+        let guestGone = await eventually(timeout: .seconds(15)) { watch.lines.dropFirst(counted).contains { guests($0) == 0 } }
+        #expect(guestGone, "\(watch.lines)")
+        #expect(!watch.lines.contains { $0.contains(#""type":"arrived""#) }, "\(watch.lines)")
         #expect(run.events(ofType: "arrived").count == 1, "\(run.events.lines)")
+        await watch.stop()
         await registry.stop()
         await run.stop()
     }

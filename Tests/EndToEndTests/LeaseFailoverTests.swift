@@ -120,6 +120,30 @@ private struct LeaseChain {
     /// The member's visit count in the registry.
     func visits(of member: String) throws -> Int? { try base.visits(of: member) }
 
+    /// Waits until the registry counts Ana's visit (11 before): her arrival is written, so a new holder restores it.
+    func anasArrivalWritten() async -> Bool {
+        await eventually(timeout: .seconds(10), interval: .milliseconds(100)) { (try? visits(of: "ana")) == 12 }
+    }
+
+    /// Waits until `holder` has renewed every lease it holds while another coordinator stood by for the store: such a
+    /// lease is fenced (its holder stops deciding when it cannot renew), and only a fenced lease is taken over once it
+    /// runs out. A lease renewed with nobody standing by is not, and stays its holder's.
+    func leasesFenced(of holder: String) async -> Bool {
+        let database = String(base.url.split(separator: "/").last ?? "")
+        return await eventually(timeout: .seconds(10), interval: .milliseconds(100)) {
+            let unfenced = try? server.psql(
+                "SELECT count(*) FROM store_lease WHERE holder = '\(holder)' AND NOT fenced", database: database)
+            return unfenced?.hasPrefix("0") == true
+        }
+    }
+
+    /// The index in `watch.lines` of the status saying coordinator `id` is offline (its last will), if any.
+    func offlineLine(of id: String) -> Int? {
+        watch.lines.firstIndex { line in
+            Mesh.topic(of: line) == "beaconmesh/v1/coordinators/\(id)/status" && Mesh.payload(of: line)?["state"] as? String == "offline"
+        }
+    }
+
     func stop(_ coordinators: [TestProcess]) async { await base.stop(coordinators) }
 }
 
@@ -131,12 +155,11 @@ struct LeaseFailoverTests {
         let north = try await chain.startCoordinator(id: "north", stores: [1])
         #expect(await chain.waitUntil("north", decides: [1], timeout: .seconds(10)), "\(north.transcript)")
         let south = try await chain.startCoordinator(id: "south", stores: [1])
-        try await Task.sleep(for: .seconds(1))
-        #expect(chain.active("south") == [], "exactly one decides")
+        #expect(await eventually(timeout: .seconds(10)) { chain.status(of: "south")?["state"] as? String == "online" })
 
         async let ana: Void = chain.walk(store: 1, minor: 1, seconds: 12)
         #expect(await chain.waitFor("arrived", store: 1, member: "ana"), "\(north.transcript)")
-        try await Task.sleep(for: .seconds(1))
+        #expect(await chain.anasArrivalWritten())
         north.send(SIGKILL)
         let killedAt = ContinuousClock.now
         #expect(await chain.waitUntil("south", decides: [1], timeout: .seconds(LeaseChain.ttl + 5)), "\(south.transcript)")
@@ -146,13 +169,16 @@ struct LeaseFailoverTests {
         try await ana
         #expect(await chain.waitFor("left", store: 1, member: "ana"))
         #expect(await chain.waitFor("left", store: 1, member: "kim"))
-        try await Task.sleep(for: .seconds(3))
+        // South publishes in order and north is dead: a second greeting or leaving would be on the watch by now.
         #expect(chain.events("arrived", store: 1, member: "ana").count == 1, "Ana not greeted again: \(chain.eventLines(store: 1))")
         #expect(chain.events("left", store: 1, member: "ana").count == 1, "Ana leaves once")
         #expect(chain.events("arrived", store: 1, member: "kim").count == 1)
         #expect(chain.events("left", store: 1, member: "kim").count == 1)
         let kim = try #require(chain.eventLines(store: 1).first { $0.contains("\"arrived\"") && $0.contains("\"kim\"") })
         #expect(LeaseChain.publisher(of: kim) == "south")
+        // Exactly one decides: south's first status deciding store 1 comes after north's last will.
+        let killed = try #require(chain.offlineLine(of: "north"), "\(chain.watch.lines)")
+        #expect(try #require(chain.takeOverLine(of: 1, by: "south")) > killed, "\(chain.watch.lines)")
 
         // The killed one, restarted, stands by.
         let restarted = try await chain.startCoordinator(id: "north", stores: [1])
@@ -173,10 +199,10 @@ struct LeaseFailoverTests {
         let south = try await chain.startCoordinator(id: "south", stores: [1])
         async let ana: Void = chain.walk(store: 1, minor: 1, seconds: 14)
         #expect(await chain.waitFor("arrived", store: 1, member: "ana"), "\(north.transcript)")
-        try await Task.sleep(for: .seconds(1))
+        #expect(await chain.anasArrivalWritten())
         north.send(SIGSTOP)
+        // South decides once north's lease ran out on the database's clock: north was frozen past the ttl.
         #expect(await chain.waitUntil("south", decides: [1], timeout: .seconds(LeaseChain.ttl + 5)), "\(south.transcript)")
-        try await Task.sleep(for: .seconds(1))
         north.send(SIGCONT)
         // Resumed: it says it stands by, and meanwhile Zoë comes and Ana goes.
         #expect(await eventually(timeout: .seconds(5)) { chain.status(of: "north").map { ($0["active"] as? [Int]) == [] } ?? false })
@@ -204,7 +230,7 @@ struct LeaseFailoverTests {
         let south = try await chain.startCoordinator(id: "south", stores: [1])
         async let ana: Void = chain.walk(store: 1, minor: 1, seconds: 12)
         #expect(await chain.waitFor("arrived", store: 1, member: "ana"), "\(north.transcript)")
-        try await Task.sleep(for: .seconds(1))
+        #expect(await chain.anasArrivalWritten())
         chain.relay.cut()
         let cutAt = ContinuousClock.now
         #expect(await chain.waitUntil("north", decides: [], timeout: .seconds(LeaseChain.ttl)), "\(north.transcript)")
@@ -236,8 +262,9 @@ struct LeaseFailoverTests {
         let west = try await chain.startCoordinator(id: "west", stores: [2, 3])
         #expect(await chain.waitUntil("west", decides: [3], timeout: .seconds(10)))
         let south = try await chain.startCoordinator(id: "south", stores: [3, 1])
-        try await Task.sleep(for: .seconds(Double(LeaseChain.ttl)))
+        #expect(await eventually(timeout: .seconds(10)) { chain.status(of: "south")?["state"] as? String == "online" })
         #expect(chain.active("south") == [])
+        #expect(await chain.leasesFenced(of: "east"), "\(east.transcript)")
         east.send(SIGKILL)
         #expect(await chain.waitUntil("south", decides: [1], timeout: .seconds(LeaseChain.ttl + 5)), "\(south.transcript)")
         #expect(await chain.waitUntil("west", decides: [2, 3], timeout: .seconds(LeaseChain.ttl + 5)), "\(west.transcript)")
@@ -248,6 +275,9 @@ struct LeaseFailoverTests {
                 Mesh.topic(of: $0).hasSuffix("/south/status") && ((Mesh.payload(of: $0)?["active"] as? [Int])?.contains(3) ?? false)
             })
         #expect(statuses.count >= 4)
+        // South took store 1 only once east was gone (its last will), not while both ran.
+        let killed = try #require(chain.offlineLine(of: "east"), "\(chain.watch.lines)")
+        #expect(try #require(chain.takeOverLine(of: 1, by: "south")) > killed, "\(chain.watch.lines)")
         // A visit in each store now: greeted once each, by its new holder.
         async let one: Void = chain.walk(store: 1, minor: 1, seconds: 3)
         async let two: Void = chain.walk(store: 2, minor: 4, seconds: 3)
@@ -256,7 +286,7 @@ struct LeaseFailoverTests {
         #expect(await chain.waitFor("left", store: 1, member: "ana"))
         #expect(await chain.waitFor("left", store: 2, member: "zoe"))
         #expect(await chain.waitFor("left", store: 3, member: "kim"))
-        try await Task.sleep(for: .seconds(1))
+        // Each holder publishes in order, and a visit's last event is its leaving: a second greeting would be here.
         for (store, member, holder) in [(1, "ana", "south"), (2, "zoe", "west"), (3, "kim", "west")] {
             let arrived = chain.eventLines(store: store).filter { $0.contains("\"arrived\"") && $0.contains("\"\(member)\"") }
             #expect(arrived.count == 1 && arrived.allSatisfy { LeaseChain.publisher(of: $0) == holder }, "\(arrived)")

@@ -44,7 +44,14 @@ struct LiveSurveyTests {
                     "beacon-scanner",
                     ["--store", "1", "--department", "\(department)", "--broker", broker.url, "--source", "btsnoop:\(capture)"]))
         }
-        try await Task.sleep(for: .seconds(3))
+        // The survey starts once each department's scanner has sent a batch.
+        let sightings = try await MosquittoClients.subscribe(
+            port: broker.port, filter: "beaconmesh/v1/stores/1/departments/+/nodes/+/sightings", qos: 1)
+        let heard = await eventually(timeout: .seconds(15), interval: .milliseconds(100)) {
+            Set(sightings.lines.compactMap { Mesh.topic(of: $0).split(separator: "/").dropFirst(5).first }) == ["10", "20", "30"]
+        }
+        #expect(heard, "\(sightings.lines.prefix(3))\n\(scanners.map(\.transcript))")
+        await sightings.stop()
 
         func mark(_ department: String) async throws {
             let body =
@@ -71,7 +78,12 @@ struct LiveSurveyTests {
             try await Task.sleep(for: .seconds(2))
         }
         try await mark("stop")
-        try await Task.sleep(for: .seconds(3))
+        // The last department's samples in the registry (kept about every second) before the coordinator stops.
+        let last = Double(try #require(marked[30]).components.seconds)
+        let written = await eventually(timeout: .seconds(15), interval: .milliseconds(500)) { () async -> Bool in
+            Double((try? await Self.seconds(database: directory + "/mesh.sqlite"))?[30] ?? 0) >= last * 0.9
+        }
+        #expect(written, "\(coordinator.transcript)")
         _ = await coordinator.stop(with: SIGTERM, timeout: .seconds(10))
         for scanner in scanners { _ = await scanner.stop(with: SIGTERM, timeout: .seconds(10)) }
 

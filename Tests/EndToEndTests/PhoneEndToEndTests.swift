@@ -173,10 +173,14 @@ struct PhoneEndToEndTests {
         try await MosquittoClients.publish(port: run.broker.port, topic: "beaconmesh/v1/stores/9/checkins", string: request, qos: 1)
         let line = await phone.waitForLine(in: .stdout, timeout: .seconds(5)) { $0.contains("check-in") }
         #expect(line?.hasSuffix("  check-in  at Counter (#1)") == true, "\(phone.transcript)\n\(run.events.lines)")
-        // The same request again (a redelivery) is counted once: no second line.
+        // The same request again (a redelivery) is counted once: no line of its own before the next request's (#2).
         try await MosquittoClients.publish(port: run.broker.port, topic: "beaconmesh/v1/stores/9/checkins", string: request, qos: 1)
-        try await Task.sleep(for: .seconds(1))
-        #expect(phone.stdoutLines.filter { $0.contains("check-in") }.count == 1, "\(phone.stdoutLines)")
+        let next = request.replacingOccurrences(of: "req-1", with: "req-2")
+        try await MosquittoClients.publish(port: run.broker.port, topic: "beaconmesh/v1/stores/9/checkins", string: next, qos: 1)
+        #expect(await phone.waitForLine(in: .stdout, timeout: .seconds(5)) { $0.hasSuffix("(#2)") } != nil, "\(phone.transcript)")
+        #expect(
+            phone.stdoutLines.filter { $0.contains("check-in") }.map { String($0.suffix(4)) } == ["(#1)", "(#2)"],
+            "\(phone.stdoutLines)")
         #expect(await phone.stop(with: SIGTERM, timeout: .seconds(10)) == .exited(0))
         await run.stop()
     }
@@ -203,10 +207,11 @@ struct PhoneEndToEndTests {
         let ignored = phone.stderrLines.filter { $0.hasPrefix("beacon-phone: ignored a message on beaconmesh/v1/members/ana/") }
         #expect(ignored.count == 3, "\(phone.transcript)")
         #expect(phone.stdoutLines.count == 1, "Ben's offer is not Ana's: \(phone.stdoutLines)")
-        try await Task.sleep(for: .seconds(2))
+        #expect(await eventually(timeout: .seconds(10)) { ranging.lines.count >= 3 }, "about one a second: \(ranging.lines)")
 
         #expect(await phone.stop(with: SIGTERM, timeout: .seconds(10)) == .exited(0), "\(phone.transcript)")
-        try await Task.sleep(for: .milliseconds(500))
+        // Its last report, sent before it exits, ranges nothing.
+        #expect(await ranging.waitForLine(timeout: .seconds(5)) { $0.contains(#""beacons":[]"#) } != nil, "\(ranging.lines.suffix(2))")
         await ranging.stop()
         let reports = ranging.lines.compactMap(Mesh.payload(of:))
         #expect(reports.count >= 3, "about one a second: \(ranging.lines)")

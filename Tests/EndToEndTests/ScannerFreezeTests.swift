@@ -90,11 +90,17 @@ struct ScannerFreezeTests {
         }
         #expect(counted, "the coordinator did not count the resumed scanner's batches (Ana is not back in Clothing)")
 
-        // The coordinator's health: batches applied again, and no more dropped as from an offline node.
-        try await Task.sleep(for: .seconds(1.5))
-        let before = Self.latestHealth(watch.lines)
-        try await Task.sleep(for: .seconds(3))
-        let after = Self.latestHealth(watch.lines)
+        // The coordinator's health, from the reports after Ana was back (one a second): batches applied again, and no
+        // more dropped as from an offline node.
+        let back = watch.lines.count
+        let reports = await eventually(timeout: .seconds(15), interval: .milliseconds(100)) { () -> [(batches: Int, offlineNode: Int)]? in
+            let reports = watch.lines.dropFirst(back).filter { Mesh.topic(of: $0) == Self.healthTopic }.compactMap {
+                Self.latestHealth([$0])
+            }
+            return reports.count >= 3 ? reports : nil
+        }
+        let before = reports?.first
+        let after = reports?.last
         print("coordinator health after the resume: \(String(describing: before)) then \(String(describing: after))")
         if let before, let after {
             #expect(after.batches > before.batches, "no batches applied after the resume: \(before) → \(after)")

@@ -79,7 +79,7 @@ struct ScannerEndToEndTests {
         await online.stop()
         scanner.send(SIGKILL)
         _ = await scanner.waitForExit()
-        try await Task.sleep(for: .milliseconds(500))
+        // Retained "online" first if the broker has not yet noticed; its will, "offline", follows.
         let retained = try await MosquittoClients.subscribe(
             port: broker.port, filter: "beaconmesh/v1/stores/3/departments/4/nodes/a/status")
         #expect(await retained.waitForLine(timeout: .seconds(10)) { $0.contains("\"state\":\"offline\"") } != nil)
