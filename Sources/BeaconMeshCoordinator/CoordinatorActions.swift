@@ -40,6 +40,7 @@ struct Publication: Sendable {
     /// publishes it, so the decisions never encode and their tests read values.
     enum Message: Hashable, Sendable {
         case event(StoreEvent)
+        case alert(Alert)
         case offer(Offer)
         case snapshot(PresenceSnapshot)
         case health(CoordinatorHealth)

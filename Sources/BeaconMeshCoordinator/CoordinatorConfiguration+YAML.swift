@@ -46,7 +46,7 @@ extension CoordinatorConfiguration {
             allowed: [
                 "id", "broker", "database", "databasePasswordFile", "presence", "promos", "stores", "members", "topicRoot", "metrics",
                 "lease",
-                "retention", "cache",
+                "retention", "cache", "alerts",
             ])
         var configuration = CoordinatorConfiguration(id: defaultID)
         if let id = top["id"] {
@@ -131,12 +131,13 @@ extension CoordinatorConfiguration {
             }
         }
         if configuration.stores.isEmpty { throw ConfigurationError(file: file, message: "no stores: list at least one under 'stores'") }
+        if let alerts = top["alerts"] { configuration.alerts = try reader.alertRules(alerts, stores: configuration.stores) }
         return configuration
     }
 }
 
 /// Typed, strict access to a YAML document, with errors that name the key and the line.
-private struct YAMLReader {
+struct YAMLReader {
     let file: String
 
     func error(_ node: Node, _ message: String) -> ConfigurationError {

@@ -29,6 +29,8 @@ public struct CoordinatorConfiguration: Sendable, Equatable {
     /// stores while the database cannot be reached (`cache:`; `load` makes the default `{id}.cache` beside the config
     /// file). `nil`: none (a SQLite registry is local already).
     public var cache: String?
+    /// `alerts:`: the rules that tell staff (the stores' `alerts` topics).
+    public var alerts: [AlertRule] = []
 
     public init(id: String) {
         self.id = id

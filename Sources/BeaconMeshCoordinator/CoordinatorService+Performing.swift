@@ -107,6 +107,7 @@ extension CoordinatorService {
     static func payload(of message: Publication.Message) -> [UInt8] {
         switch message {
         case .event(let event): WireCodec.encode(event)
+        case .alert(let alert): WireCodec.encode(alert)
         case .offer(let offer): WireCodec.encode(offer)
         case .snapshot(let snapshot): WireCodec.encode(snapshot)
         case .health(let health): WireCodec.encode(health)

@@ -81,6 +81,8 @@ struct CoordinatorState {
     var surveys: [UInt16: SurveyFit] = [:]
     /// When the local cache is next due (`configuration.cache`).
     var cacheSchedule = CacheSchedule()
+    /// The config's alert rules and what they remember (`Decisions/CoordinatorState+Alerts.swift`).
+    var alertBook: AlertBook
 
     /// A state that starts from `start` at `startedAt`; its event ids begin with `eventPrefix` (by default the
     /// coordinator's id, `/`, and a random part new at every start, so that an event names who published it).
@@ -90,6 +92,7 @@ struct CoordinatorState {
         healthInterval: Duration, eventPrefix: String? = nil, leaseTTL: Duration? = nil, timings: DecisionTimings = .standard
     ) {
         self.timings = timings
+        self.alertBook = AlertBook(rules: configuration.alerts)
         self.healthInterval = healthInterval
         self.configuration = configuration
         self.logger = logger
@@ -219,6 +222,7 @@ struct CoordinatorState {
         forgetOldHistory(at: now)
         pruneCheckins(at: now)
         sampleSurveys(at: now)
+        tickAlerts(at: now)
         if let oldest = standbyCheckins.first, now - oldest.at > Self.standbyCheckinMemory {
             standbyCheckins.removeAll { now - $0.at > Self.standbyCheckinMemory }
         }

@@ -32,6 +32,11 @@ public enum EventLine {
         }
     }
 
+    /// `14:03:07  ALERT    Ana Souza (tier vip) arrived in Womenswear` (the alert's rule in brackets at the end).
+    public static func format(_ alert: Alert) -> String {
+        "\(clockTime(alert.at))  ALERT    \(alert.text)  [\(alert.rule)]"
+    }
+
     private static func name(_ member: MemberProfile) -> String { TerminalWidth.fit(member.name, columns: 16) }
 
     /// ` (92%: reason)`, or nothing for an event from a coordinator that does not say.

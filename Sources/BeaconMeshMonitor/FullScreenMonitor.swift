@@ -65,6 +65,7 @@ public final class FullScreenMonitor: Service {
             try client.start()
             try client.subscribe(topics.presence(store: store), qos: .atLeastOnce)
             try client.subscribe(topics.events(store: store), qos: .atLeastOnce)
+            try client.subscribe(topics.alerts(store: store), qos: .atLeastOnce)
         } catch {
             await client.disconnect(timeout: .seconds(1))
             throw error
@@ -122,6 +123,8 @@ public final class FullScreenMonitor: Service {
                 model.apply(snapshot: try WireCodec.decodePresenceSnapshot(message.payload), at: now)
             } else if message.topic == topics.events(store: store) {
                 model.apply(event: try WireCodec.decodeEvent(message.payload), at: now)
+            } else if message.topic == topics.alerts(store: store) {
+                model.apply(alert: try WireCodec.decodeAlert(message.payload), at: now)
             }
         } catch {
             model.noteDroppedMessage()

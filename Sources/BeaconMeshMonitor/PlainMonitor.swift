@@ -5,7 +5,8 @@ import BeaconMeshWire
 import Logging
 import ServiceLifecycle
 
-/// The monitor's line-per-event mode: subscribes to one store's events and prints each as a line on standard output.
+/// The monitor's line-per-event mode: subscribes to one store's events and alerts and prints each as a line on
+/// standard output.
 public final class PlainMonitor: Service {
     private let store: UInt16
     private let client: any MQTTClientProtocol
@@ -31,15 +32,19 @@ public final class PlainMonitor: Service {
     public func run() async throws {
         try client.start()
         try client.subscribe(topics.events(store: store), qos: .atLeastOnce)
+        try client.subscribe(topics.alerts(store: store), qos: .atLeastOnce)
         let messages = client.messages
-        let (write, clock, logger) = (self.write, self.clock, self.logger)
+        let (write, clock, logger, alerts) = (self.write, self.clock, self.logger, topics.alerts(store: store))
         // Shutdown cancels the reading (the messages end when their reader is cancelled); then the client disconnects.
         await cancelWhenGracefulShutdown {
             var drops = DropCounter()
             for await message in messages {
                 do throws(WireError) {
-                    let event = try WireCodec.decodeEvent(message.payload)
-                    write(EventLine.format(event))
+                    if message.topic == alerts {
+                        write(EventLine.format(try WireCodec.decodeAlert(message.payload)))
+                    } else {
+                        write(EventLine.format(try WireCodec.decodeEvent(message.payload)))
+                    }
                 } catch {
                     drops.drop(reason: error.reason, topic: message.topic, detail: error.description, at: clock.now(), logger: logger)
                 }

@@ -17,14 +17,24 @@ public enum ScreenRenderer {
         guard width >= minimumSize.columns, size.rows >= minimumSize.rows else {
             return tooSmall(size)
         }
-        let panels = panelRows(model, size: size)
-        let bodyHeight = size.rows - 3 - panels.count
+        // The latest alert takes a row of its own, above the status line; the panels share what is left.
+        let alert = model.latestAlert.map { alertRow($0, width: width) }
+        let panels = panelRows(model, size: TerminalSize(columns: width, rows: size.rows - (alert == nil ? 0 : 1)))
+        let bodyHeight = size.rows - 3 - panels.count - (alert == nil ? 0 : 1)
         let layout = MemberTableLayout(width: width)
         var rows = [titleRow(model, width: width, now: now), headerRow(layout, width: width)]
         rows += bodyRows(model, layout: layout, width: width, height: bodyHeight, now: now)
         rows += panels
+        if let alert { rows.append(alert) }
         rows.append(statusRow(model, width: width, now: now))
         return Screen(size: size, rows: rows)
+    }
+
+    /// The latest alert, highlighted: ` ALERT 14:03  Ana Souza (tier vip) arrived in Womenswear`.
+    static func alertRow(_ alert: Alert, width: Int) -> Screen.Row {
+        var row = Screen.Row()
+        row.add(" ALERT \(EventLine.clockTime(alert.at).prefix(5))  \(alert.text)", columns: width, .arrival)
+        return row
     }
 
     // MARK: Title

@@ -195,6 +195,13 @@ struct JSONReader {
         return JSONReader(object: object, container: name(key))
     }
 
+    /// The object member `key`, or `nil` when it is null or absent.
+    func optionalObject(_ key: JSONKey) throws(WireError) -> JSONReader? {
+        guard let value = member(key), type(value) != json_type_null else { return nil }
+        guard type(value) == json_type_object, let object = value else { throw .wrongType(field: name(key), expected: "an object or null") }
+        return JSONReader(object: object, container: name(key))
+    }
+
     /// The number of elements of the array member `key` (required).
     func count(_ key: JSONKey) throws(WireError) -> Int {
         Int(json_object_array_length(try array(key)))

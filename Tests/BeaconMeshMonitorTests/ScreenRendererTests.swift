@@ -211,3 +211,29 @@ struct ScreenRendererTests {
         #expect(screen.lines[0].hasPrefix("Terminal too small"))
     }
 }
+
+@Suite("Screen renderer: alerts")
+struct ScreenRendererAlertTests {
+    typealias F = StoreFixtures
+
+    @Test("the store's latest alert is one highlighted line above the status line, the frame still the terminal's size")
+    func alertLine() {
+        var model = F.threeMembers()
+        let alert = Alert(
+            rule: "vip-arrived", kind: .memberArrived, store: 1, at: F.at(seconds: 120), department: 10, departmentName: "Clothing",
+            member: F.ana, text: "Ana Souza (tier vip) arrived in Clothing")
+        for size in [TerminalSize(columns: 100, rows: 30), TerminalSize(columns: 40, rows: 12), TerminalSize(columns: 24, rows: 6)] {
+            #expect(!ScreenRenderer.render(model, size: size, now: F.at(seconds: 130)).text.contains("ALERT"))
+        }
+        model.apply(alert: alert, at: F.at(seconds: 121))
+        for size in [TerminalSize(columns: 100, rows: 30), TerminalSize(columns: 40, rows: 12), TerminalSize(columns: 24, rows: 6)] {
+            let screen = ScreenRenderer.render(model, size: size, now: F.at(seconds: 130))
+            #expect(screen.rows.count == size.rows && screen.lines.allSatisfy { TerminalWidth.of($0) == size.columns })
+            let index = screen.lines.firstIndex { $0.hasPrefix(" ALERT \(EventLine.clockTime(alert.at).prefix(5))") }
+            #expect(index == size.rows - 2, "\(screen.text)")
+            #expect(index.map { screen.rows[$0].style(atColumn: 1) } == .arrival)
+        }
+        let wide = ScreenRenderer.render(model, size: TerminalSize(columns: 100, rows: 30), now: F.at(seconds: 130))
+        #expect(wide.lines[28].contains("Ana Souza (tier vip) arrived in Clothing"))
+    }
+}

@@ -25,8 +25,16 @@ struct RunMeshFirstRunTests {
         }
         let dashboardLog = (try? String(contentsOfFile: checkout + "/.mesh/dashboard.log", encoding: .utf8)) ?? ""
         #expect(started?.hasPrefix("Dashboard: http://127.0.0.1:\(port)/") == true, "\(mesh.transcript)\ndashboard log:\n\(dashboardLog)")
-        let page = try await LoopbackHTTP.request("GET", port: port, path: "/stores/1/analytics", timeout: .seconds(20))
-        #expect(page.status == 200 && String(decoding: page.body, as: UTF8.self).contains("San Francisco"), "\(page.status)")
+        // The page names the store once the dashboard has the coordinator's first snapshot (both start together, and
+        // once, on a loaded machine, the page was asked for first: "Store 1 analytics").
+        var last = ""
+        let named = await eventually(timeout: .seconds(20), interval: .milliseconds(250)) { () async -> Bool in
+            guard let page = try? await LoopbackHTTP.request("GET", port: port, path: "/stores/1/analytics", timeout: .seconds(20))
+            else { return false }
+            last = "\(page.status): \(String(decoding: page.body.prefix(300), as: UTF8.self))"
+            return page.status == 200 && String(decoding: page.body, as: UTF8.self).contains("San Francisco")
+        }
+        #expect(named, "\(last)")
         // The monitor (plain, not a terminal) prints the store's events: the simulated shoppers arrive.
         let arrival = await mesh.waitForLine(in: .stdout, timeout: .seconds(30)) { $0.contains("arrived") }
         #expect(arrival != nil, "\(mesh.transcript)")

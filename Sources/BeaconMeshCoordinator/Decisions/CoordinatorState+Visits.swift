@@ -97,6 +97,7 @@ extension CoordinatorState {
                 topic: topics.events(store: store), message: .event(event), qos: .atLeastOnce, retain: false, store: store,
                 afterWrite: afterWrite))
         logger.info("event", metadata: ["type": "\(event.type)", "store": "\(store)", "member": "\(event.member?.id ?? "-")"])
+        if !alertBook.isEmpty { alertRules(see: event) }
         return event
     }
 }

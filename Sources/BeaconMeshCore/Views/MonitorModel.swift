@@ -31,6 +31,8 @@ public struct MonitorModel: Sendable {
     public private(set) var till: TillPanel?
     /// The last check-in decided at this store (accepted or refused), newest first, at most `recentCheckinLimit`.
     public private(set) var recentCheckins: [RecentCheckin] = []
+    /// The store's latest alert (the monitor shows it on a highlighted line of its own until the next).
+    public private(set) var latestAlert: Alert?
     public static let recentCheckinLimit = 5
 
     /// Member id → end of that member's arrival highlight.
@@ -184,6 +186,12 @@ public struct MonitorModel: Sendable {
     }
 
     /// Takes a change of the broker link at `now`. Losing it keeps everything shown, marked stale.
+    /// Takes an alert from the store's `alerts` topic.
+    public mutating func apply(alert: Alert, at now: Timestamp) {
+        latestAlert = alert
+        lastUpdate = now
+    }
+
     public mutating func connection(changed connected: Bool, at now: Timestamp) {
         if connected {
             connection = .connected

@@ -16,6 +16,8 @@ public struct Topics: Sendable, Equatable {
     public func nodeHealth(_ node: NodeAddress) -> String { nodeTopic(node, "health") }
     public func events(store: UInt16) -> String { "\(prefix)/stores/\(store)/events" }
     public func presence(store: UInt16) -> String { "\(prefix)/stores/\(store)/presence" }
+    /// Where the store's alert rules tell staff (QoS 1, not retained).
+    public func alerts(store: UInt16) -> String { "\(prefix)/stores/\(store)/alerts" }
     public func offers(member: String) -> String { "\(prefix)/members/\(member)/offers" }
     public func coordinatorStatus(id: String) -> String { "\(prefix)/coordinators/\(id)/status" }
     public func coordinatorHealth(id: String) -> String { "\(prefix)/coordinators/\(id)/health" }
