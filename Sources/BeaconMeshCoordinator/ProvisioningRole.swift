@@ -87,6 +87,7 @@ public enum ProvisioningRole: Sendable, Equatable {
                     "topic read \(topics.checkinsFilter(store: store))",
                     "topic read \(topics.surveyFilter(store: store))",
                     "topic write \(topics.eventsFilter(store: store))", "topic write \(topics.presenceFilter(store: store))",
+                    "topic write \(topics.alertsFilter(store: store))",
                 ]
             }
             lines += [
@@ -109,7 +110,8 @@ public enum ProvisioningRole: Sendable, Equatable {
             return storeLevels.flatMap { store in
                 [
                     "topic read \(topics.presenceFilter(store: store))", "topic read \(topics.eventsFilter(store: store))",
-                    "topic read \(topics.nodeStatusFilter(store: store))", "topic write \(topics.surveyFilter(store: store))",
+                    "topic read \(topics.nodeStatusFilter(store: store))", "topic read \(topics.alertsFilter(store: store))",
+                    "topic write \(topics.surveyFilter(store: store))",
                 ]
             } + ["topic read \(topics.coordinatorStatusFilter(id: nil))"]
         }

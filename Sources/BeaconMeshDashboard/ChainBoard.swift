@@ -58,6 +58,14 @@ public struct ChainBoard: Sendable {
                 }
                 withStore(store) { $0.apply(event: event, at: now) }
                 return (.store(store), nil)
+            case .alerts(let store)?:
+                guard shows(store) else { return (.none, nil) }
+                let alert = try WireCodec.decodeAlert(payload)
+                if alert.store != store {
+                    throw WireError.absurdValue(field: "store", value: "\(alert.store) under the topic of store \(store)")
+                }
+                withStore(store) { $0.apply(alert: alert, at: now) }
+                return (.store(store), nil)
             case .nodeStatus(let node)?:
                 guard shows(node.store), !payload.isEmpty else { return (.none, nil) }
                 let status = try WireCodec.decodeNodeStatus(payload)

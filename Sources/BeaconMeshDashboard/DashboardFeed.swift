@@ -33,7 +33,7 @@ public final class DashboardFeed: Service {
         self.logger = logger
     }
 
-    /// The subscriptions: each store's snapshot, events and node status (`+` for every store), and every
+    /// The subscriptions: each store's snapshot, events, alerts and node status (`+` for every store), and every
     /// coordinator's status.
     public static func filters(stores: [UInt16], topics: Topics) -> [String] {
         let storeLevels: [UInt16?] = stores.isEmpty ? [nil] : stores
@@ -41,6 +41,7 @@ public final class DashboardFeed: Service {
         for store in storeLevels {
             filters.append(topics.presenceFilter(store: store))
             filters.append(topics.eventsFilter(store: store))
+            filters.append(topics.alertsFilter(store: store))
             filters.append(topics.nodeStatusFilter(store: store))
         }
         filters.append(topics.coordinatorStatusFilter(id: nil))

@@ -7,6 +7,8 @@ import BeaconMeshCore
 public struct StoreBoard: Sendable {
     /// How many events the page's "recent events" list keeps.
     public static let recentEventLimit = 15
+    /// How many alerts the page's "alerts" panel keeps.
+    public static let recentAlertLimit = 10
     /// A store that sent nothing for this long is "quiet": the coordinator republishes every snapshot every 30 s,
     /// so two missed republishes mean the coordinator or the store's link is gone.
     public static let quietAfter: Duration = .seconds(75)
@@ -15,6 +17,8 @@ public struct StoreBoard: Sendable {
     public private(set) var model: MonitorModel
     /// The last events of the store, newest first, at most `recentEventLimit`.
     public private(set) var recentEvents: [StoreEvent] = []
+    /// The store's last alerts, newest first, at most `recentAlertLimit`.
+    public private(set) var recentAlerts: [Alert] = []
     /// The retained presence snapshot exactly as received (the API serves these bytes).
     public private(set) var snapshotPayload: [UInt8]?
     /// When anything of this store (snapshot, event, node status) was last received.
@@ -64,6 +68,16 @@ public struct StoreBoard: Sendable {
         guard !recentEvents.contains(where: { $0.id == event.id }) else { return }
         recentEvents.insert(event, at: 0)
         if recentEvents.count > Self.recentEventLimit { recentEvents.removeLast() }
+    }
+
+    /// Takes an alert received at `now`; a redelivered alert (same id) is listed once.
+    public mutating func apply(alert: Alert, at now: Timestamp) {
+        guard alert.store == model.store else { return }
+        model.apply(alert: alert, at: now)
+        lastHeard = now
+        guard !recentAlerts.contains(where: { $0.id == alert.id }) else { return }
+        recentAlerts.insert(alert, at: 0)
+        if recentAlerts.count > Self.recentAlertLimit { recentAlerts.removeLast() }
     }
 
     /// Takes a node's own retained status (`online`, or `offline` from its will or a clean stop).

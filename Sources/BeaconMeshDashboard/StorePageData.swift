@@ -64,6 +64,13 @@ public enum StorePageData {
                 ("title", .string(promo.title)), ("at", .int(promo.at.milliseconds)),
             ])
         }
+        let alerts: [JSONValue] = board.recentAlerts.map { alert in
+            .object([
+                ("id", .string(alert.id)), ("rule", .string(alert.rule)), ("kind", .string(alert.kind.rawValue)),
+                ("at", .int(alert.at.milliseconds)), ("text", .string(alert.text)),
+                ("member", alert.member.map { .string($0.name) } ?? .null), ("node", alert.node.map { .string($0) } ?? .null),
+            ])
+        }
         let headcount = board.headcount
         return .object([
             ("store", .int(Int64(board.store))),
@@ -84,6 +91,7 @@ public enum StorePageData {
             ("nodes", .array(nodes)),
             ("events", .array(events)),
             ("promos", .array(promos)),
+            ("alerts", .array(alerts)),
             ("coordinator", CoordinatorData.json(coordinator)),
             ("survey", SurveyStatusData.json(snapshot?.survey)),
         ])

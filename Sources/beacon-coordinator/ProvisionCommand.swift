@@ -169,7 +169,7 @@ struct ProvisionCommand: ParsableCommand {
     struct Coordinator: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "A coordinator's credential: its stores' node topics, ranging and check-ins in; events, presence, offers, check-ins, registry events and its own status out."
+                "A coordinator's credential: its stores' node topics, ranging and check-ins in; events, presence, alerts, offers, check-ins, registry events and its own status out."
         )
         @OptionGroup var files: Files
         @Option(help: "The coordinator's id (its config's id:; default the host name).") var id: String?
@@ -264,7 +264,7 @@ struct ProvisionCommand: ParsableCommand {
     struct Dashboard: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "A web dashboard's credential: it may read its stores' presence, events and node status and the coordinators' status, and write only their survey marks; no --store: every store (head office)."
+                "A web dashboard's credential: it may read its stores' presence, events, node status and alerts and the coordinators' status, and write only their survey marks; no --store: every store (head office)."
         )
         @OptionGroup var files: Files
         @Option(help: "The dashboard's id: user name dashboard-<id>.") var id = "hq"

@@ -27,19 +27,20 @@ struct ProvisioningRoleTests {
     }
 
     @Test(
-        "a dashboard reads what it shows — presence, events, node status, coordinators' status — of its stores or all, and writes only their survey marks"
+        "a dashboard reads what it shows — presence, events, node status, alerts, coordinators' status — of its stores or all, and writes only their survey marks"
     )
     func dashboardLines() {
         #expect(ProvisioningRole.dashboard(id: "hq", stores: []).username == "dashboard-hq")
         #expect(
             ProvisioningRole.dashboard(id: "hq", stores: []).topicLines() == [
                 "topic read beaconmesh/v1/stores/+/presence", "topic read beaconmesh/v1/stores/+/events",
-                "topic read beaconmesh/v1/stores/+/departments/+/nodes/+/status", "topic write beaconmesh/v1/stores/+/survey",
+                "topic read beaconmesh/v1/stores/+/departments/+/nodes/+/status", "topic read beaconmesh/v1/stores/+/alerts",
+                "topic write beaconmesh/v1/stores/+/survey",
                 "topic read beaconmesh/v1/coordinators/+/status",
             ])
         let two = ProvisioningRole.dashboard(id: "region-west", stores: [2, 1, 2]).topicLines()
         #expect(
-            two.count == 9 && two.filter { $0.contains("/stores/1/") }.count == 4 && two.filter { $0.contains("/stores/2/") }.count == 4)
+            two.count == 11 && two.filter { $0.contains("/stores/1/") }.count == 5 && two.filter { $0.contains("/stores/2/") }.count == 5)
         #expect(
             two.filter { !$0.hasPrefix("topic read ") } == [
                 "topic write beaconmesh/v1/stores/1/survey", "topic write beaconmesh/v1/stores/2/survey",
@@ -63,7 +64,7 @@ struct ProvisioningRoleTests {
     }
 
     @Test(
-        "a coordinator reads its stores' node topics, ranging and check-in requests, survey marks and writes events, presence, offers, check-ins, registry events and its own status"
+        "a coordinator reads its stores' node topics, ranging and check-in requests, survey marks and writes events, presence, alerts, offers, check-ins, registry events and its own status"
     )
     func coordinatorLines() {
         let lines = ProvisioningRole.coordinator(id: "bo", stores: [2, 1]).topicLines()
@@ -75,12 +76,14 @@ struct ProvisioningRoleTests {
                 "topic read beaconmesh/v1/stores/1/survey",
                 "topic write beaconmesh/v1/stores/1/events",
                 "topic write beaconmesh/v1/stores/1/presence",
+                "topic write beaconmesh/v1/stores/1/alerts",
                 "topic read beaconmesh/v1/stores/2/departments/#",
                 "topic read beaconmesh/v1/stores/2/members/+/ranging",
                 "topic read beaconmesh/v1/stores/2/checkins",
                 "topic read beaconmesh/v1/stores/2/survey",
                 "topic write beaconmesh/v1/stores/2/events",
                 "topic write beaconmesh/v1/stores/2/presence",
+                "topic write beaconmesh/v1/stores/2/alerts",
                 "topic write beaconmesh/v1/members/+/offers",
                 "topic write beaconmesh/v1/members/+/checkins",
                 "topic write beaconmesh/v1/registry/events",

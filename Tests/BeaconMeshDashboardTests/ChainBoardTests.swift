@@ -139,3 +139,57 @@ struct ChainBoardTests {
         return items.first
     }
 }
+
+@Suite("Chain board alerts")
+struct ChainBoardAlertTests {
+    typealias F = BoardFixtures
+
+    static func alert(_ id: String, store: UInt16 = 1, at seconds: Int64, text: String) -> [UInt8] {
+        var alert = Alert(
+            rule: "vip-arrived", kind: .memberArrived, store: store, at: F.at(seconds: seconds), department: 10,
+            departmentName: "Womenswear", member: F.member("ana", "Ana Souza"), text: text)
+        alert.id = id
+        return WireCodec.encode(alert)
+    }
+
+    @Test("a store's alerts are kept newest first, once each, at most ten; the page data lists them with rule, time and text")
+    func alertsListed() {
+        var board = ChainBoard(broker: "b")
+        for number in 1...12 {
+            let payload = Self.alert("a-\(number)", at: Int64(number), text: "Ana Souza (tier vip) arrived in Womenswear \(number)")
+            #expect(board.receive(topic: F.topics.alerts(store: 1), payload: payload, at: F.at(seconds: Int64(number))).change == .store(1))
+        }
+        _ = board.receive(topic: F.topics.alerts(store: 1), payload: Self.alert("a-12", at: 12, text: "again"), at: F.at(seconds: 13))
+        let store = try! #require(board.stores[1])
+        #expect(store.recentAlerts.map(\.id) == (3...12).reversed().map { "a-\($0)" })
+        #expect(store.model.latestAlert?.id == "a-12")
+        var sent: [String: Int] = [:]
+        guard case .array(let alerts)? = StorePageData.json(store, coordinator: nil, at: F.at(seconds: 13), photosSent: &sent)["alerts"]
+        else {
+            Issue.record("no alerts in the page data")
+            return
+        }
+        #expect(alerts.count == 10)
+        #expect(alerts.first?["rule"] == .string("vip-arrived") && alerts.first?["kind"] == .string("member-arrived"))
+        #expect(alerts.first?["text"] == .string("Ana Souza (tier vip) arrived in Womenswear 12"))
+        #expect(alerts.first?["at"] == .int(F.at(seconds: 12).milliseconds) && alerts.first?["member"] == .string("Ana Souza"))
+    }
+
+    @Test("an alert whose body names another store than its topic, or that is not an alert, is dropped and changes nothing")
+    func badAlertsDropped() {
+        var board = ChainBoard(broker: "b")
+        let other = board.receive(
+            topic: F.topics.alerts(store: 2), payload: Self.alert("a-1", store: 1, at: 1, text: "x"), at: F.at(seconds: 1))
+        #expect(other.change == .none && other.dropReason?.reason == "absurd-value")
+        let garbage = board.receive(
+            topic: F.topics.alerts(store: 1), payload: Array(#"{"v":1,"kind":"meteor"}"#.utf8), at: F.at(seconds: 1))
+        #expect(garbage.change == .none && garbage.dropReason != nil)
+        #expect(board.stores.isEmpty && board.messagesDropped == 2)
+    }
+
+    @Test("the dashboard subscribes to its stores' alerts")
+    func subscribesToAlerts() {
+        #expect(DashboardFeed.filters(stores: [], topics: F.topics).contains("beaconmesh/v1/stores/+/alerts"))
+        #expect(DashboardFeed.filters(stores: [3], topics: F.topics).contains("beaconmesh/v1/stores/3/alerts"))
+    }
+}

@@ -296,3 +296,51 @@ struct DashboardBrowserTests {
         await mesh.stop()
     }
 }
+
+@Suite("beacon-dashboard alerts in a browser", .serialized)
+struct DashboardAlertBrowserTests {
+    @Test("a VIP arrives: her alert is on the store page's alerts panel within 1 s of her row, newest first, with its rule")
+    func vipAlertOnThePage() async throws {
+        let mesh = try await DashboardMesh.start(
+            tiers: ["ana": "vip"],
+            extraConfig: """
+                alerts:
+                  - {id: vip-arrived, store: 1, when: {memberArrived: {member: {tier: vip}}}}
+                """)
+        let browser = try await Browser.start(width: 1280, height: 1000)
+        do {
+            try await mesh.shoppers.nodeStatus(department: 10, online: true)
+            try await browser.open(mesh.dashboardURL + "/stores/1")
+            #expect(try await browser.waitFor("return document.querySelector('#alerts li.empty') !== null;", timeout: .seconds(10)) != nil)
+            mesh.shoppers.place(4, in: 10)  // Zoë first: no tier, no alert
+            mesh.shoppers.place(1, in: 10)
+            let row = try await browser.waitFor("return document.querySelector('tr[data-member=\"ana\"]') !== null;", timeout: .seconds(15))
+            #expect(row != nil, "Ana's row never appeared: \(mesh.coordinator.transcript)")
+            let rowAt = ContinuousClock.now
+            let alert =
+                try await browser.waitFor(
+                    """
+                    var li = document.querySelector('#alerts li[data-rule="vip-arrived"]');
+                    return li ? {text: li.textContent, count: document.querySelectorAll('#alerts li[data-rule]').length} : null;
+                    """, timeout: .seconds(5)) as? [String: Any]
+            #expect(ContinuousClock.now - rowAt < .seconds(1), "the alert came \(ContinuousClock.now - rowAt) after her row")
+            #expect(
+                (alert?["text"] as? String)?.contains("Ana Souza (tier vip) arrived in Clothing") == true, "\(String(describing: alert))")
+            #expect(alert?["count"] as? Int == 1, "none for Zoë: \(String(describing: alert))")
+            try await browser.settled()
+            let shot = try await browser.screenshot()
+            try shot.write(to: URL(fileURLWithPath: try DashboardBrowserTests.screenshotPath("dashboard-alert.png")))
+            if ProcessInfo.processInfo.environment["BEACONMESH_README_SCREENSHOTS"] != nil {
+                try shot.write(to: BuiltProducts.packageRoot.appendingPathComponent("deploy/pictures/dashboard-alert.png"))
+            }
+            let errors = try await browser.consoleMessages().filter { $0.hasPrefix("SEVERE") }
+            #expect(errors.isEmpty, "console errors on the store page: \(errors)")
+        } catch {
+            await browser.quit()
+            await mesh.stop()
+            throw error
+        }
+        await browser.quit()
+        await mesh.stop()
+    }
+}

@@ -22,9 +22,11 @@ struct DashboardMesh {
 
     /// Starts the mesh; `prepare` runs in its folder before the dashboard starts and returns the dashboard's extra
     /// arguments (a users file it made, say).
+    /// `tiers` adds a `tier` column to the members CSV (a custom field; empty for members not in it), and
+    /// `extraConfig` top-level keys to the coordinator's config (`alerts:`, say).
     static func start(
-        extraMembers: [String] = [], database: String = "mesh.sqlite", tills: Set<Int> = [],
-        prepare: (_ directory: String) async throws -> [String] = { _ in [] }
+        extraMembers: [String] = [], database: String = "mesh.sqlite", tills: Set<Int> = [], tiers: [String: String] = [:],
+        extraConfig: String = "", prepare: (_ directory: String) async throws -> [String] = { _ in [] }
     ) async throws -> DashboardMesh {
         let broker = try await MosquittoBroker.start()
         let directory = try Mesh.temporaryDirectory()
@@ -36,8 +38,14 @@ struct DashboardMesh {
             zoe,Zoë Martin,,ibeacon:\(uuid):1:4,,0,,
             li,李小龍,Jasmine tea,ibeacon:\(uuid):1:8,,2,1763683200000,
             """ + extraMembers.map { "\n" + $0 }.joined()
+        let csv =
+            tiers.isEmpty
+            ? members
+            : members.split(separator: "\n").enumerated().map { index, row in
+                index == 0 ? row + ",tier" : row + "," + (tiers[String(row.prefix { $0 != "," })] ?? "")
+            }.joined(separator: "\n")
         // The CSV's photo paths are read relative to the working directory of the import: give an absolute one.
-        try members.replacingOccurrences(of: ",ana.png,", with: ",\(directory)/ana.png,")
+        try csv.replacingOccurrences(of: ",ana.png,", with: ",\(directory)/ana.png,")
             .write(toFile: directory + "/members.csv", atomically: true, encoding: .utf8)
         let metricsPort = try FreePort.next()
         func till(_ department: Int) -> String { tills.contains(department) ? ", till: true" : "" }
@@ -56,6 +64,7 @@ struct DashboardMesh {
                   - {id: 10, name: Clothing\(till(10)), promo: {id: shirts, title: "Promoção de blusas!", message: "Ganhe R$10!"}}
                   - {id: 20, name: Housewares\(till(20))}
                   - {id: 30, name: Automotive\(till(30))}
+            \(extraConfig)
             """
         try config.write(toFile: directory + "/coordinator.yaml", atomically: true, encoding: .utf8)
         let coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", directory + "/coordinator.yaml"])

@@ -44,6 +44,8 @@ public struct Topics: Sendable, Equatable {
     public func eventsFilter(store: UInt16?) -> String { "\(prefix)/stores/\(Self.level(store))/events" }
     /// The filter for the presence snapshot of one store, or of every store.
     public func presenceFilter(store: UInt16?) -> String { "\(prefix)/stores/\(Self.level(store))/presence" }
+    /// The filter for one store's alerts, or every store's.
+    public func alertsFilter(store: UInt16?) -> String { "\(prefix)/stores/\(Self.level(store))/alerts" }
     /// The filter for the check-in requests of one store, or of every store.
     public func checkinsFilter(store: UInt16?) -> String { "\(prefix)/stores/\(Self.level(store))/checkins" }
     /// The filter for the survey marks of one store, or of every store.
@@ -86,6 +88,7 @@ public struct Topics: Sendable, Equatable {
         case nodeHealth(NodeAddress)
         case events(store: UInt16)
         case presence(store: UInt16)
+        case alerts(store: UInt16)
         case offers(member: String)
         case coordinatorStatus(id: String)
         case coordinatorHealth(id: String)
@@ -114,6 +117,7 @@ public struct Topics: Sendable, Equatable {
             guard let store = levels.number(1) else { return nil }
             if levels.is(2, "events") { return .events(store: store) }
             if levels.is(2, "presence") { return .presence(store: store) }
+            if levels.is(2, "alerts") { return .alerts(store: store) }
             if levels.is(2, "checkins") { return .storeCheckins(store: store) }
             if levels.is(2, "survey") { return .survey(store: store) }
             return nil

@@ -161,6 +161,14 @@
       li.appendChild(text);
       return li;
     }) : [make('li', 'empty', 'No promo offered yet.')]);
+    replaceChildren($('alerts'), data.alerts.length ? data.alerts.map(function (a) {
+      var li = make('li', a.kind);
+      li.setAttribute('data-rule', a.rule);
+      li.appendChild(make('time', null, clock(a.at)));
+      li.appendChild(document.createTextNode(a.text));
+      li.appendChild(make('span', 'rule', a.rule));
+      return li;
+    }) : [make('li', 'empty', 'No alert yet.')]);
     replaceChildren($('events'), data.events.length ? data.events.map(function (e) {
       var li = make('li', e.type);
       li.appendChild(make('time', null, clock(e.at)));
