@@ -169,7 +169,7 @@ public final class CoordinatorService: Service {
             LeaseKeeper(
                 leases: leases, registry: registry, stores: configuration.storeIDs, holder: configuration.id,
                 ttl: configuration.lease.ttl, renewInterval: LeaseBook(ttl: configuration.lease.ttl).renewInterval,
-                inbox: inbox, logger: logger, clock: clock)
+                inbox: inbox, logger: logger, clock: clock, readsHolders: configuration.alerts.contains { $0.when.kind == .storeUndecided })
         }
         try keeper?.start()
         let snapshots = SnapshotMailbox()
@@ -284,8 +284,8 @@ public final class CoordinatorService: Service {
                         actions = state.membersChanged(changes, at: now)
                     case .surveysChanged(let fits):
                         actions = state.surveysChanged(fits)
-                    case .leasesRenewed(let held, let sentAt):
-                        actions = state.leasesRenewed(held, sentAt: sentAt, at: now, instant: clock.instant())
+                    case .leasesRenewed(let held, let sentAt, let undecided):
+                        actions = state.leasesRenewed(held, sentAt: sentAt, at: now, instant: clock.instant(), undecided: undecided)
                     case .tookOver(let stores, let loaded):
                         actions = state.tookOver(stores, loaded: loaded, at: now, instant: clock.instant())
                     }

@@ -27,9 +27,10 @@ extension Mailbox where Contents == DecisionQueue {
         put { $0.tickDue = true }
     }
 
-    /// Hands over a lease renewal's answer (replacing an older one not yet taken).
-    func leasesRenewed(_ held: [UInt16: LeaseGrant], sentAt: ContinuousClock.Instant) {
-        put { $0.renewal = (held, sentAt) }
+    /// Hands over a lease renewal's answer (replacing an older one not yet taken), with the stores nobody decides if
+    /// the keeper looked.
+    func leasesRenewed(_ held: [UInt16: LeaseGrant], sentAt: ContinuousClock.Instant, undecided: [UInt16: Timestamp]? = nil) {
+        put { $0.renewal = (held, sentAt, undecided) }
     }
 
     /// Hands over what a take-over of `stores` loaded.
@@ -68,8 +69,9 @@ struct DecisionQueue: MailboxContents {
         case membersChanged(MemberChanges)
         /// Stores' new survey fits (`nil`: the survey was cleared).
         case surveysChanged([UInt16: SurveyFit?])
-        /// A lease renewal's answer: the stores held, with since when, and when (monotonic) it was sent.
-        case leasesRenewed([UInt16: LeaseGrant], sentAt: ContinuousClock.Instant)
+        /// A lease renewal's answer: the stores held, with since when, and when (monotonic) it was sent; the stores
+        /// nobody decides, with since when, when the keeper looked (`nil`: it did not).
+        case leasesRenewed([UInt16: LeaseGrant], sentAt: ContinuousClock.Instant, undecided: [UInt16: Timestamp]?)
         /// What the registry holds of stores being taken over (`nil`: it could not be read).
         case tookOver(Set<UInt16>, CoordinatorState.TakeOver?)
     }
@@ -79,7 +81,7 @@ struct DecisionQueue: MailboxContents {
     var tickDue = false
     /// Member changes, merged while they wait.
     var memberChanges = MemberChanges()
-    var renewal: (held: [UInt16: LeaseGrant], sentAt: ContinuousClock.Instant)?
+    var renewal: (held: [UInt16: LeaseGrant], sentAt: ContinuousClock.Instant, undecided: [UInt16: Timestamp]?)?
     var takeOvers: [(stores: Set<UInt16>, loaded: CoordinatorState.TakeOver?)] = []
     var surveys: [UInt16: SurveyFit?] = [:]
 
@@ -95,7 +97,7 @@ struct DecisionQueue: MailboxContents {
     mutating func next() -> Item? {
         if let renewal {
             self.renewal = nil
-            return .leasesRenewed(renewal.held, sentAt: renewal.sentAt)
+            return .leasesRenewed(renewal.held, sentAt: renewal.sentAt, undecided: renewal.undecided)
         }
         if !takeOvers.isEmpty {
             let first = takeOvers.removeFirst()

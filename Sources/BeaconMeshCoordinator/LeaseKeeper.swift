@@ -24,6 +24,8 @@ final class LeaseKeeper: Sendable {
     private let inbox: DecisionInbox
     private let logger: Logger
     private let clock: any ServiceClock
+    /// Whether each renewal also reads who holds the other stores (for the `storeUndecided` alert rules).
+    private let readsHolders: Bool
     private let wakeUp = NSCondition()
     private let state = Mutex(State())
 
@@ -37,8 +39,9 @@ final class LeaseKeeper: Sendable {
     /// are read from `registry`; answers go to `inbox`.
     init(
         leases: any StoreLeases, registry: any RegistryReading, stores: [UInt16], holder: String, ttl: Duration,
-        renewInterval: Duration, inbox: DecisionInbox, logger: Logger, clock: any ServiceClock
+        renewInterval: Duration, inbox: DecisionInbox, logger: Logger, clock: any ServiceClock, readsHolders: Bool = false
     ) {
+        self.readsHolders = readsHolders
         self.leases = leases
         self.registry = registry
         self.stores = stores
@@ -62,7 +65,7 @@ final class LeaseKeeper: Sendable {
             let sentAt = clock.instant()
             do {
                 let held = try leases.claim(stores, for: holder, ttl: ttl)
-                inbox.leasesRenewed(held, sentAt: sentAt)
+                inbox.leasesRenewed(held, sentAt: sentAt, undecided: readsHolders ? try undecided(besides: held) : nil)
                 let recovered = state.withLock { state in
                     defer { state.failing = nil }
                     return state.failing
@@ -94,6 +97,20 @@ final class LeaseKeeper: Sendable {
         state.withLock { $0.stopped = true }
         wakeUp.broadcast()
         wakeUp.unlock()
+    }
+
+    /// The stores of this coordinator that nobody decides now — neither held here nor under another's unexpired
+    /// lease (a holder gone, or one whose lease runs out unfenced) — each with since when (the lease's expiry, the same
+    /// for every coordinator that looks, or now when there is no lease at all).
+    private func undecided(besides held: [UInt16: LeaseGrant]) throws -> [UInt16: Timestamp] {
+        let now = clock.now()
+        let live = try leases.holders()
+        var undecided: [UInt16: Timestamp] = [:]
+        for store in stores where held[store] == nil {
+            if let lease = live[store], lease.expiresAt > now { continue }
+            undecided[store] = live[store]?.expiresAt ?? now
+        }
+        return undecided
     }
 
     /// Reads what taking `stores` over needs, on a thread of its own (a take-over is rare, and its read must not

@@ -196,14 +196,14 @@ struct BeaconCoordinatorCommandTests {
           monitor                 A monitor's credential: it may read everything of one store and write nothing; with --till
                                   also that store's check-ins.
           coordinator             A coordinator's credential: its stores' node topics, ranging and check-ins in; events,
-                                  presence, offers, check-ins, registry events and its own status out.
+                                  presence, alerts, offers, check-ins, registry events and its own status out.
           member                  A member app's credential: user name = member id; it may publish only its own ranging reports
                                   and read only its own offers and check-ins.
           bridge                  On the head-office broker: a store broker's bridge, which forwards that store's topics and
                                   takes offers and check-ins back.
-          dashboard               A web dashboard's credential: it may read its stores' presence, events and node status and
-                                  the coordinators' status, and write only their survey marks; no --store: every store (head
-                                  office).
+          dashboard               A web dashboard's credential: it may read its stores' presence, events, node status and
+                                  alerts and the coordinators' status, and write only their survey marks; no --store: every
+                                  store (head office).
           revoke                  Remove a credential: its password entry, ACL block and credential file.
           database                A chain registry's PostgreSQL role for coordinators: migrates the schema as the owner, then
                                   grants the role rows only (no DDL, no other schema).

@@ -25,7 +25,7 @@ struct CoordinatorFixture {
     let leases: InMemoryLeases?
     let folder: String
 
-    init(anaVisits: Int = 0, firstVisitGreeting: String? = nil, leaseTTL: Duration? = nil) throws {
+    init(anaVisits: Int = 0, firstVisitGreeting: String? = nil, leaseTTL: Duration? = nil, alerts: [AlertRule] = []) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("beaconmesh-coordinator-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         registry = try SQLiteRegistry(path: folder + "/registry.sqlite")
@@ -38,6 +38,7 @@ struct CoordinatorFixture {
         store.departments = [.init(id: 10, name: "Clothing", presence: PresenceRules())]
         store.firstVisitGreeting = firstVisitGreeting.map(GreetingTemplate.init)
         configuration.stores = [store]
+        configuration.alerts = alerts
         leases = leaseTTL.map { [clock] _ in InMemoryLeases(clock: clock) }
         if let leaseTTL { configuration.lease.ttl = leaseTTL }
         let connections = try CoordinatorService.mqttConfigurations(for: configuration)

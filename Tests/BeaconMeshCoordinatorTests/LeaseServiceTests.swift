@@ -1,4 +1,5 @@
 import BeaconMeshCore
+import BeaconMeshMQTT
 import BeaconMeshService
 import BeaconMeshTesting
 import BeaconMeshWire
@@ -50,6 +51,38 @@ struct LeaseServiceTests {
             return
         }
         #expect(member.id == "ana")
+        running.cancel()
+        _ = try? await running.value
+    }
+
+    @Test(
+        "a holder gone without fencing (nobody stood by when it last renewed) leaves the store decided by nobody: the standby cannot take it, and says so on the alerts topic once, after the rule's duration"
+    )
+    func storeUndecidedAlert() async throws {
+        let rule = AlertRule(id: "nobody-decides", stores: .all, when: .storeUndecided(over: .seconds(5)))
+        let fixture = try CoordinatorFixture(leaseTTL: Self.ttl, alerts: [rule])
+        defer { fixture.removeFolder() }
+        let leases = try #require(fixture.leases)
+        // "ghost" holds store 1 alone (unfenced) and is gone before "hq" starts.
+        #expect(try leases.claim([1], for: "ghost", ttl: Self.ttl)[1]?.fenced == false)
+        let running = Task { try await fixture.service.run() }
+        #expect(await Self.status(of: fixture, saying: []) == [])
+        let alerts = CoordinatorFixture.topics.alerts(store: 1)
+        let expiry = try #require(try leases.holders()[1]?.expiresAt)
+        // The keeper looks at its real pace (a quarter of the ttl); the clock moves on meanwhile.
+        let published = await eventually(timeout: .seconds(20)) { () async -> [MQTTMessage]? in
+            await fixture.advance(by: .milliseconds(200))
+            let found = try? fixture.broker.publications(matching: alerts)
+            return found?.isEmpty == false ? found : nil
+        }
+        let alert = try WireCodec.decodeAlert(try #require(published?.first).payload)
+        #expect(alert.kind == .storeUndecided && alert.rule == "nobody-decides" && alert.store == 1)
+        #expect(alert.text == "Nobody has decided store 1 for 5 s")
+        #expect(alert.at - expiry >= .seconds(5), "not before the rule's 5 s: \(alert.at - expiry)")
+        #expect(alert.id == "nobody-decides/store-1/\(expiry.milliseconds)", "one id whoever tells it")
+        #expect(await Self.status(of: fixture, saying: []) == [], "the gap: an unfenced lease is never taken over")
+        await fixture.advance(by: .seconds(10))
+        #expect(try fixture.broker.publications(matching: alerts).count == 1, "once per spell")
         running.cancel()
         _ = try? await running.value
     }

@@ -120,7 +120,9 @@ struct AlertBookTests {
         book.store(7, decided: false, at: Self.at(100))
         book.store(7, decided: false, at: Self.at(120))  // still the same spell
         #expect(book.tick(at: Self.at(129), localMinute: { _ in Self.noon }).isEmpty)
-        #expect(book.tick(at: Self.at(130), localMinute: { _ in Self.noon }).map(\.text) == ["Nobody has decided store 7 for 30 s"])
+        let due = book.tick(at: Self.at(130), localMinute: { _ in Self.noon })
+        #expect(due.map(\.text) == ["Nobody has decided store 7 for 30 s"])
+        #expect(due.first?.id == "nobody-decides/store-7/\(Self.at(100).milliseconds)", "the spell's id, the same for every teller")
         #expect(book.tick(at: Self.at(200), localMinute: { _ in Self.noon }).isEmpty)
         book.store(7, decided: true, at: Self.at(210))
         book.store(7, decided: false, at: Self.at(220))

@@ -25,11 +25,20 @@ extension CoordinatorState {
         for alert in due { publish(alert: alert) }
     }
 
-    /// The rules whose spells (a stay, a node offline) grew past their duration by `now`.
+    /// Tells the rules which of this coordinator's stores nobody decides (from a lease renewal), and since when.
+    mutating func alertRules(see undecided: [UInt16: Timestamp], at now: Timestamp) {
+        for store in configuration.storeIDs {
+            alertBook.store(store, decided: undecided[store] == nil, at: undecided[store] ?? now)
+        }
+    }
+
+    /// The rules whose spells (a stay, a node offline, a store undecided) grew past their duration by `now`. A store
+    /// nobody decides is told by those standing by for it (under one id, so that their copies are one alert); the
+    /// rest only by the store's holder.
     mutating func tickAlerts(at now: Timestamp) {
         guard !alertBook.isEmpty else { return }
         for alert in alertBook.tick(at: now, localMinute: { _ in LocalCalendar.dayAndMinute(of: now).1 }) {
-            if leases != nil, !active.contains(alert.store) { continue }
+            if leases != nil, !active.contains(alert.store), alert.kind != .storeUndecided { continue }
             publish(alert: alert)
         }
     }
@@ -37,10 +46,11 @@ extension CoordinatorState {
     /// Publishes `alert` on its store's `alerts` topic under a new id (an event's kind of id).
     mutating func publish(alert: Alert) {
         var alert = alert
-        alert.id = nextID()
+        if alert.id.isEmpty { alert.id = nextID() }
+        // Published only while the store is decided here — but that nobody decides it is told by those who do not.
+        let fence = alert.kind == .storeUndecided ? nil : alert.store
         actions.publications.append(
-            Publication(
-                topic: topics.alerts(store: alert.store), message: .alert(alert), qos: .atLeastOnce, retain: false, store: alert.store))
+            Publication(topic: topics.alerts(store: alert.store), message: .alert(alert), qos: .atLeastOnce, retain: false, store: fence))
         logger.notice("alert", metadata: ["rule": "\(alert.rule)", "store": "\(alert.store)", "text": "\(alert.text)"])
     }
 }

@@ -41,9 +41,11 @@ extension CoordinatorState {
     /// since when and whether to fence), at `now` (`instant` on the monotonic clock): stores no longer held are stood by for; stores newly
     /// held are to be taken over (`takeOvers`: the shell loads them).
     mutating func leasesRenewed(
-        _ held: [UInt16: LeaseGrant], sentAt: ContinuousClock.Instant, at now: Timestamp, instant: ContinuousClock.Instant
+        _ held: [UInt16: LeaseGrant], sentAt: ContinuousClock.Instant, at now: Timestamp, instant: ContinuousClock.Instant,
+        undecided: [UInt16: Timestamp]? = nil
     ) -> CoordinatorActions {
         guard var book = leases else { return takeActions() }
+        if let undecided { alertRules(see: undecided, at: now) }
         book.renewed(held, sentAt: sentAt)
         leases = book
         for (store, grant) in held where active.contains(store) { activeSince[store] = grant.since }

@@ -138,9 +138,11 @@ public struct AlertBook: Sendable {
                 }
             case .storeUndecided(let over):
                 for (store, since) in undecided where rule.stores.contains(store) && now - since >= over {
-                    let alert = Alert(
+                    // One id for the spell, whoever tells it: every coordinator standing by for the store sees it.
+                    var alert = Alert(
                         rule: rule.id, kind: .storeUndecided, store: store, at: now,
                         text: "Nobody has decided store \(store) for \(Self.words(over))")
+                    alert.id = "\(rule.id)/store-\(store)/\(since.milliseconds)"
                     if let sent = spell(index, .store(store), since: since, alert, localMinute: localMinute(store)) { alerts.append(sent) }
                 }
             }
