@@ -21,6 +21,8 @@ struct AlertEndToEndTests {
         @Sendable func alertLines() -> [String] { watch.lines.filter { Mesh.topic(of: $0) == "beaconmesh/v1/stores/1/alerts" } }
         let monitor = try Mesh.program("beacon-monitor", ["--store", "1", "--broker", run.broker.url, "--plain"])
         defer { monitor.send(SIGKILL) }
+        let screen = try await MonitorUnderTest.launch("alerts", broker: run.broker)
+        defer { Task { await screen.tmux.kill() } }
         // Vera joins the club as a VIP: a members CSV with a column of its own.
         let csv = run.directory + "/vip.csv"
         try """
@@ -43,6 +45,13 @@ struct AlertEndToEndTests {
         let line = await watch.waitForLine(timeout: .seconds(5)) { $0.contains("vip-arrived") }
         #expect(ContinuousClock.now - greetedAt < .seconds(1), "the alert came \(ContinuousClock.now - greetedAt) after the greeting")
         let alert = try #require(line.flatMap(Mesh.payload(of:)), "\(watch.lines)\n\(run.coordinator.transcript)")
+        // The full-screen monitor (in tmux): the alert on a line of its own.
+        let shown = try await screen.tmux.waitForScreen("the alert line", timeout: .seconds(5)) {
+            $0.contains("ALERT") && $0.contains("Vera Lima (tier vip) arrived in Housewares")
+        }
+        #expect(
+            ContinuousClock.now - greetedAt < .seconds(1), "on the monitor's screen \(ContinuousClock.now - greetedAt) after the greeting")
+        #expect(ScreenText.line(containing: "Vera Lima (tier vip)", in: shown)?.hasPrefix(" ALERT ") == true, "\(shown)")
         let arrival = try #require(greeted.flatMap(Mesh.payload(of:)))
         #expect(alert["kind"] as? String == "member-arrived" && alert["store"] as? Int == 1 && alert["department"] as? Int == 20)
         #expect(alert["text"] as? String == "Vera Lima (tier vip) arrived in Housewares")
