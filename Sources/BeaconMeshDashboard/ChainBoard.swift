@@ -45,25 +45,19 @@ public struct ChainBoard: Sendable {
             case .presence(let store)?:
                 guard shows(store), !payload.isEmpty else { return (.none, nil) }
                 let snapshot = try WireCodec.decodePresenceSnapshot(payload)
-                if snapshot.store != store {
-                    throw WireError.absurdValue(field: "store", value: "\(snapshot.store) under the topic of store \(store)")
-                }
+                try Self.sameStore(snapshot.store, topic: store)
                 withStore(store) { $0.apply(snapshot: snapshot, payload: payload, at: now) }
                 return (.store(store), nil)
             case .events(let store)?:
                 guard shows(store) else { return (.none, nil) }
                 let event = try WireCodec.decodeEvent(payload)
-                if event.store != store {
-                    throw WireError.absurdValue(field: "store", value: "\(event.store) under the topic of store \(store)")
-                }
+                try Self.sameStore(event.store, topic: store)
                 withStore(store) { $0.apply(event: event, at: now) }
                 return (.store(store), nil)
             case .alerts(let store)?:
                 guard shows(store) else { return (.none, nil) }
                 let alert = try WireCodec.decodeAlert(payload)
-                if alert.store != store {
-                    throw WireError.absurdValue(field: "store", value: "\(alert.store) under the topic of store \(store)")
-                }
+                try Self.sameStore(alert.store, topic: store)
                 withStore(store) { $0.apply(alert: alert, at: now) }
                 return (.store(store), nil)
             case .nodeStatus(let node)?:
@@ -143,6 +137,11 @@ public struct ChainBoard: Sendable {
         case .lost(let since): board.connection(changed: false, at: since)
         }
         return board
+    }
+
+    /// A body that names another store than its topic is refused (`absurd-value`).
+    private static func sameStore(_ body: UInt16, topic store: UInt16) throws(WireError) {
+        guard body == store else { throw WireError.absurdValue(field: "store", value: "\(body) under the topic of store \(store)") }
     }
 
     private mutating func withStore(_ store: UInt16, _ change: (inout StoreBoard) -> Void) {
