@@ -38,8 +38,9 @@ phase "the build (and the fuzzer beside it)"
 # So do the accuracy scoreboard's floors (a minute of replay on the concurrency pool's threads, which starved every
 # other test's tasks while it ran) and its real-time check (six processes for 84 s, whose figures load would bend). (The flood takes 1.4 s alone but 9–34 s among the rest, whose tasks share
 # the two threads of the concurrency pool on this 2-core machine, and once ran out of its 2 minutes.) So do the lease
-# fail-over tests: coordinators killed, frozen and cut off from the database, timed against a lease of 2 s.
-load_tests='AnalyticsEndToEndTests|ColdStartTests|RefusedDatabaseTests|PromoKillTests|FirstRunEndToEndTests|RunMeshFirstRunTests|ChainErasureTests|LiveSurveyTests|DashboardOpenAPITests|ScoreboardFloorTests|LeaseFailoverTests|AccuracyRealTimeTests|BeaconMeshRegistryTests|ChainRegistryTests|CoordinatorHostileInputTests|BrokerRestartTests|StuckConsumerTests|ScannerReplayMemoryTests|NetworkCutTests|ScannerFreezeTests|MQTTBackpressureTests|TestProcessOutputTests'
+# fail-over tests: coordinators killed, frozen and cut off from the database, timed against a lease of 2 s. So do
+# the alerts' end-to-end tests, which time the alert against the greeting (within 1 s: topic, monitor, browser).
+load_tests='AlertEndToEndTests|DashboardAlertBrowserTests|AnalyticsEndToEndTests|ColdStartTests|RefusedDatabaseTests|PromoKillTests|FirstRunEndToEndTests|RunMeshFirstRunTests|ChainErasureTests|LiveSurveyTests|DashboardOpenAPITests|ScoreboardFloorTests|LeaseFailoverTests|AccuracyRealTimeTests|BeaconMeshRegistryTests|ChainRegistryTests|CoordinatorHostileInputTests|BrokerRestartTests|StuckConsumerTests|ScannerReplayMemoryTests|NetworkCutTests|ScannerFreezeTests|MQTTBackpressureTests|TestProcessOutputTests'
 swift test --skip-build --skip "$load_tests"
 phase "the tests, in parallel"
 swift test --skip-build --no-parallel --filter "$load_tests"
