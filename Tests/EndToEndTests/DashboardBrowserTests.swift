@@ -21,6 +21,19 @@ struct DashboardBrowserTests {
                 height: row.getBoundingClientRect().height};
         """
 
+    /// Runs `body`, then quits `browser` and stops `mesh`, whether `body` threw or not.
+    static func closing(_ browser: Browser, _ mesh: DashboardMesh, _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch {
+            await browser.quit()
+            await mesh.stop()
+            throw error
+        }
+        await browser.quit()
+        await mesh.stop()
+    }
+
     /// Where the tests leave their screenshots (the README's picture is one of them).
     static func screenshotPath(_ name: String) throws -> String {
         let folder = BuiltProducts.packageRoot.appendingPathComponent(".build/e2e").path
@@ -34,7 +47,7 @@ struct DashboardBrowserTests {
     func storePageLive() async throws {
         let mesh = try await DashboardMesh.start()
         let browser = try await Browser.start(width: 1280, height: 1000)
-        do {
+        try await Self.closing(browser, mesh) {
             try await mesh.shoppers.nodeStatus(department: 10, online: true)
             try await mesh.shoppers.nodeStatus(department: 20, online: true)
             try await mesh.shoppers.nodeStatus(department: 30, online: false)
@@ -135,13 +148,7 @@ struct DashboardBrowserTests {
             try await browser.screenshot().write(to: URL(fileURLWithPath: try Self.screenshotPath("dashboard-overview.png")))
             let overviewErrors = try await browser.consoleMessages().filter { $0.hasPrefix("SEVERE") }
             #expect(overviewErrors.isEmpty, "console errors on the overview: \(overviewErrors)")
-        } catch {
-            await browser.quit()
-            await mesh.stop()
-            throw error
         }
-        await browser.quit()
-        await mesh.stop()
     }
 
     @Test(
@@ -308,7 +315,7 @@ struct DashboardAlertBrowserTests {
                   - {id: vip-arrived, store: 1, when: {memberArrived: {member: {tier: vip}}}}
                 """)
         let browser = try await Browser.start(width: 1280, height: 1000)
-        do {
+        try await DashboardBrowserTests.closing(browser, mesh) {
             try await mesh.shoppers.nodeStatus(department: 10, online: true)
             try await browser.open(mesh.dashboardURL + "/stores/1")
             #expect(try await browser.waitFor("return document.querySelector('#alerts li.empty') !== null;", timeout: .seconds(10)) != nil)
@@ -335,12 +342,6 @@ struct DashboardAlertBrowserTests {
             }
             let errors = try await browser.consoleMessages().filter { $0.hasPrefix("SEVERE") }
             #expect(errors.isEmpty, "console errors on the store page: \(errors)")
-        } catch {
-            await browser.quit()
-            await mesh.stop()
-            throw error
         }
-        await browser.quit()
-        await mesh.stop()
     }
 }
