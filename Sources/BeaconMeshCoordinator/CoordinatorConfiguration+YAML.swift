@@ -21,6 +21,7 @@ extension CoordinatorConfiguration {
         }
         configuration.databasePasswordFile = configuration.databasePasswordFile.map { resolve($0, against: folder) }
         configuration.members = configuration.members.map { resolve($0, against: folder) }
+        try configuration.readWebhookSecrets(file: path, folder: folder)
         if configuration.sharesRegistry {
             configuration.cache = resolve(configuration.cache ?? configuration.id + ".cache", against: folder)
         }
@@ -46,7 +47,7 @@ extension CoordinatorConfiguration {
             allowed: [
                 "id", "broker", "database", "databasePasswordFile", "presence", "promos", "stores", "members", "topicRoot", "metrics",
                 "lease",
-                "retention", "cache", "alerts",
+                "retention", "cache", "alerts", "webhooks",
             ])
         var configuration = CoordinatorConfiguration(id: defaultID)
         if let id = top["id"] {
@@ -132,6 +133,7 @@ extension CoordinatorConfiguration {
         }
         if configuration.stores.isEmpty { throw ConfigurationError(file: file, message: "no stores: list at least one under 'stores'") }
         if let alerts = top["alerts"] { configuration.alerts = try reader.alertRules(alerts, stores: configuration.stores) }
+        if let webhooks = top["webhooks"] { configuration.webhooks = try reader.webhookEndpoints(webhooks) }
         return configuration
     }
 }

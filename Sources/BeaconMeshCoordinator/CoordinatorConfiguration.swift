@@ -31,6 +31,8 @@ public struct CoordinatorConfiguration: Sendable, Equatable {
     public var cache: String?
     /// `alerts:`: the rules that tell staff (the stores' `alerts` topics).
     public var alerts: [AlertRule] = []
+    /// `webhooks:`: where events and alerts are POSTed, signed (`WebhookCourier`).
+    public var webhooks: [WebhookEndpoint] = []
 
     public init(id: String) {
         self.id = id

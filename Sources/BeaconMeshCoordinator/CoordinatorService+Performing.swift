@@ -27,6 +27,16 @@ extension CoordinatorService {
         /// Where a lease's fence reads the monotonic time.
         let clock: any ServiceClock
         let logger: Logger
+        /// The config's webhooks, if any: what each is owed goes to the writer; their couriers deliver it.
+        var webhooks: Webhooks? = nil
+    }
+
+    /// The webhooks' part in performing: routing publications to deliveries, the couriers to wake once they are
+    /// written, and the stores they deliver for (those this coordinator decides).
+    struct Webhooks: Sendable {
+        let routes: WebhookRoutes
+        let couriers: [WebhookCourier]
+        let stores: DeliveringStores
     }
 
     /// Performs what the decisions returned: publications in order (only while their store's lease holds: until
@@ -40,15 +50,29 @@ extension CoordinatorService {
         let now = actions.publications.filter { !$0.afterWrite }
         let afterWrite = actions.publications.filter(\.afterWrite)
         publish(now, with: parts.publisher, logger: parts.logger, decidingUntil: decidingUntil, clock: parts.clock)
-        if !actions.registry.isEmpty || !afterWrite.isEmpty {
+        // What webhooks are owed is written with the rest (a promo's with its firing), never on the way to MQTT.
+        var owed: [WebhookDelivery] = []
+        if let webhooks = parts.webhooks, !actions.publications.isEmpty {
+            let instant = decidingUntil == nil ? nil : parts.clock.instant()
+            owed = webhooks.routes.deliveries(
+                for: actions.publications.filter { mayPublish($0, decidingUntil: decidingUntil, at: instant) }, at: parts.clock.now())
+        }
+        if !actions.registry.isEmpty || !afterWrite.isEmpty || !owed.isEmpty {
             var changes = actions.registry
             changes.decidedBy = parts.leaseHolder
+            for delivery in owed { changes.queueWebhook(delivery) }
             var published: RegistryWriter.AfterWrite?
-            if !afterWrite.isEmpty {
+            if !afterWrite.isEmpty || !owed.isEmpty {
                 let publisher = parts.publisher
                 let logger = parts.logger
                 let clock = parts.clock
-                published = { publish(afterWrite, with: publisher, logger: logger, decidingUntil: decidingUntil, clock: clock) }
+                let couriers = owed.isEmpty ? [] : parts.webhooks?.couriers ?? []
+                published = {
+                    if !afterWrite.isEmpty {
+                        publish(afterWrite, with: publisher, logger: logger, decidingUntil: decidingUntil, clock: clock)
+                    }
+                    for courier in couriers { courier.wake() }
+                }
             }
             parts.writer.enqueue(changes, afterWrite: published)
         }
@@ -64,11 +88,16 @@ extension CoordinatorService {
         }
         if var health = actions.health {
             health.rssBytes = ProcessMemory.residentBytes()
+            health.webhooks = parts.webhooks?.couriers.map(\.health) ?? []
             publish(
                 [Publication(topic: parts.healthTopic, message: .health(health), qos: .atMostOnce, retain: false)],
                 with: parts.publisher, logger: parts.logger)
         }
         if let status = actions.status {
+            if let webhooks = parts.webhooks {
+                webhooks.stores.current = Set(status.active)
+                for courier in webhooks.couriers { courier.wake() }
+            }
             let payload = WireCodec.encode(status)
             parts.status.payload = payload
             parts.logger.info("status", metadata: ["active": "\(status.active.map(String.init).joined(separator: ","))"])
@@ -89,7 +118,7 @@ extension CoordinatorService {
     ) {
         let now = decidingUntil == nil ? nil : clock.instant()
         for publication in publications {
-            if let now, let store = publication.store, !(decidingUntil?[store].map { now < $0 } ?? false) {
+            guard mayPublish(publication, decidingUntil: decidingUntil, at: now) else {
                 logger.warning("not published: the store's lease ran out", metadata: ["topic": "\(publication.topic)"])
                 continue
             }
@@ -101,6 +130,15 @@ extension CoordinatorService {
                 logger.warning("could not publish", metadata: ["topic": "\(publication.topic)", "error": "\(error)"])
             }
         }
+    }
+
+    /// Whether `publication` may still go out at `now` (the monotonic time; `nil` without leases): its store's lease
+    /// has not run out.
+    static func mayPublish(
+        _ publication: Publication, decidingUntil: [UInt16: ContinuousClock.Instant]?, at now: ContinuousClock.Instant?
+    ) -> Bool {
+        guard let now, let store = publication.store else { return true }
+        return decidingUntil?[store].map { now < $0 } ?? false
     }
 
     /// The bytes on the wire of what a publication says.

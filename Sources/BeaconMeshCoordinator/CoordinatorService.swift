@@ -127,6 +127,8 @@ public final class CoordinatorService: Service {
                 at: startedAt)
         }
         let caches = CacheMailbox(LatestCache())
+        let webhooks = try Self.startWebhooks(
+            configuration, outbox: registry, active: state.status.active, topics: topics, logger: logger, clock: clock)
         if let cache {
             // Writes a previous run kept in its cache (the database was away when it stopped): made once each.
             do {
@@ -236,7 +238,8 @@ public final class CoordinatorService: Service {
                     // database may be slow, locked or away), then hand them to the decisions.
                     let parts = RegistryPoll.Parts(
                         registry: registry, publisher: publisher, topics: topics, writer: writer, inbox: inbox,
-                        reachability: reachability, logger: logger)
+                        reachability: reachability, logger: logger,
+                        webhooks: webhooks.map { ($0.routes, $0.stores, self.configuration.storeIDs[0]) })
                     let feed = RegistryPoll.FeedHolder()
                     await withTaskCancellationHandler {
                         let poll = RegistryPoll(
@@ -257,7 +260,8 @@ public final class CoordinatorService: Service {
                 let parts = Performing(
                     publisher: publisher, session: session, writer: writer, snapshots: snapshots, keeper: keeper,
                     leaseHolder: keeper == nil ? nil : coordinatorID,
-                    healthTopic: healthTopic, statusTopic: statusTopic, status: onlinePayload, caches: caches, clock: clock, logger: logger)
+                    healthTopic: healthTopic, statusTopic: statusTopic, status: onlinePayload, caches: caches, clock: clock, logger: logger,
+                    webhooks: webhooks)
                 // The Prometheus series, recorded as the decisions say (this task alone touches them).
                 var metrics = CoordinatorMetrics()
                 while let item = await inbox.next() {
@@ -304,6 +308,7 @@ public final class CoordinatorService: Service {
         lastChanges.decidedBy = keeper == nil ? nil : configuration.id
         writer.enqueue(lastChanges)
         await writer.close(timeout: .seconds(5))
+        for courier in webhooks?.couriers ?? [] { courier.stop() }
         if let cache {
             // What the writer could not write is kept for the next start.
             do {

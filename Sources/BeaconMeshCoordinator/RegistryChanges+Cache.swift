@@ -4,7 +4,8 @@ import BeaconMeshWire
 
 /// Registry writes not yet made, as the local cache keeps them (`CoordinatorCacheDocument.PendingWrite`), so that a
 /// restart while the database is away loses none: saved and ended visits, visit and check-in counts, promo firings,
-/// check-in requests handled, guest counts, registry events published, and the forgetting of old rows. The visit
+/// check-in requests handled, guest counts, registry events published, webhook deliveries owed, and the forgetting of
+/// old rows. The visit
 /// history's records and survey samples are not kept (the history is rewritten as visits go on; a survey walked
 /// while the database was away is walked again).
 extension RegistryChanges {
@@ -75,6 +76,18 @@ extension RegistryChanges {
                     })
             ))
         members.append(("publishedRegistryEvents", .array(publishedRegistryEvents.sorted().map { .int($0) })))
+        members.append(
+            (
+                "webhookDeliveries",
+                .array(
+                    webhookDeliveries.map {
+                        .object([
+                            ("endpoint", .string($0.endpoint)), ("store", .int(Int64($0.store))), ("id", .string($0.eventID)),
+                            ("body", .string(String(decoding: $0.body, as: UTF8.self))),
+                            ("member", $0.personalDataOf.map { .string($0) } ?? .null), ("at", .int($0.createdAt.milliseconds)),
+                        ])
+                    })
+            ))
         members.append(("forgetCheckinRequestsBefore", forgetCheckinRequestsBefore.map { .int($0.milliseconds) } ?? .null))
         members.append(("forgetHistoryBefore", forgetHistoryBefore.map { .int($0.milliseconds) } ?? .null))
         members.append(("decidedBy", decidedBy.map { .string($0) } ?? .null))
@@ -138,6 +151,14 @@ extension RegistryChanges {
         for item in published {
             guard let seq = item.number else { return nil }
             registryEventPublished(seq)
+        }
+        for item in items("webhookDeliveries") ?? [] {
+            guard let endpoint = item["endpoint"]?.text, let store = item["store"]?.store, let id = item["id"]?.text,
+                let body = item["body"]?.text, let at = item["at"]?.time
+            else { return nil }
+            queueWebhook(
+                WebhookDelivery(
+                    endpoint: endpoint, store: store, eventID: id, body: Array(body.utf8), personalDataOf: item["member"]?.text, createdAt: at))
         }
         if let before = value["forgetCheckinRequestsBefore"]?.time { forgetCheckinRequests(before: before) }
         if let before = value["forgetHistoryBefore"]?.time { forgetHistory(before: before) }

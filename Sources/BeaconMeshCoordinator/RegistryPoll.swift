@@ -1,6 +1,7 @@
 import BeaconMeshCore
 import BeaconMeshMQTT
 import BeaconMeshRegistry
+import BeaconMeshService
 import BeaconMeshThreads
 import BeaconMeshWire
 import Foundation
@@ -42,6 +43,9 @@ struct RegistryPoll: Sendable {
         let inbox: DecisionInbox
         let reachability: RegistryReachability
         let logger: Logger
+        /// The webhooks owed registry events (`member-forgotten`), delivered by the holder of the first store this
+        /// coordinator decides.
+        var webhooks: (routes: WebhookRoutes, stores: DeliveringStores, fallback: UInt16)? = nil
     }
 
     /// Looks again and again on a thread of its own, each look waiting up to `wait` for a change, until the feed is
@@ -146,10 +150,17 @@ struct RegistryPoll: Sendable {
         do {
             parts.reachability.reading()
             // Registry events the `members` command (or the CSV at start) left in the outbox.
-            let published = try outbox.publishPending(from: parts.registry) { event in
+            var owed: [WebhookDelivery] = []
+            var published = try outbox.publishPending(from: parts.registry) { event in
                 try parts.publisher.publish(
                     topic: parts.topics.registryEvents, payload: WireCodec.encode(event), qos: .atLeastOnce, retain: false)
+                if let webhooks = parts.webhooks {
+                    let store = webhooks.stores.current.min() ?? webhooks.fallback
+                    owed += webhooks.routes.deliveries(for: event, store: store, at: WallClock.now())
+                }
             }
+            // Written with the events' removal from their outbox: at once, or again after a restart.
+            for delivery in owed { published.queueWebhook(delivery) }
             parts.writer.enqueue(published)
             let (fits, unreadable) = try surveys.look(at: parts.registry, now: .now)
             parts.inbox.surveysChanged(fits)

@@ -36,6 +36,8 @@ public struct RegistryChanges: Sendable {
     public internal(set) var forgetHistoryBefore: Timestamp?
     /// Survey samples to add, in the order they were queued; at most `surveySampleLimit` (the oldest give way).
     public internal(set) var surveySamples: [SurveySample] = []
+    /// Webhook deliveries to add to the outbox, in the order they are owed.
+    public internal(set) var webhookDeliveries: [WebhookDelivery] = []
 
     /// The most survey samples that wait: two hours of one surveyed beacon (a few megabytes). Unlike the rest, samples
     /// are not replaced by later ones, so while the database is away for longer than that, the oldest are given up
@@ -81,7 +83,7 @@ public struct RegistryChanges: Sendable {
     /// How many rows applying these changes writes.
     public var count: Int {
         visits.count + counts.count + promoFires.count + checkins.count + checkinRequests.count + publishedRegistryEvents.count
-            + history.count + guestCounts.count + surveySamples.count
+            + history.count + guestCounts.count + surveySamples.count + webhookDeliveries.count
     }
 
     /// Saves `visit` (replacing the member's saved one).
@@ -145,6 +147,9 @@ public struct RegistryChanges: Sendable {
         if surveySamples.count > Self.surveySampleLimit { surveySamples.removeFirst(surveySamples.count - Self.surveySampleLimit) }
     }
 
+    /// Adds `delivery` to the webhook outbox, after those queued before.
+    public mutating func queueWebhook(_ delivery: WebhookDelivery) { webhookDeliveries.append(delivery) }
+
     /// Adds `later` on top of these changes (its entries replace these where both name the same thing).
     public mutating func merge(_ later: RegistryChanges) {
         visits.merge(later.visits) { _, new in new }
@@ -159,5 +164,6 @@ public struct RegistryChanges: Sendable {
         for (key, count) in later.guestCounts { addGuests(count, at: key) }
         if let before = later.forgetHistoryBefore { forgetHistory(before: before) }
         addSurveySamples(later.surveySamples)
+        webhookDeliveries.append(contentsOf: later.webhookDeliveries)
     }
 }

@@ -3,7 +3,8 @@ import BeaconMeshCore
 extension WireCodec {
     /// The alert payload of `stores/{store}/alerts`: `{"v":1,"id":…,"rule":…,"kind":…,"store":…,"at":…,
     /// "department":…|null,"departmentName":…|null,"member":{…}|null,"node":…|null,"text":…}`.
-    public static func encode(_ alert: Alert) -> [UInt8] {
+    /// With `.idOnly` the member is `{"id":"…"}` and the text names them by id.
+    public static func encode(_ alert: Alert, members detail: MemberDetail = .full) -> [UInt8] {
         payload(capacity: 384) { body in
             body.member("v", 1)
             body.member("id", alert.id)
@@ -14,13 +15,17 @@ extension WireCodec {
             body.member("department", orNull: alert.department.map(Int.init))
             body.member("departmentName", orNull: alert.departmentName)
             if let member = alert.member {
-                body.member("member") { writeMember(member, into: &$0) }
+                body.member("member") { writeMember(member, detail, into: &$0) }
             } else {
                 body.key("member")
                 body.null()
             }
             body.member("node", orNull: alert.node)
-            body.member("text", alert.text)
+            if detail == .idOnly, let member = alert.member, !member.name.isEmpty {
+                body.member("text", alert.text.replacing(member.name, with: member.id))
+            } else {
+                body.member("text", alert.text)
+            }
         }
     }
 

@@ -1,8 +1,10 @@
 import BeaconMeshCore
 
 extension WireCodec {
-    /// The event payload of `stores/{store}/events`: the envelope plus the fields of its type.
-    public static func encode(_ event: StoreEvent) -> [UInt8] {
+    /// The event payload of `stores/{store}/events`: the envelope plus the fields of its type. With `.idOnly` (a
+    /// webhook that did not ask for personal data) a member is `{"id":"…"}` alone and an arrival carries no greeting
+    /// (which names them).
+    public static func encode(_ event: StoreEvent, members detail: MemberDetail = .full) -> [UInt8] {
         payload(capacity: 512) { body in
             body.member("v", 1)
             body.member("id", event.id)
@@ -11,28 +13,28 @@ extension WireCodec {
             body.member("at", event.at)
             switch event.kind {
             case .arrived(let member, let department, let departmentName, let visit, let greeting, let evidence):
-                body.member("member") { writeMember(member, into: &$0) }
+                body.member("member") { writeMember(member, detail, into: &$0) }
                 body.member("department", department)
                 body.member("departmentName", departmentName)
                 body.member("visit") { writer in
                     writer.member("number", visit.number)
                     writer.member("previousAt", orNull: visit.previousAt)
                 }
-                body.member("greeting", greeting)
+                if detail == .full { body.member("greeting", greeting) }
                 if let evidence { writeEvidence(evidence, into: &body) }
             case .moved(let member, let from, let to, let fromName, let toName, let evidence):
-                body.member("member") { writeMember(member, into: &$0) }
+                body.member("member") { writeMember(member, detail, into: &$0) }
                 body.member("from", from)
                 body.member("to", to)
                 body.member("fromName", fromName)
                 body.member("toName", toName)
                 if let evidence { writeEvidence(evidence, into: &body) }
             case .left(let member, let department, let dwellSeconds):
-                body.member("member") { writeMember(member, into: &$0) }
+                body.member("member") { writeMember(member, detail, into: &$0) }
                 body.member("department", department)
                 body.member("dwellSeconds", dwellSeconds)
             case .promo(let member, let department, let departmentName, let promo):
-                body.member("member") { writeMember(member, into: &$0) }
+                body.member("member") { writeMember(member, detail, into: &$0) }
                 body.member("department", department)
                 body.member("departmentName", departmentName)
                 body.member("promo") { writePromo(promo, into: &$0) }
@@ -41,7 +43,7 @@ extension WireCodec {
                 body.member("node", node)
                 body.member("state", state.rawValue)
             case .checkin(let member, let department, let departmentName, let request, let checkins, let verified):
-                body.member("member") { writeMember(member, into: &$0) }
+                body.member("member") { writeMember(member, detail, into: &$0) }
                 body.member("department", department)
                 body.member("departmentName", departmentName)
                 body.member("request", request)
@@ -58,8 +60,9 @@ extension WireCodec {
 
     /// Writes the members of the contract's `member` object: the one spelling of a member, in events and in the
     /// presence snapshot. Custom fields follow in name order, except those that would shadow a contract field.
-    static func writeMember(_ member: MemberProfile, into writer: inout JSONStreamWriter) {
+    static func writeMember(_ member: MemberProfile, _ detail: MemberDetail = .full, into writer: inout JSONStreamWriter) {
         writer.member("id", member.id)
+        guard detail == .full else { return }
         writer.member("name", member.name)
         writer.member("favoriteDrink", orNull: member.favoriteDrink)
         writer.member("visits", member.visits)
@@ -70,6 +73,11 @@ extension WireCodec {
             writer.key(key)
             writer.string(value)
         }
+    }
+
+    /// How much of a member a payload carries: everything (MQTT, a webhook with `personalData: true`), or the id alone.
+    public enum MemberDetail: Sendable {
+        case full, idOnly
     }
 
     static let reservedMemberFields: Set<String> = ["id", "name", "favoriteDrink", "visits", "lastVisitAt", "photo", "checkins"]
@@ -175,6 +183,18 @@ extension WireCodec {
                 department: try body.uint16("department"), departmentName: try body.optionalString("departmentName"),
                 promo: try decodePromo(try body.object("promo")),
                 at: try body.timestamp("at"))
+        }
+    }
+}
+
+extension WireCodec {
+    /// The `test` event `beacon-coordinator webhooks test` sends: the envelope alone, with `"type":"test"` and no store.
+    public static func encodeWebhookTest(id: String, at time: Timestamp) -> [UInt8] {
+        payload(capacity: 96) { body in
+            body.member("v", 1)
+            body.member("id", id)
+            body.member("type", "test")
+            body.member("at", time)
         }
     }
 }

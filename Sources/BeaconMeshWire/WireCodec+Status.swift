@@ -121,6 +121,22 @@ extension WireCodec {
                 body.key("surveys")
                 body.array(health.surveys) { survey, writer in writeSurveyStatus(survey, into: &writer) }
             }
+            if !health.webhooks.isEmpty {
+                body.key("webhooks")
+                body.array(health.webhooks) { webhook, writer in
+                    writer.object { entry in
+                        entry.member("name", webhook.name)
+                        entry.member("state", webhook.failingSince == nil ? "ok" : "failing")
+                        entry.member("backlog", webhook.backlog)
+                        entry.member("delivered", webhook.delivered)
+                        entry.member("failed", webhook.failed)
+                        entry.member("refused", webhook.refused)
+                        entry.member("expired", webhook.expired)
+                        entry.member("error", orNull: webhook.error)
+                        entry.member("since", orNull: webhook.failingSince)
+                    }
+                }
+            }
         }
     }
 
@@ -135,8 +151,23 @@ extension WireCodec {
                 duplicates: UInt64(clamping: try body.int("duplicates")), tracked: Int(try body.int("tracked")),
                 rssBytes: Int(try body.int("rssBytes")), nodes: try decodeHealthNodes(body), database: try decodeHealthDatabase(body),
                 rangingReports: UInt64(clamping: try body.optionalInt("rangingReports") ?? 0), leases: try decodeHealthLeases(body),
-                surveys: try decodeHealthSurveys(body))
+                surveys: try decodeHealthSurveys(body), webhooks: try decodeHealthWebhooks(body))
         }
+    }
+
+    private static func decodeHealthWebhooks(_ body: JSONReader) throws(WireError) -> [CoordinatorHealth.Webhook] {
+        var webhooks: [CoordinatorHealth.Webhook] = []
+        try body.forEachObject("webhooks", optional: true) { entry throws(WireError) in
+            var webhook = CoordinatorHealth.Webhook(name: try entry.string("name"), backlog: Int(try entry.int("backlog")))
+            webhook.delivered = UInt64(clamping: try entry.int("delivered"))
+            webhook.failed = UInt64(clamping: try entry.int("failed"))
+            webhook.refused = UInt64(clamping: try entry.int("refused"))
+            webhook.expired = UInt64(clamping: try entry.int("expired"))
+            webhook.error = try entry.optionalString("error")
+            webhook.failingSince = try entry.optionalInt("since").map { Timestamp(milliseconds: $0) }
+            webhooks.append(webhook)
+        }
+        return webhooks
     }
 
     private static func decodeHealthSurveys(_ body: JSONReader) throws(WireError) -> [SurveyStatus] {

@@ -39,6 +39,32 @@ public struct CoordinatorHealth: Hashable, Sendable {
     /// The surveyed stores it decides, each with how well live readings fit the survey lately.
     public var surveys: [SurveyStatus] = []
 
+    /// Each webhook endpoint's deliveries (none when the config has no `webhooks:`).
+    public var webhooks: [Webhook] = []
+
+    /// One webhook endpoint as its courier reports it: what it is owed, what became of the POSTs since the start, and
+    /// since when and why it has been failing.
+    public struct Webhook: Hashable, Sendable {
+        public var name: String
+        /// Deliveries waiting in the outbox for the stores this coordinator delivers for.
+        public var backlog: Int
+        public var delivered: UInt64 = 0
+        /// Attempts that failed and will be tried again (a 5xx, 408, 429, a redirect, a timeout, no answer).
+        public var failed: UInt64 = 0
+        /// Deliveries the receiver refused for good (a 4xx other than 408 and 429): not tried again.
+        public var refused: UInt64 = 0
+        /// Deliveries given up after 24 hours of retries.
+        public var expired: UInt64 = 0
+        /// The last failure, while the endpoint is failing.
+        public var error: String?
+        public var failingSince: Timestamp?
+
+        public init(name: String, backlog: Int) {
+            self.name = name
+            self.backlog = backlog
+        }
+    }
+
     /// One store's lease that the coordinator holds.
     public struct Lease: Hashable, Sendable {
         public var store: UInt16
@@ -90,8 +116,9 @@ public struct CoordinatorHealth: Hashable, Sendable {
     public init(
         uptimeSeconds: Int64, batches: UInt64, sightings: UInt64, events: UInt64, dropped: [String: UInt64],
         gaps: UInt64, duplicates: UInt64, tracked: Int, rssBytes: Int, nodes: [Node] = [], database: Database = Database(),
-        rangingReports: UInt64 = 0, leases: [Lease] = [], surveys: [SurveyStatus] = []
+        rangingReports: UInt64 = 0, leases: [Lease] = [], surveys: [SurveyStatus] = [], webhooks: [Webhook] = []
     ) {
+        self.webhooks = webhooks
         self.leases = leases
         self.surveys = surveys
         self.rangingReports = rangingReports

@@ -119,6 +119,8 @@ extension PostgresRegistry {
             if kind == .forgotten {
                 // The change log forgets her too, and says "anyone may have changed" instead: it names no one.
                 try statements.execute("DELETE FROM member_change WHERE member = \(id)")
+                // Webhook bodies not yet delivered that carry her name or photo go too (an id-only one is still owed).
+                try statements.execute("DELETE FROM webhook_outbox WHERE member = \(id)")
                 try statements.query(
                     PostgresQuery(
                         unsafeSQL: """

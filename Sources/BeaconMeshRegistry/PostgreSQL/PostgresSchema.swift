@@ -224,6 +224,22 @@ enum PostgresSchema {
                 ]),
             ]
         ),
+        (
+            7, "webhook outbox",
+            [
+                // What each webhook endpoint is owed, in order; `member` names whose personal data a row carries.
+                """
+                CREATE TABLE webhook_outbox (
+                    seq bigserial PRIMARY KEY, endpoint text NOT NULL, store integer NOT NULL, event_id text NOT NULL,
+                    body bytea NOT NULL, member text, created_at bigint NOT NULL)
+                """,
+                "CREATE INDEX webhook_outbox_endpoint ON webhook_outbox (endpoint, store, seq)",
+                "CREATE INDEX webhook_outbox_member ON webhook_outbox (member) WHERE member IS NOT NULL",
+                grantToMemberWriters([
+                    "GRANT SELECT, INSERT, DELETE ON webhook_outbox", "GRANT USAGE, SELECT ON SEQUENCE webhook_outbox_seq_seq",
+                ]),
+            ]
+        ),
     ]
 
     /// SQL granting `grants` (each "GRANT … ON …", without "TO") to every role that may add members: the roles

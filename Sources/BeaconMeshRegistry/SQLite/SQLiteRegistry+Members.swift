@@ -70,6 +70,8 @@ extension SQLiteRegistry {
         try database.write { db in
             try db.execute(sql: "DELETE FROM member WHERE id = ?", arguments: [id])
             guard db.changesCount > 0 else { return false }
+            // Webhook bodies not yet delivered that carry her name or photo go too (an id-only one is still owed).
+            try db.execute(sql: "DELETE FROM webhook_outbox WHERE member = ?", arguments: [id])
             try SQLiteRegistry.recordEvent(.removed, member: id, in: db)
             return true
         }
@@ -85,6 +87,8 @@ extension SQLiteRegistry {
             try SQLiteRegistry.deleteSurveySamples(ofMember: id, in: db)
             try db.execute(sql: "DELETE FROM member WHERE id = ?", arguments: [id])
             guard db.changesCount > 0 else { return false }
+            // Webhook bodies not yet delivered that carry her name or photo go too (an id-only one is still owed).
+            try db.execute(sql: "DELETE FROM webhook_outbox WHERE member = ?", arguments: [id])
             // The change log must not keep the id either: its rows go, and a row naming no one tells the coordinator
             // to read the registry whole, which shows the member gone.
             try db.execute(sql: "DELETE FROM member_change WHERE member = ?", arguments: [id])

@@ -162,6 +162,17 @@ extension SQLiteRegistry {
             try db.create(index: "guest_count_store_hour", on: "guest_count", columns: ["store", "hour", "visits"])
         }
         migrator.registerMigration("v8: survey samples and fits") { db in try createSurveyTables(db) }
+        migrator.registerMigration("v9: webhook outbox") { db in
+            // What each webhook endpoint is owed, in order; `member` names whose personal data a row carries.
+            try db.execute(
+                sql: """
+                    CREATE TABLE webhook_outbox (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT, endpoint TEXT NOT NULL, store INTEGER NOT NULL,
+                        event_id TEXT NOT NULL, body BLOB NOT NULL, member TEXT, created_at INTEGER NOT NULL)
+                    """)
+            try db.execute(sql: "CREATE INDEX webhook_outbox_endpoint ON webhook_outbox (endpoint, store, seq)")
+            try db.execute(sql: "CREATE INDEX webhook_outbox_member ON webhook_outbox (member) WHERE member IS NOT NULL")
+        }
         return migrator
     }
 }

@@ -1,0 +1,88 @@
+import AsyncHTTPClient
+import BeaconMeshCore
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+
+/// POSTs signed bodies to one webhook endpoint (async-http-client), from a blocking thread (its courier's): HTTPS
+/// verified against the system's store or the endpoint's `cafile`, redirects not followed, an answer cut off after
+/// `timeout` or past `answerLimit` bytes.
+final class WebhookClient: Sendable {
+    /// What became of one POST.
+    enum Outcome: Equatable, Sendable {
+        /// Any 2xx.
+        case delivered(status: Int)
+        /// A 4xx other than 408 and 429: the receiver will not take it; not tried again.
+        case refused(status: Int)
+        /// Anything else (a 5xx, 408, 429, a redirect, a timeout, no connection): tried again later.
+        case failed(String)
+    }
+
+    let endpoint: WebhookEndpoint
+    private let client: HTTPClient
+    private let timeout: Duration
+    private let answerLimit: Int
+
+    /// How long a receiver may take to answer, and how much of its answer is read, before the POST counts as failed.
+    static let standardTimeout: Duration = .seconds(10)
+    static let standardAnswerLimit = 64 * 1024
+
+    init(endpoint: WebhookEndpoint, timeout: Duration = standardTimeout, answerLimit: Int = standardAnswerLimit) throws {
+        self.endpoint = endpoint
+        self.timeout = timeout
+        self.answerLimit = answerLimit
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let cafile = endpoint.cafile { tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(cafile)) }
+        let seconds = Int64(timeout.components.seconds)
+        var configuration = HTTPClient.Configuration(
+            tlsConfiguration: tls, redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(min(seconds, 5)), read: .seconds(seconds)))
+        configuration.httpVersion = .http1Only
+        configuration.decompression = .disabled
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// POSTs `body` as the event `eventID`, signed for `timestamp` (epoch seconds); waits for the answer.
+    func post(body: [UInt8], eventID: String, timestamp: Int64) -> Outcome {
+        do {
+            let request = try HTTPClient.Request(
+                url: endpoint.url, method: .POST,
+                headers: [
+                    "Content-Type": "application/json", "User-Agent": "BeaconMesh-Webhooks/1", "BeaconMesh-Event-Id": eventID,
+                    "BeaconMesh-Timestamp": "\(timestamp)",
+                    "BeaconMesh-Signature": WebhookSignature.header(secret: endpoint.secret, timestamp: timestamp, body: body),
+                ], body: .bytes(body))
+            let response = try client.execute(
+                request: request, delegate: ResponseAccumulator(request: request, maxBodySize: answerLimit),
+                deadline: .now() + .nanoseconds(timeout.nanoseconds)
+            ).wait()
+            let status = Int(response.status.code)
+            switch status {
+            case 200..<300: return .delivered(status: status)
+            case 408, 429: return .failed("the receiver answered \(status)")
+            case 300..<400:
+                let location = response.headers.first(name: "Location").map { " to \($0)" } ?? ""
+                return .failed("the receiver answered \(status) (a redirect\(location), not followed)")
+            case 400..<500: return .refused(status: status)
+            default: return .failed("the receiver answered \(status)")
+            }
+        } catch is ResponseAccumulator.ResponseTooBigError {
+            return .failed("the receiver's answer was longer than \(answerLimit) bytes")
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+            return .failed("the receiver did not answer within \(timeout)")
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+
+    func shutdown() {
+        try? client.syncShutdown()
+    }
+}
+
+extension Duration {
+    fileprivate var nanoseconds: Int64 {
+        components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,233 @@
+import BeaconMeshCore
+import BeaconMeshRegistry
+import BeaconMeshThreads
+import Foundation
+import Logging
+import Metrics
+import Synchronization
+
+/// Delivers one endpoint's webhooks from the registry's outbox, on a thread of its own (so a slow receiver stalls
+/// no other endpoint, and never the decisions): the oldest delivery first, one at a time, so the endpoint gets them
+/// in order. A delivery leaves the outbox once the receiver took it (any 2xx), refused it for good (a 4xx other than
+/// 408 and 429) or 24 hours of retries went by; otherwise it is tried again after a backoff (1 s doubling up to
+/// `longestRetry`, with jitter), and nothing after it goes first. Rows are removed in groups after they were
+/// delivered, so a coordinator killed in between delivers those again (at least once: receivers drop duplicates by
+/// `BeaconMesh-Event-Id`).
+///
+/// With leases it delivers only for the stores this coordinator decides (`stores`): a standby that takes a store
+/// over delivers what its holder left in the outbox.
+final class WebhookCourier: Sendable {
+    let endpoint: WebhookEndpoint
+    private let outbox: any WebhookOutbox
+    private let client: WebhookClient
+    private let stores: DeliveringStores
+    private let logger: Logger
+    private let clock: @Sendable () -> Timestamp
+    private let longestRetry: Duration
+    private let state: Mutex<State>
+    private let wakeUp = NSCondition()
+    private let thread = Mutex<DedicatedThread?>(nil)
+    private let metrics: Metrics
+
+    /// How long a delivery is retried before it is given up.
+    static let retryFor: Duration = .seconds(24 * 3600)
+    /// How many deliveries are read from the outbox at a time.
+    static let batch = 256
+
+    private struct State {
+        var health: CoordinatorHealth.Webhook
+        var woken = false
+        var stopping = false
+    }
+
+    private struct Metrics {
+        let delivered: Counter
+        let failed: Counter
+        let refused: Counter
+        let expired: Counter
+        let backlog: Gauge
+
+        init(endpoint: String) {
+            func counter(_ result: String) -> Counter {
+                Counter(label: "beaconmesh_webhook_deliveries_total", dimensions: [("endpoint", endpoint), ("result", result)])
+            }
+            delivered = counter("delivered")
+            failed = counter("failed")
+            refused = counter("refused")
+            expired = counter("expired")
+            backlog = Gauge(label: "beaconmesh_webhook_backlog", dimensions: [("endpoint", endpoint)])
+        }
+    }
+
+    init(
+        endpoint: WebhookEndpoint, outbox: any WebhookOutbox, client: WebhookClient, stores: DeliveringStores, logger: Logger,
+        longestRetry: Duration = .seconds(30), clock: @escaping @Sendable () -> Timestamp
+    ) {
+        self.endpoint = endpoint
+        self.outbox = outbox
+        self.client = client
+        self.stores = stores
+        self.logger = logger
+        self.clock = clock
+        self.longestRetry = longestRetry
+        self.state = Mutex(State(health: CoordinatorHealth.Webhook(name: endpoint.name, backlog: 0)))
+        self.metrics = Metrics(endpoint: endpoint.name)
+    }
+
+    func start() throws(DedicatedThread.StartError) {
+        let started = try DedicatedThread(name: "webhook") { [self] in self.run() }
+        thread.withLock { $0 = started }
+    }
+
+    /// New deliveries may be in the outbox (the registry writer wrote some).
+    func wake() {
+        wakeUp.lock()
+        state.withLock { $0.woken = true }
+        wakeUp.signal()
+        wakeUp.unlock()
+    }
+
+    /// Stops after the POST under way, and closes the client.
+    func stop() {
+        wakeUp.lock()
+        state.withLock { $0.stopping = true }
+        wakeUp.signal()
+        wakeUp.unlock()
+        thread.withLock { $0 }?.join()
+        client.shutdown()
+    }
+
+    /// For health.
+    var health: CoordinatorHealth.Webhook { state.withLock { $0.health } }
+
+    private var stopping: Bool { state.withLock { $0.stopping } }
+
+    /// Waits until woken, stopped or `duration` passed.
+    private func pause(_ duration: Duration) {
+        let until = Date().addingTimeInterval(Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+        wakeUp.lock()
+        while !state.withLock({ $0.woken || $0.stopping }), wakeUp.wait(until: until) {}
+        state.withLock { $0.woken = false }
+        wakeUp.unlock()
+    }
+
+    private func run() {
+        var failures = 0
+        /// Deliveries done with whose removal has not reached the database yet (it may be away).
+        var done: [Int64] = []
+        var doneSet: Set<Int64> = []
+        var outboxFailing = false
+        while !stopping {
+            let delivering = stores.current
+            let pending: [WebhookDelivery]
+            do {
+                if !done.isEmpty {
+                    try outbox.removeWebhookDeliveries(done)
+                    done.removeAll()
+                    doneSet.removeAll()
+                }
+                pending = delivering.isEmpty ? [] : try outbox.pendingWebhookDeliveries(
+                    endpoint: endpoint.name, stores: delivering, limit: Self.batch)
+                let backlog = pending.count < Self.batch ? pending.count : try outbox.webhookBacklog(endpoint: endpoint.name, stores: delivering)
+                state.withLock { $0.health.backlog = backlog }
+                metrics.backlog.record(backlog)
+                if outboxFailing {
+                    outboxFailing = false
+                    logger.notice("webhook outbox readable again", metadata: ["endpoint": "\(endpoint.name)"])
+                }
+            } catch {
+                if !outboxFailing {
+                    outboxFailing = true
+                    logger.warning(
+                        "webhook outbox cannot be read; deliveries wait",
+                        metadata: ["endpoint": "\(endpoint.name)", "error": "\(outbox.describe(error))"])
+                }
+                pause(.seconds(2))
+                continue
+            }
+            let waiting = pending.filter { !doneSet.contains($0.seq) }
+            if waiting.isEmpty {
+                pause(.seconds(1))
+                continue
+            }
+            var lastRemoval = ContinuousClock.now
+            for delivery in waiting {
+                if stopping || !stores.current.contains(delivery.store) { break }
+                let outcome = client.post(body: delivery.body, eventID: delivery.eventID, timestamp: clock().milliseconds / 1000)
+                if case .failed(let cause) = outcome, clock() - delivery.createdAt < Self.retryFor {
+                    failures += 1
+                    record(failure: cause)
+                    // Backoff with jitter: between half and all of 1 s doubled per failure, up to `longestRetry`.
+                    let full = min(longestRetry, .seconds(1) * (1 << min(failures - 1, 20)))
+                    pause(full * Double.random(in: 0.5...1.0))
+                    break
+                }
+                failures = 0
+                done.append(delivery.seq)
+                doneSet.insert(delivery.seq)
+                record(outcome, delivery)
+                if done.count >= 64 || ContinuousClock.now - lastRemoval > .milliseconds(200) {
+                    if (try? outbox.removeWebhookDeliveries(done)) != nil {
+                        done.removeAll()
+                        doneSet.removeAll()
+                    }
+                    lastRemoval = ContinuousClock.now
+                }
+            }
+        }
+        if !done.isEmpty { try? outbox.removeWebhookDeliveries(done) }
+    }
+
+    private func record(failure cause: String) {
+        metrics.failed.increment()
+        let first = state.withLock { state -> Bool in
+            state.health.failed += 1
+            state.health.error = cause
+            defer { if state.health.failingSince == nil { state.health.failingSince = clock() } }
+            return state.health.failingSince == nil
+        }
+        if first { logger.warning("webhook delivery failed; retrying", metadata: ["endpoint": "\(endpoint.name)", "cause": "\(cause)"]) }
+    }
+
+    private func record(_ outcome: WebhookClient.Outcome, _ delivery: WebhookDelivery) {
+        let recovered = state.withLock { state -> Bool in
+            defer {
+                state.health.error = nil
+                state.health.failingSince = nil
+            }
+            return state.health.failingSince != nil
+        }
+        if recovered { logger.notice("webhook deliveries go through again", metadata: ["endpoint": "\(endpoint.name)"]) }
+        switch outcome {
+        case .delivered:
+            metrics.delivered.increment()
+            state.withLock { $0.health.delivered += 1 }
+        case .refused(let status):
+            metrics.refused.increment()
+            state.withLock { $0.health.refused += 1 }
+            logger.warning(
+                "webhook delivery refused; not retried",
+                metadata: ["endpoint": "\(endpoint.name)", "status": "\(status)", "event": "\(delivery.eventID)"])
+        case .failed(let cause):
+            metrics.expired.increment()
+            state.withLock { $0.health.expired += 1 }
+            logger.error(
+                "webhook delivery given up after 24 h of retries",
+                metadata: ["endpoint": "\(endpoint.name)", "event": "\(delivery.eventID)", "cause": "\(cause)"])
+        }
+    }
+}
+
+/// The stores this coordinator delivers webhooks for: those it decides (all of its stores without leases).
+final class DeliveringStores: Sendable {
+    private let stores: Mutex<Set<UInt16>>
+
+    init(_ stores: Set<UInt16>) {
+        self.stores = Mutex(stores)
+    }
+
+    var current: Set<UInt16> {
+        get { stores.withLock { $0 } }
+        set { stores.withLock { $0 = newValue } }
+    }
+}

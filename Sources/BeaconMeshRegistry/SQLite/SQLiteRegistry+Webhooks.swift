@@ -1,0 +1,57 @@
+import BeaconMeshCore
+import Foundation
+import GRDB
+
+/// The webhook outbox in the store's SQLite file (schema v9).
+extension SQLiteRegistry {
+    /// Adds `deliveries` inside `apply`'s transaction, in their order.
+    static func insertWebhookDeliveries(_ deliveries: [WebhookDelivery], in db: Database) throws {
+        guard !deliveries.isEmpty else { return }
+        let insert = try db.cachedStatement(
+            sql: "INSERT INTO webhook_outbox (endpoint, store, event_id, body, member, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+        for delivery in deliveries {
+            try insert.execute(arguments: [
+                delivery.endpoint, delivery.store, delivery.eventID, Data(delivery.body), delivery.personalDataOf,
+                delivery.createdAt.milliseconds,
+            ])
+        }
+    }
+
+    public func pendingWebhookDeliveries(endpoint: String, stores: Set<UInt16>, limit: Int) throws -> [WebhookDelivery] {
+        try database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT seq, store, event_id, body, member, created_at FROM webhook_outbox
+                    WHERE endpoint = ? AND store IN (SELECT value FROM json_each(?)) ORDER BY seq LIMIT ?
+                    """, arguments: [endpoint, Self.jsonList(stores), limit]
+            ).map { row in
+                WebhookDelivery(
+                    seq: row["seq"], endpoint: endpoint, store: row["store"], eventID: row["event_id"],
+                    body: [UInt8](row["body"] as Data), personalDataOf: row["member"],
+                    createdAt: Timestamp(milliseconds: row["created_at"]))
+            }
+        }
+    }
+
+    public func removeWebhookDeliveries(_ seqs: [Int64]) throws {
+        guard !seqs.isEmpty else { return }
+        try database.write { db in
+            try db.execute(
+                sql: "DELETE FROM webhook_outbox WHERE seq IN (SELECT value FROM json_each(?))",
+                arguments: ["[" + seqs.map(String.init).joined(separator: ",") + "]"])
+        }
+    }
+
+    public func webhookBacklog(endpoint: String, stores: Set<UInt16>) throws -> Int {
+        try database.read { db in
+            try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM webhook_outbox WHERE endpoint = ? AND store IN (SELECT value FROM json_each(?))",
+                arguments: [endpoint, Self.jsonList(stores)]) ?? 0
+        }
+    }
+
+    private static func jsonList(_ stores: Set<UInt16>) -> String {
+        "[" + stores.sorted().map(String.init).joined(separator: ",") + "]"
+    }
+}
