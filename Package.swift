@@ -215,7 +215,13 @@ let package = Package(
 
         // Test support: a mosquitto broker on a free loopback port, process helpers, and the seams for fast service
         // tests: an in-memory broker and client (`MQTTClientProtocol`) and a manual clock (`ServiceClock`).
-        .target(name: "BeaconMeshTesting", dependencies: ["BeaconMeshCore", "BeaconMeshMQTT", "BeaconMeshService"]),
+        // And a webhook receiver (Hummingbird, HTTPS with a test CA) that checks signatures as receivers are told to.
+        .target(
+            name: "BeaconMeshTesting",
+            dependencies: [
+                "BeaconMeshCore", "BeaconMeshMQTT", "BeaconMeshService", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto"),
+            ]),
 
         .testTarget(name: "BeaconMeshCoreTests", dependencies: ["BeaconMeshCore", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshWireTests", dependencies: ["BeaconMeshWire"]),

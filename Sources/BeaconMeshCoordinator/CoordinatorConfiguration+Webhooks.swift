@@ -56,9 +56,13 @@ extension CoordinatorConfiguration {
     /// Reads each endpoint's secret (paths relative to `folder`): an unreadable or empty file is an error naming the key.
     mutating func readWebhookSecrets(file: String, folder: String) throws(ConfigurationError) {
         for index in webhooks.indices {
-            let path = webhooks[index].secretFile.hasPrefix("/") || folder.isEmpty ? webhooks[index].secretFile : folder + "/" + webhooks[index].secretFile
+            let path =
+                webhooks[index].secretFile.hasPrefix("/") || folder.isEmpty
+                ? webhooks[index].secretFile : folder + "/" + webhooks[index].secretFile
             webhooks[index].secretFile = path
-            if let cafile = webhooks[index].cafile, !cafile.hasPrefix("/"), !folder.isEmpty { webhooks[index].cafile = folder + "/" + cafile }
+            if let cafile = webhooks[index].cafile, !cafile.hasPrefix("/"), !folder.isEmpty {
+                webhooks[index].cafile = folder + "/" + cafile
+            }
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw ConfigurationError(file: file, message: "webhooks[\(index)].secretFile cannot be read: \(path)")
             }

@@ -117,6 +117,8 @@ final class WebhookCourier: Sendable {
         var done: [Int64] = []
         var doneSet: Set<Int64> = []
         var outboxFailing = false
+        /// While backing off: when the next attempt is due (a wake only refreshes the backlog until then).
+        var retryAt: ContinuousClock.Instant?
         while !stopping {
             let delivering = stores.current
             let pending: [WebhookDelivery]
@@ -126,9 +128,13 @@ final class WebhookCourier: Sendable {
                     done.removeAll()
                     doneSet.removeAll()
                 }
-                pending = delivering.isEmpty ? [] : try outbox.pendingWebhookDeliveries(
-                    endpoint: endpoint.name, stores: delivering, limit: Self.batch)
-                let backlog = pending.count < Self.batch ? pending.count : try outbox.webhookBacklog(endpoint: endpoint.name, stores: delivering)
+                pending =
+                    delivering.isEmpty
+                    ? []
+                    : try outbox.pendingWebhookDeliveries(
+                        endpoint: endpoint.name, stores: delivering, limit: Self.batch)
+                let backlog =
+                    pending.count < Self.batch ? pending.count : try outbox.webhookBacklog(endpoint: endpoint.name, stores: delivering)
                 state.withLock { $0.health.backlog = backlog }
                 metrics.backlog.record(backlog)
                 if outboxFailing {
@@ -150,6 +156,11 @@ final class WebhookCourier: Sendable {
                 pause(.seconds(1))
                 continue
             }
+            if let due = retryAt, ContinuousClock.now < due {
+                pause(due - ContinuousClock.now)
+                continue
+            }
+            retryAt = nil
             var lastRemoval = ContinuousClock.now
             for delivery in waiting {
                 if stopping || !stores.current.contains(delivery.store) { break }
@@ -159,7 +170,7 @@ final class WebhookCourier: Sendable {
                     record(failure: cause)
                     // Backoff with jitter: between half and all of 1 s doubled per failure, up to `longestRetry`.
                     let full = min(longestRetry, .seconds(1) * (1 << min(failures - 1, 20)))
-                    pause(full * Double.random(in: 0.5...1.0))
+                    retryAt = ContinuousClock.now + full * Double.random(in: 0.5...1.0)
                     break
                 }
                 failures = 0

@@ -9,9 +9,10 @@ enum WebhookSignature {
         authenticated.update(data: Array("\(timestamp).".utf8))
         authenticated.update(data: body)
         let digest = authenticated.finalize()
-        return "sha256=" + digest.map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        return "sha256="
+            + digest.map { byte in
+                let hex = String(byte, radix: 16)
+                return byte < 16 ? "0" + hex : hex
+            }.joined()
     }
 }
