@@ -18,6 +18,8 @@ public final class WebhookReceiver: Sendable {
         public var signature: String
         public var body: [UInt8]
         public var at: ContinuousClock.Instant
+        /// The status it was answered with.
+        public var status = 0
         public var text: String { String(decoding: body, as: UTF8.self) }
     }
 
@@ -79,8 +81,15 @@ public final class WebhookReceiver: Sendable {
                 eventID: request.headers[.init("BeaconMesh-Event-Id")!] ?? "",
                 timestamp: request.headers[.init("BeaconMesh-Timestamp")!] ?? "",
                 signature: request.headers[.init("BeaconMesh-Signature")!] ?? "", body: Array(buffer: body), at: .now)
-            state.received.withLock { $0.append(received) }
-            switch state.answer.withLock({ $0 })(received) {
+            var answered = received
+            let answer = state.answer.withLock({ $0 })(received)
+            switch answer {
+            case .status(let status): answered.status = status
+            case .redirect: answered.status = 307
+            case .slow, .huge: answered.status = 200
+            }
+            state.received.withLock { $0.append(answered) }
+            switch answer {
             case .status(let status):
                 return Response(status: .init(code: status))
             case .redirect(let location):

@@ -5,7 +5,7 @@ import Testing
 /// Coordinators that stand in for each other: real `beacon-coordinator` processes sharing one PostgreSQL registry (a
 /// server of the test's own) and one mosquitto, with `lease: {ttl: 2s}`. One of them may reach the database through a
 /// relay the test cuts. Everything the broker carries about the stores and the coordinators is recorded in order.
-private struct LeaseChain {
+struct LeaseChain {
     static let ttl = 2
     let base: ChainInfrastructure
     var server: PostgresServer { base.server }
@@ -29,7 +29,7 @@ private struct LeaseChain {
 
     /// Starts coordinator `id` listing `stores` (departments 10 and 20 each); it reaches the database through the relay
     /// if `throughRelay`. Waits until it runs.
-    func startCoordinator(id: String, stores: [Int], throughRelay: Bool = false) async throws -> TestProcess {
+    func startCoordinator(id: String, stores: [Int], throughRelay: Bool = false, extra: String = "") async throws -> TestProcess {
         let database = throughRelay ? base.relayURL : base.url
         let storeList = stores.map { store in
             """
@@ -49,6 +49,7 @@ private struct LeaseChain {
             presence: {staleAfter: 3s, exitAfter: 2s, switchMargin: 4, switchDwell: 1s, visitGap: 20m}
             stores:
             \(storeList)
+            \(extra)
             """
         return try await base.startCoordinator(name: id, config: config)
     }
