@@ -13,7 +13,7 @@ struct BeaconBench: ParsableCommand {
             ScannerBenchmark.self, ScannerLiveBenchmark.self, ScannerProcessBenchmark.self, EngineBenchmark.self, CrowdBenchmark.self,
             CrowdArrivalBenchmark.self, WireBenchmark.self, CoordinatorBenchmark.self, CoordinatorInMemoryBenchmark.self,
             RangingBenchmark.self, RegistryBenchmark.self, RegistryLoadBenchmark.self, FailoverBenchmark.self, AnalyticsBenchmark.self,
-            DashboardBenchmark.self, SoakBenchmark.self, AccuracyBenchmark.self, SurveyFitBenchmark.self,
+            DashboardBenchmark.self, SoakBenchmark.self, AccuracyBenchmark.self, SurveyFitBenchmark.self, WebhookBenchmark.self,
         ])
 
     static func main() {
