@@ -113,7 +113,11 @@ public enum ProvisioningRole: Sendable, Equatable {
                     "topic read \(topics.nodeStatusFilter(store: store))", "topic read \(topics.alertsFilter(store: store))",
                     "topic write \(topics.surveyFilter(store: store))",
                 ]
-            } + ["topic read \(topics.coordinatorStatusFilter(id: nil))"]
+            } + [
+                "topic read \(topics.coordinatorStatusFilter(id: nil))",
+                // Their health: the overview shows a webhook endpoint that keeps failing.
+                "topic read \(topics.coordinatorHealthFilter(id: nil))",
+            ]
         }
     }
 

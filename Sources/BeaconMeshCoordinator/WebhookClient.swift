@@ -20,6 +20,8 @@ final class WebhookClient: Sendable {
     }
 
     let endpoint: WebhookEndpoint
+    /// The endpoint's URL, parsed once.
+    private let target: URL
     private let client: HTTPClient
     private let timeout: Duration
     private let answerLimit: Int
@@ -30,6 +32,8 @@ final class WebhookClient: Sendable {
 
     init(endpoint: WebhookEndpoint, timeout: Duration = standardTimeout, answerLimit: Int = standardAnswerLimit) throws {
         self.endpoint = endpoint
+        guard let target = URL(string: endpoint.url) else { throw HTTPClientError.invalidURL }
+        self.target = target
         self.timeout = timeout
         self.answerLimit = answerLimit
         var tls = TLSConfiguration.makeClientConfiguration()
@@ -47,7 +51,7 @@ final class WebhookClient: Sendable {
     func post(body: [UInt8], eventID: String, timestamp: Int64) -> Outcome {
         do {
             let request = try HTTPClient.Request(
-                url: endpoint.url, method: .POST,
+                url: target, method: .POST,
                 headers: [
                     "Content-Type": "application/json", "User-Agent": "BeaconMesh-Webhooks/1", "BeaconMesh-Event-Id": eventID,
                     "BeaconMesh-Timestamp": "\(timestamp)",

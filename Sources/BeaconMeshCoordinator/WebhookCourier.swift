@@ -33,6 +33,9 @@ final class WebhookCourier: Sendable {
     static let retryFor: Duration = .seconds(24 * 3600)
     /// How many deliveries are read from the outbox at a time.
     static let batch = 256
+    /// Delivered rows are removed from the outbox this many at a time, or after this long.
+    static let removalGroup = 64
+    static let removalDelay: Duration = .milliseconds(200)
 
     private struct State {
         var health: CoordinatorHealth.Webhook
@@ -119,14 +122,18 @@ final class WebhookCourier: Sendable {
         var outboxFailing = false
         /// While backing off: when the next attempt is due (a wake only refreshes the backlog until then).
         var retryAt: ContinuousClock.Instant?
+        /// Delivered rows are crossed off in groups (at most `removalDelay` late): one write for many deliveries. A
+        /// coordinator killed meanwhile delivers those again (at least once).
+        var lastRemoval = ContinuousClock.now
         while !stopping {
             let delivering = stores.current
             let pending: [WebhookDelivery]
             do {
-                if !done.isEmpty {
+                if !done.isEmpty, done.count >= Self.removalGroup || ContinuousClock.now - lastRemoval >= Self.removalDelay {
                     try outbox.removeWebhookDeliveries(done)
                     done.removeAll()
                     doneSet.removeAll()
+                    lastRemoval = ContinuousClock.now
                 }
                 pending =
                     delivering.isEmpty
@@ -134,7 +141,8 @@ final class WebhookCourier: Sendable {
                     : try outbox.pendingWebhookDeliveries(
                         endpoint: endpoint.name, stores: delivering, limit: Self.batch)
                 let backlog =
-                    pending.count < Self.batch ? pending.count : try outbox.webhookBacklog(endpoint: endpoint.name, stores: delivering)
+                    (pending.count < Self.batch ? pending.count : try outbox.webhookBacklog(endpoint: endpoint.name, stores: delivering))
+                    - pending.count(where: { doneSet.contains($0.seq) })
                 state.withLock { $0.health.backlog = backlog }
                 metrics.backlog.record(backlog)
                 if outboxFailing {
@@ -153,7 +161,8 @@ final class WebhookCourier: Sendable {
             }
             let waiting = pending.filter { !doneSet.contains($0.seq) }
             if waiting.isEmpty {
-                pause(.seconds(1))
+                // Back soon to cross off what was delivered, otherwise in a second (or when woken).
+                pause(done.isEmpty ? .seconds(1) : Self.removalDelay)
                 continue
             }
             if let due = retryAt, ContinuousClock.now < due {
@@ -161,7 +170,6 @@ final class WebhookCourier: Sendable {
                 continue
             }
             retryAt = nil
-            var lastRemoval = ContinuousClock.now
             for delivery in waiting {
                 if stopping || !stores.current.contains(delivery.store) { break }
                 let outcome = client.post(body: delivery.body, eventID: delivery.eventID, timestamp: clock().milliseconds / 1000)
@@ -177,7 +185,7 @@ final class WebhookCourier: Sendable {
                 done.append(delivery.seq)
                 doneSet.insert(delivery.seq)
                 record(outcome, delivery)
-                if done.count >= 64 || ContinuousClock.now - lastRemoval > .milliseconds(200) {
+                if done.count >= Self.removalGroup || ContinuousClock.now - lastRemoval >= Self.removalDelay {
                     if (try? outbox.removeWebhookDeliveries(done)) != nil {
                         done.removeAll()
                         doneSet.removeAll()

@@ -13,6 +13,8 @@ public struct ChainBoard: Sendable {
     public private(set) var stores: [UInt16: StoreBoard] = [:]
     /// Each coordinator's retained status, by coordinator id.
     public private(set) var coordinators: [String: CoordinatorStatus] = [:]
+    /// Each coordinator's webhook endpoints as its latest health report had them, by coordinator id.
+    public private(set) var webhooks: [String: [CoordinatorHealth.Webhook]] = [:]
     /// The broker link, as the monitor models it.
     public private(set) var connection: MonitorModel.Connection = .connecting
     /// Messages taken in, and messages that could not be read (dropped, counted).
@@ -72,6 +74,18 @@ public struct ChainBoard: Sendable {
                     coordinators[id] = try WireCodec.decodeCoordinatorStatus(payload)
                 }
                 return (.chain, nil)
+            case .coordinatorHealth(let id)?:
+                let reported = try WireCodec.decodeCoordinatorHealth(payload).webhooks
+                // Counts change at every report; the page changes when an endpoint starts or stops failing, or its
+                // backlog or error does.
+                func shown(_ list: [CoordinatorHealth.Webhook]?) -> [String] {
+                    (list ?? []).map {
+                        "\($0.name) \($0.failingSince.map { "\($0.milliseconds)" } ?? "ok") \($0.backlog) \($0.error ?? "")"
+                    }
+                }
+                let changed = shown(webhooks[id]) != shown(reported)
+                webhooks[id] = reported.isEmpty ? nil : reported
+                return (changed ? .chain : .none, nil)
             default:
                 return (.none, nil)
             }

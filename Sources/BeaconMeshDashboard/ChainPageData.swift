@@ -65,6 +65,17 @@ public enum ChainPageData {
                 ("stores", .array(served.map { .int(Int64($0)) })),
                 ("active", .array(status.active.filter { visible.allows($0) }.map { .int(Int64($0)) })),
                 ("startedAt", .int(status.startedAt.milliseconds)),
+                (
+                    "webhooks",
+                    .array(
+                        (board.webhooks[id] ?? []).map { webhook in
+                            .object([
+                                ("name", .string(webhook.name)), ("state", .string(webhook.failingSince == nil ? "ok" : "failing")),
+                                ("backlog", .int(Int64(webhook.backlog))), ("error", webhook.error.map { .string($0) } ?? .null),
+                                ("since", webhook.failingSince.map { .int($0.milliseconds) } ?? .null),
+                            ])
+                        })
+                ),
             ])
         }
         let stale = board.isLinkLost

@@ -34,7 +34,7 @@ public final class DashboardFeed: Service {
     }
 
     /// The subscriptions: each store's snapshot, events, alerts and node status (`+` for every store), and every
-    /// coordinator's status.
+    /// coordinator's status and health.
     public static func filters(stores: [UInt16], topics: Topics) -> [String] {
         let storeLevels: [UInt16?] = stores.isEmpty ? [nil] : stores
         var filters: [String] = []
@@ -45,6 +45,8 @@ public final class DashboardFeed: Service {
             filters.append(topics.nodeStatusFilter(store: store))
         }
         filters.append(topics.coordinatorStatusFilter(id: nil))
+        // Their health, for the webhook endpoints that fail (shown on the overview).
+        filters.append(topics.coordinatorHealthFilter(id: nil))
         return filters
     }
 

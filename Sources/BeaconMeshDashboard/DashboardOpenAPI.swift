@@ -65,7 +65,12 @@ public enum DashboardOpenAPI {
                   "coordinators": {"type": "array", "items": {
                     "type": "object", "required": ["id", "state", "stores", "startedAt"],
                     "properties": {"id": {"type": "string"}, "state": {"type": "string"}, "stores": {"type": "array", "items": {"type": "integer"}},
-                                   "startedAt": {"type": "integer"}}}}
+                                   "startedAt": {"type": "integer"},
+                                   "webhooks": {"type": "array", "items": {
+                                     "type": "object", "required": ["name", "state", "backlog"],
+                                     "properties": {"name": {"type": "string"}, "state": {"type": "string", "enum": ["ok", "failing"]},
+                                                    "backlog": {"type": "integer"}, "error": {"type": "string", "nullable": true},
+                                                    "since": {"type": "integer", "nullable": true}}}}}}}
                 }
               },
               "Store": {

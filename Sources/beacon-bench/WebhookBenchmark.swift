@@ -39,7 +39,9 @@ struct WebhookBenchmark: ParsableCommand {
         let chain = BenchChain(work: work, port: broker.port)
         let uuid = BenchBeacons.uuidText
         var csv = ""
-        for index in 1...5_000 { csv += "m\(index),Member \(index),Tea,ibeacon:\(uuid):\(CoordinatorBenchmark.store(ofMember: index)):\(index),,0,,\n" }
+        for index in 1...5_000 {
+            csv += "m\(index),Member \(index),Tea,ibeacon:\(uuid):\(CoordinatorBenchmark.store(ofMember: index)):\(index),,0,,\n"
+        }
         for index in 0..<(2 * arrivals) { csv += "n\(index),Newcomer \(index),,ibeacon:\(uuid):1000:\(index),,0,,\n" }
         try chain.writeConfig(members: csv)
         let plainConfig = try String(contentsOfFile: work + "/coordinator.yaml", encoding: .utf8)
@@ -74,7 +76,7 @@ struct WebhookBenchmark: ParsableCommand {
             var cpu: Double?
             if let after = coordinator.cpuSeconds, let before = cpuBefore { cpu = after - before }
             if index == 1 {
-                _ = await eventually(timeout: .seconds(30)) { first.received.count >= arrivals && second.received.count >= arrivals }
+                _ = await eventually(timeout: .seconds(30)) { first.count >= arrivals && second.count >= arrivals }
                 let arrivedAt = observations.arrivals
                 for post in first.received + second.received {
                     guard let member = Self.member(in: post.text), member.hasPrefix("n"), let arrived = arrivedAt[member],
@@ -98,14 +100,16 @@ struct WebhookBenchmark: ParsableCommand {
             changes.queueWebhook(
                 WebhookDelivery(
                     endpoint: "first", store: 1, eventID: "backlog-\(index)",
-                    body: Array(#"{"v":1,"id":"backlog-\#(index)","type":"left","store":1,"at":\#(created.milliseconds),"member":{"id":"m1"},"department":1,"dwellSeconds":60}"#.utf8),
+                    body: Array(
+                        #"{"v":1,"id":"backlog-\#(index)","type":"left","store":1,"at":\#(created.milliseconds),"member":{"id":"m1"},"department":1,"dwellSeconds":60}"#
+                            .utf8),
                     createdAt: created))
         }
         try registry.apply(changes)
-        let before = first.received.count
+        let before = first.count
         let started = ContinuousClock.now
         let coordinator = try BenchProcess(chain.coordinatorPath, chain.coordinatorArguments)
-        let drained = await eventually(timeout: .seconds(600), interval: .milliseconds(50)) { first.received.count - before >= backlog }
+        let drained = await eventually(timeout: .seconds(600), interval: .milliseconds(50)) { first.count - before >= backlog }
         let took = (ContinuousClock.now - started).inSeconds
         let drainCPU = coordinator.cpuSeconds
         coordinator.stop()

@@ -110,6 +110,13 @@ struct CoordinatorCacheTests {
         changes.addGuests(.init(visits: 2, dwell: .seconds(90)), at: .init(store: 1, hour: D.start, department: 10))
         changes.forgetHistory(before: D.start - .seconds(3_600))
         changes.decidedBy = "backoffice-2"
+        let owed = [
+            WebhookDelivery(
+                endpoint: "crm", store: 1, eventID: "c/1", body: Array(#"{"v":1,"id":"c/1","member":{"name":"Zoë \"Z\""}}"#.utf8),
+                personalDataOf: "zoe", createdAt: D.start),
+            WebhookDelivery(endpoint: "bi", store: 2, eventID: "c/2", body: Array("{}".utf8), createdAt: D.start + .seconds(1)),
+        ]
+        for delivery in owed { changes.queueWebhook(delivery) }
         let document = CoordinatorCacheDocument(
             coordinator: "c", database: "d", savedAt: D.start, leases: [:], members: [], visits: [], handledCheckins: [:], surveys: [:],
             pendingWrites: [.init(id: "w-1", changes: changes.cacheValue)])
@@ -122,6 +129,7 @@ struct CoordinatorCacheTests {
         #expect(back.guestCounts == changes.guestCounts)
         #expect(back.forgetCheckinRequestsBefore == changes.forgetCheckinRequestsBefore)
         #expect(back.forgetHistoryBefore == changes.forgetHistoryBefore && back.decidedBy == "backoffice-2")
+        #expect(back.webhookDeliveries == owed, "webhook deliveries owed survive a restart during an outage, in order")
         #expect(RegistryChanges(cacheValue: .object([("counts", .array([.object([("member", .int(1))])]))])) == nil)
         #expect(RegistryChanges(cacheValue: .string("x")) == nil)
     }

@@ -36,7 +36,7 @@ struct ProvisioningRoleTests {
                 "topic read beaconmesh/v1/stores/+/presence", "topic read beaconmesh/v1/stores/+/events",
                 "topic read beaconmesh/v1/stores/+/departments/+/nodes/+/status", "topic read beaconmesh/v1/stores/+/alerts",
                 "topic write beaconmesh/v1/stores/+/survey",
-                "topic read beaconmesh/v1/coordinators/+/status",
+                "topic read beaconmesh/v1/coordinators/+/status", "topic read beaconmesh/v1/coordinators/+/health",
             ])
         let two = ProvisioningRole.dashboard(id: "region-west", stores: [2, 1, 2]).topicLines()
         #expect(

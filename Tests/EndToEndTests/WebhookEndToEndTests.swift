@@ -195,4 +195,43 @@ struct WebhookEndToEndTests {
         #expect(receiver.received.contains { $0.at - started < .seconds(120) }, "it was tried while failing")
         await run.stop()
     }
+
+    @Test(
+        "deploy/webhooks/receiver.py (the receiver deploy/README.md shows) verifies every POST over HTTPS, logs each event once, and refuses a wrong secret (not retried)"
+    )
+    func theDocumentedReceiver() async throws {
+        let setup = try await Setup()
+        _ = try setup.secret("crm")
+        _ = try setup.secret("wrong")
+        let port = try FreePort.next()
+        let script = BuiltProducts.packageRoot.appendingPathComponent("deploy/webhooks/receiver.py").path
+        let receiver = try TestProcess(
+            executable: "/usr/bin/python3",
+            arguments: [
+                script, "\(port)", setup.directory + "/crm.secret", setup.certificates.serverCertificate, setup.certificates.serverKey,
+            ])
+        defer { receiver.send(SIGKILL) }
+        #expect(await receiver.waitForLine(in: .stdout) { $0 == "listening on \(port)" } != nil, "\(receiver.transcript)")
+        let url = "https://127.0.0.1:\(port)/hooks/beaconmesh"
+        let run = try await CoordinatorRun.start(
+            extraConfig: """
+                metrics: "127.0.0.1:\(setup.metricsPort)"
+                webhooks:
+                \(setup.endpoint("crm", url: url, events: Self.allTypes))
+                \(setup.endpoint("wrong", url: url, events: "arrived"))
+                """, directory: setup.directory)
+        // The endpoint "wrong" signs with a secret of its own: the receiver refuses, the coordinator does not retry.
+        try await Self.anasVisit(run)
+        let published = run.events.lines.compactMap(Mesh.payload(of:))
+        let ids = published.compactMap { $0["id"] as? String }
+        #expect(await setup.metric(#"beaconmesh_webhook_deliveries_total{endpoint="crm",result="delivered"}"#, reaches: Double(ids.count)))
+        #expect(await setup.metric(#"beaconmesh_webhook_deliveries_total{endpoint="wrong",result="refused"}"#, reaches: 1))
+        let logged = receiver.stdoutLines.filter { !$0.hasPrefix("listening") }
+        let arrival = try #require(published.first { $0["type"] as? String == "arrived" }?["id"] as? String)
+        #expect(logged.contains("arrived \(arrival) store 1 member ana"), "\(logged)")
+        #expect(logged.filter { $0.hasPrefix("refused") } == ["refused \(arrival): bad signature"], "\(logged)")
+        #expect(logged.filter { !$0.hasPrefix("refused") }.map { $0.split(separator: " ")[1] }.map(String.init) == ids, "\(logged)")
+        print("the receiver's log:\n" + logged.joined(separator: "\n"))
+        await run.stop()
+    }
 }

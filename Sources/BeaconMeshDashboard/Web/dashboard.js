@@ -233,8 +233,13 @@
     replaceChildren($('stores'), data.stores.map(storeCard));
     $('no-stores').style.display = data.stores.length ? 'none' : '';
     replaceChildren($('coordinators'), data.coordinators.length ? data.coordinators.map(function (c) {
-      return make('li', c.state, c.id + ' — ' + c.state + ' — stores ' + c.stores.join(', ') + ' — serving ' +
+      var item = make('li', c.state, c.id + ' — ' + c.state + ' — stores ' + c.stores.join(', ') + ' — serving ' +
         (c.active.length ? c.active.join(', ') : 'none') + ' — since ' + clock(c.startedAt));
+      (c.webhooks || []).forEach(function (w) {
+        item.appendChild(make('div', 'webhook ' + w.state, 'webhook ' + w.name + ' — ' + (w.state === 'failing' ?
+          'failing since ' + clock(w.since) + ' — ' + w.backlog + ' waiting — ' + w.error : 'ok — ' + w.backlog + ' waiting')));
+      });
+      return item;
     }) : [make('li', 'empty', 'No coordinator heard yet.')]);
   }
 

@@ -233,7 +233,8 @@ enum PostgresSchema {
                     seq bigserial PRIMARY KEY, endpoint text NOT NULL, store integer NOT NULL, event_id text NOT NULL,
                     body bytea NOT NULL, member text, created_at bigint NOT NULL)
                 """,
-                "CREATE INDEX webhook_outbox_endpoint ON webhook_outbox (endpoint, store, seq)",
+                // Read in outbox order, skipping other stores' rows (few: a coordinator delivers for the stores it decides).
+                "CREATE INDEX webhook_outbox_endpoint ON webhook_outbox (endpoint, seq)",
                 "CREATE INDEX webhook_outbox_member ON webhook_outbox (member) WHERE member IS NOT NULL",
                 grantToMemberWriters([
                     "GRANT SELECT, INSERT, DELETE ON webhook_outbox", "GRANT USAGE, SELECT ON SEQUENCE webhook_outbox_seq_seq",

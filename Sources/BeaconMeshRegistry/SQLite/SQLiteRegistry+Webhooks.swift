@@ -22,9 +22,9 @@ extension SQLiteRegistry {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT seq, store, event_id, body, member, created_at FROM webhook_outbox
-                    WHERE endpoint = ? AND store IN (SELECT value FROM json_each(?)) ORDER BY seq LIMIT ?
-                    """, arguments: [endpoint, Self.jsonList(stores), limit]
+                    SELECT seq, store, event_id, body, member, created_at FROM webhook_outbox INDEXED BY webhook_outbox_endpoint
+                    WHERE endpoint = ? AND store IN (\(Self.list(stores))) ORDER BY seq LIMIT ?
+                    """, arguments: [endpoint, limit]
             ).map { row in
                 WebhookDelivery(
                     seq: row["seq"], endpoint: endpoint, store: row["store"], eventID: row["event_id"],
@@ -46,12 +46,13 @@ extension SQLiteRegistry {
     public func webhookBacklog(endpoint: String, stores: Set<UInt16>) throws -> Int {
         try database.read { db in
             try Int.fetchOne(
-                db, sql: "SELECT count(*) FROM webhook_outbox WHERE endpoint = ? AND store IN (SELECT value FROM json_each(?))",
-                arguments: [endpoint, Self.jsonList(stores)]) ?? 0
+                db, sql: "SELECT count(*) FROM webhook_outbox WHERE endpoint = ? AND store IN (\(Self.list(stores)))",
+                arguments: [endpoint]) ?? 0
         }
     }
 
-    private static func jsonList(_ stores: Set<UInt16>) -> String {
-        "[" + stores.sorted().map(String.init).joined(separator: ",") + "]"
+    /// The stores as SQL's list of numbers (numbers only: nothing to quote).
+    private static func list(_ stores: Set<UInt16>) -> String {
+        stores.isEmpty ? "NULL" : stores.sorted().map(String.init).joined(separator: ",")
     }
 }
