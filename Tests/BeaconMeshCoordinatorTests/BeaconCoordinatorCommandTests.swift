@@ -122,6 +122,7 @@ struct BeaconCoordinatorCommandTests {
           report                  A store's shopper analytics for a period (default the last 7 days), as tables or JSON.
           survey                  Survey a store: mark where a carried beacon is or import a recorded walk, then learn, show or
                                   clear its fit.
+          webhooks                Try the webhook endpoints of a config.
 
           See 'beacon-coordinator help <subcommand>' for detailed help.
         """#
@@ -202,8 +203,8 @@ struct BeaconCoordinatorCommandTests {
           bridge                  On the head-office broker: a store broker's bridge, which forwards that store's topics and
                                   takes offers and check-ins back.
           dashboard               A web dashboard's credential: it may read its stores' presence, events, node status and
-                                  alerts and the coordinators' status, and write only their survey marks; no --store: every
-                                  store (head office).
+                                  alerts and the coordinators' status and health, and write only their survey marks; no
+                                  --store: every store (head office).
           revoke                  Remove a credential: its password entry, ACL block and credential file.
           database                A chain registry's PostgreSQL role for coordinators: migrates the schema as the owner, then
                                   grants the role rows only (no DDL, no other schema).

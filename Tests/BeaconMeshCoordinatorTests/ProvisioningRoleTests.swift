@@ -27,7 +27,7 @@ struct ProvisioningRoleTests {
     }
 
     @Test(
-        "a dashboard reads what it shows — presence, events, node status, alerts, coordinators' status — of its stores or all, and writes only their survey marks"
+        "a dashboard reads what it shows — presence, events, node status, alerts, coordinators' status and health — of its stores or all, and writes only their survey marks"
     )
     func dashboardLines() {
         #expect(ProvisioningRole.dashboard(id: "hq", stores: []).username == "dashboard-hq")
@@ -40,7 +40,7 @@ struct ProvisioningRoleTests {
             ])
         let two = ProvisioningRole.dashboard(id: "region-west", stores: [2, 1, 2]).topicLines()
         #expect(
-            two.count == 11 && two.filter { $0.contains("/stores/1/") }.count == 5 && two.filter { $0.contains("/stores/2/") }.count == 5)
+            two.count == 12 && two.filter { $0.contains("/stores/1/") }.count == 5 && two.filter { $0.contains("/stores/2/") }.count == 5)
         #expect(
             two.filter { !$0.hasPrefix("topic read ") } == [
                 "topic write beaconmesh/v1/stores/1/survey", "topic write beaconmesh/v1/stores/2/survey",

@@ -34,6 +34,8 @@ class Hook(BaseHTTPRequestHandler):
             member = (event.get("member") or {}).get("id", "-") if isinstance(event.get("member"), dict) else event.get("member", "-")
             print(f"{event.get('type', 'alert')} {event_id} store {event.get('store', '-')} member {member}", flush=True)
             self.send_response(204)
+        # An answer's length, so the client need not read to the connection's end (over TLS an unclean end is an error).
+        self.send_header("Content-Length", "0")
         self.end_headers()
 
     def log_message(self, *args):
