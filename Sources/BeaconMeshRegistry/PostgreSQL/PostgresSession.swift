@@ -17,6 +17,8 @@ final class PostgresSession: @unchecked Sendable {
     private let configuration: PostgresConnection.Configuration
     private let logger: Logger
     private let timeout: Duration
+    /// How long connecting may take, handshake included.
+    private let connectTimeout: Duration
     /// Held for a whole transaction: two threads never interleave statements on the connection.
     private let turn = NSLock()
     private var current: PostgresConnection?
@@ -39,6 +41,7 @@ final class PostgresSession: @unchecked Sendable {
         self.configuration = try settings.configuration(password: password, timeout: connectTimeout ?? timeout)
         self.logger = logger
         self.timeout = timeout
+        self.connectTimeout = connectTimeout ?? timeout
     }
 
     /// Runs `body` inside `BEGIN … COMMIT` (rolled back if it throws). Failures are `RegistryFailure`s in an IT
@@ -110,14 +113,42 @@ final class PostgresSession: @unchecked Sendable {
     /// A new connection (the last one is gone).
     func connect() throws -> PostgresConnection {
         let id = connections.wrappingAdd(1, ordering: .relaxed).newValue
-        let connection = try PostgresConnection.connect(
-            on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: id, logger: logger
-        ).wait()
+        // postgres-nio's own connect timeout covers the TCP connection, not the handshake after it: a server killed
+        // or restarting at that moment could leave the wait without an end.
+        let connection = try Self.wait(
+            for: PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: id, logger: logger),
+            atMost: connectTimeout, whatTimedOut: "connecting", late: { $0.closeAndForget() })
         let statements = Statements(connection: connection, logger: logger, timeout: timeout)
         if let pid = try statements.query("SELECT pg_backend_pid()").first?.decode(Int32.self) {
             backendPID.store(pid, ordering: .relaxed)
         }
         return connection
+    }
+
+    /// Waits for `future` at most `timeout`: past it the wait fails as unavailable and `timedOut` runs; `late` gets what
+    /// the future still brings after that (a connection to close).
+    static func wait<Value: Sendable>(
+        for future: EventLoopFuture<Value>, atMost timeout: Duration, whatTimedOut: String,
+        timedOut: @escaping @Sendable () -> Void = {}, late: @escaping @Sendable (Value) -> Void = { _ in }
+    ) throws -> Value {
+        let loop = future.eventLoop
+        let answer = loop.makePromise(of: Value.self)
+        let settled = FirstOfTwo()
+        let deadline = loop.scheduleTask(in: .milliseconds(Int64(timeout.wholeMilliseconds))) {
+            guard settled.claim() else { return }
+            answer.fail(RegistryFailure(.unavailable, "no answer to \(whatTimedOut) within \(timeout.wholeMilliseconds / 1000) s"))
+            timedOut()
+        }
+        future.whenComplete { result in
+            guard settled.claim() else {
+                if case .success(let value) = result { late(value) }
+                return
+            }
+            deadline.cancel()
+            answer.completeWith(result)
+        }
+        return try answer.futureResult.wait()
     }
 
     /// Closes the connection.
@@ -148,12 +179,12 @@ final class PostgresSession: @unchecked Sendable {
 
         private func result(_ query: PostgresQuery) throws -> PostgresQueryResult {
             let connection = self.connection
-            let deadline = connection.eventLoop.scheduleTask(in: .milliseconds(Int64(timeout.wholeMilliseconds))) {
-                // No answer in time (a cut network drops packets without a word): give the connection up.
-                connection.closeAndForget()
-            }
-            defer { deadline.cancel() }
-            return try connection.query(query, logger: logger).wait()
+            // No answer in time (a cut network drops packets without a word): the wait ends, and the connection is
+            // given up. The wait ends by itself: closing the connection did not always fail the query (a writer waited
+            // forever after PostgreSQL was stopped mid-transaction, holding the session, seen with gdb).
+            return try PostgresSession.wait(
+                for: connection.query(query, logger: logger), atMost: timeout, whatTimedOut: "a statement",
+                timedOut: { connection.closeAndForget() })
         }
     }
 }
@@ -177,4 +208,11 @@ struct NullableColumn<Value: PostgresArrayEncodable & PostgresArrayDecodable> {
         values = optionals.map { $0 ?? placeholder }
         present = optionals.map { $0 != nil }
     }
+}
+
+/// Which of two racing callbacks (an answer, a deadline) came first: the first `claim()` returns true, later ones false.
+private final class FirstOfTwo: Sendable {
+    private let taken = Atomic<Bool>(false)
+
+    func claim() -> Bool { !taken.exchange(true, ordering: .acquiringAndReleasing) }
 }
