@@ -23,15 +23,20 @@ struct DashboardBrowserTests {
 
     /// Runs `body`, then quits `browser` and stops `mesh`, whether `body` threw or not.
     static func closing(_ browser: Browser, _ mesh: DashboardMesh, _ body: () async throws -> Void) async throws {
+        try await closing(browser, stopping: { await mesh.stop() }, body)
+    }
+
+    /// The same, stopping with `stop`: for a test that restarts its mesh, `stop` reads the mesh as it is at the end.
+    static func closing(_ browser: Browser, stopping stop: () async -> Void, _ body: () async throws -> Void) async throws {
         do {
             try await body()
         } catch {
             await browser.quit()
-            await mesh.stop()
+            await stop()
             throw error
         }
         await browser.quit()
-        await mesh.stop()
+        await stop()
     }
 
     /// Where the tests leave their screenshots (the README's picture is one of them).
@@ -157,7 +162,7 @@ struct DashboardBrowserTests {
     func staleAndReconnect() async throws {
         var mesh = try await DashboardMesh.start()
         let browser = try await Browser.start()
-        do {
+        try await Self.closing(browser, stopping: { await mesh.stop() }) {
             mesh.shoppers.place(1, in: 10)
             try await browser.open(mesh.dashboardURL + "/stores/1")
             _ = try await browser.evaluate("window.samePage = 'yes'; return true;")
@@ -198,13 +203,7 @@ struct DashboardBrowserTests {
                 return !document.body.classList.contains('stale') && document.getElementById('status').textContent.indexOf('Live') >= 0;
                 """, timeout: .seconds(20))
             #expect(liveAgain != nil, "the page did not come back after the broker did")
-        } catch {
-            await browser.quit()
-            await mesh.stop()
-            throw error
         }
-        await browser.quit()
-        await mesh.stop()
     }
     /// A member whose name is markup that would run script if it were ever put into the page as HTML.
     static let markupName = #"<img src=x onerror="window.pwned=1;document.title='pwned'">"#
@@ -219,7 +218,7 @@ struct DashboardBrowserTests {
             ],
             prepare: { try await DashboardUsers.make(in: $0) })
         let browser = try await Browser.start(width: 1280, height: 900)
-        do {
+        try await Self.closing(browser, stopping: { await mesh.stop() }) {
             mesh.shoppers.place(1, in: 10)
             mesh.shoppers.place(9, in: 20)
             try await browser.open(mesh.dashboardURL + "/stores/1")
@@ -294,13 +293,7 @@ struct DashboardBrowserTests {
             #expect(out != nil, "sign-out did not lead to /login")
             try await browser.open(mesh.dashboardURL + "/stores/1")
             #expect(try await browser.evaluate("return location.pathname;") as? String == "/login", "the session outlived sign-out")
-        } catch {
-            await browser.quit()
-            await mesh.stop()
-            throw error
         }
-        await browser.quit()
-        await mesh.stop()
     }
 }
 
