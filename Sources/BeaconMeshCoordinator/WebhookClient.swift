@@ -23,6 +23,8 @@ final class WebhookClient: Sendable {
     /// The endpoint's URL, parsed once.
     private let target: URL
     private let client: HTTPClient
+    /// The one event loop this endpoint's requests and connections run on: no hop between loops per POST.
+    private let loop: any EventLoop
     private let timeout: Duration
     private let answerLimit: Int
 
@@ -45,6 +47,7 @@ final class WebhookClient: Sendable {
         configuration.httpVersion = .http1Only
         configuration.decompression = .disabled
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        loop = client.eventLoopGroup.next()
     }
 
     /// POSTs `body` as the event `eventID`, signed for `timestamp` (epoch seconds); waits for the answer.
@@ -59,7 +62,7 @@ final class WebhookClient: Sendable {
                 ], body: .bytes(body))
             let response = try client.execute(
                 request: request, delegate: ResponseAccumulator(request: request, maxBodySize: answerLimit),
-                deadline: .now() + .nanoseconds(timeout.nanoseconds)
+                eventLoop: .delegate(on: loop), deadline: .now() + .nanoseconds(timeout.nanoseconds)
             ).wait()
             let status = Int(response.status.code)
             switch status {

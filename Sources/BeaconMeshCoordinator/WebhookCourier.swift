@@ -125,6 +125,9 @@ final class WebhookCourier: Sendable {
         /// Delivered rows are crossed off in groups (at most `removalDelay` late): one write for many deliveries. A
         /// coordinator killed meanwhile delivers those again (at least once).
         var lastRemoval = ContinuousClock.now
+        /// Deliveries done with since the start, and the last count of the backlog (with how many were done then).
+        var finished = 0
+        var counted: (at: ContinuousClock.Instant, owed: Int, finished: Int, stores: Set<UInt16>)?
         while !stopping {
             let delivering = stores.current
             let pending: [WebhookDelivery]
@@ -140,9 +143,18 @@ final class WebhookCourier: Sendable {
                     ? []
                     : try outbox.pendingWebhookDeliveries(
                         endpoint: endpoint.name, stores: delivering, limit: Self.batch)
-                let backlog =
-                    (pending.count < Self.batch ? pending.count : try outbox.webhookBacklog(endpoint: endpoint.name, stores: delivering))
-                    - pending.count(where: { doneSet.contains($0.seq) })
+                let backlog: Int
+                if pending.count < Self.batch {
+                    backlog = pending.count - pending.count(where: { doneSet.contains($0.seq) })
+                } else {
+                    // A long backlog is counted at most once a second (a count reads every row), and in between
+                    // told down by what was done since.
+                    if counted == nil || counted?.stores != delivering || ContinuousClock.now - counted!.at >= .seconds(1) {
+                        let rows = try outbox.webhookBacklog(endpoint: endpoint.name, stores: delivering)
+                        counted = (ContinuousClock.now, rows - doneSet.count, finished, delivering)
+                    }
+                    backlog = max(0, counted!.owed - (finished - counted!.finished))
+                }
                 state.withLock { $0.health.backlog = backlog }
                 metrics.backlog.record(backlog)
                 if outboxFailing {
@@ -182,6 +194,7 @@ final class WebhookCourier: Sendable {
                     break
                 }
                 failures = 0
+                finished += 1
                 done.append(delivery.seq)
                 doneSet.insert(delivery.seq)
                 record(outcome, delivery)

@@ -9,10 +9,14 @@ enum WebhookSignature {
         authenticated.update(data: Array("\(timestamp).".utf8))
         authenticated.update(data: body)
         let digest = authenticated.finalize()
-        return "sha256="
-            + digest.map { byte in
-                let hex = String(byte, radix: 16)
-                return byte < 16 ? "0" + hex : hex
-            }.joined()
+        var text = Array("sha256=".utf8)
+        text.reserveCapacity(7 + 2 * SHA256.byteCount)
+        for byte in digest {
+            text.append(hexDigits[Int(byte >> 4)])
+            text.append(hexDigits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 }

@@ -19,17 +19,16 @@ extension SQLiteRegistry {
 
     public func pendingWebhookDeliveries(endpoint: String, stores: Set<UInt16>, limit: Int) throws -> [WebhookDelivery] {
         try database.read { db in
-            try Row.fetchAll(
-                db,
+            // A cached statement (the stores rarely change) and columns by position: a courier reads this often.
+            let statement = try db.cachedStatement(
                 sql: """
                     SELECT seq, store, event_id, body, member, created_at FROM webhook_outbox INDEXED BY webhook_outbox_endpoint
                     WHERE endpoint = ? AND store IN (\(Self.list(stores))) ORDER BY seq LIMIT ?
-                    """, arguments: [endpoint, limit]
-            ).map { row in
+                    """)
+            return try Row.fetchAll(statement, arguments: [endpoint, limit]).map { row in
                 WebhookDelivery(
-                    seq: row["seq"], endpoint: endpoint, store: row["store"], eventID: row["event_id"],
-                    body: [UInt8](row["body"] as Data), personalDataOf: row["member"],
-                    createdAt: Timestamp(milliseconds: row["created_at"]))
+                    seq: row[0], endpoint: endpoint, store: row[1], eventID: row[2], body: [UInt8](row[3] as Data),
+                    personalDataOf: row[4], createdAt: Timestamp(milliseconds: row[5]))
             }
         }
     }
@@ -46,7 +45,7 @@ extension SQLiteRegistry {
     public func webhookBacklog(endpoint: String, stores: Set<UInt16>) throws -> Int {
         try database.read { db in
             try Int.fetchOne(
-                db, sql: "SELECT count(*) FROM webhook_outbox WHERE endpoint = ? AND store IN (\(Self.list(stores)))",
+                db.cachedStatement(sql: "SELECT count(*) FROM webhook_outbox WHERE endpoint = ? AND store IN (\(Self.list(stores)))"),
                 arguments: [endpoint]) ?? 0
         }
     }
