@@ -95,6 +95,7 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .target(

@@ -1,8 +1,10 @@
 import AsyncHTTPClient
 import BeaconMeshCore
+import BeaconMeshThreads
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import NIOSSL
 
 /// POSTs signed bodies to one webhook endpoint (async-http-client), from a blocking thread (its courier's): HTTPS
@@ -23,7 +25,7 @@ final class WebhookClient: Sendable {
     /// The endpoint's URL, parsed once.
     private let target: URL
     private let client: HTTPClient
-    /// The one event loop this endpoint's requests and connections run on: no hop between loops per POST.
+    /// The one event loop its requests and connections run on: no hop between loops per POST.
     private let loop: any EventLoop
     private let timeout: Duration
     private let answerLimit: Int
@@ -46,9 +48,17 @@ final class WebhookClient: Sendable {
             timeout: .init(connect: .seconds(min(seconds, 5)), read: .seconds(seconds)))
         configuration.httpVersion = .http1Only
         configuration.decompression = .disabled
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        loop = client.eventLoopGroup.next()
+        client = HTTPClient(eventLoopGroupProvider: .shared(Self.loop), configuration: configuration)
+        loop = Self.loop
     }
+
+    /// The event loop every endpoint's requests and connections run on: one thread at idle priority (as the couriers),
+    /// so that on busy cores webhooks yield to the decisions and their events. Lives as long as the program.
+    private static let loop: any EventLoop = {
+        let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1).next()
+        try? loop.submit { DedicatedThread.setCurrentThread(.idle) }.wait()
+        return loop
+    }()
 
     /// POSTs `body` as the event `eventID`, signed for `timestamp` (epoch seconds); waits for the answer.
     func post(body: [UInt8], eventID: String, timestamp: Int64) -> Outcome {

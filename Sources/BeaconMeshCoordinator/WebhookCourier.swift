@@ -78,7 +78,7 @@ final class WebhookCourier: Sendable {
     }
 
     func start() throws(DedicatedThread.StartError) {
-        let started = try DedicatedThread(name: "webhook") { [self] in self.run() }
+        let started = try DedicatedThread(name: "webhook", priority: .idle) { [self] in self.run() }
         thread.withLock { $0 = started }
     }
 
@@ -182,8 +182,12 @@ final class WebhookCourier: Sendable {
                 continue
             }
             retryAt = nil
+            var deliveredAll = true
             for delivery in waiting {
-                if stopping || !stores.current.contains(delivery.store) { break }
+                if stopping || !stores.current.contains(delivery.store) {
+                    deliveredAll = false
+                    break
+                }
                 let outcome = client.post(body: delivery.body, eventID: delivery.eventID, timestamp: clock().milliseconds / 1000)
                 if case .failed(let cause) = outcome, clock() - delivery.createdAt < Self.retryFor {
                     failures += 1
@@ -191,6 +195,7 @@ final class WebhookCourier: Sendable {
                     // Backoff with jitter: between half and all of 1 s doubled per failure, up to `longestRetry`.
                     let full = min(longestRetry, .seconds(1) * (1 << min(failures - 1, 20)))
                     retryAt = ContinuousClock.now + full * Double.random(in: 0.5...1.0)
+                    deliveredAll = false
                     break
                 }
                 failures = 0
@@ -205,6 +210,13 @@ final class WebhookCourier: Sendable {
                     }
                     lastRemoval = ContinuousClock.now
                 }
+            }
+            if deliveredAll && pending.count < Self.batch {
+                // The whole backlog went out: nothing is owed until the writer wakes us (a wake during the POSTs
+                // counts), so the outbox is not read again just to find that.
+                state.withLock { $0.health.backlog = 0 }
+                metrics.backlog.record(0)
+                pause(done.isEmpty ? .seconds(1) : Self.removalDelay)
             }
         }
         if !done.isEmpty { try? outbox.removeWebhookDeliveries(done) }

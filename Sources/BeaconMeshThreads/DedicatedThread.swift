@@ -37,12 +37,22 @@ public final class DedicatedThread: Sendable {
         /// durable soon (the registry writer: a promo or visit not yet written when the coordinator is killed is
         /// decided again after its restart).
         case background
+        /// Work that is durable and never urgent (delivering webhooks from their outbox): Linux's `SCHED_IDLE`, so it
+        /// runs only on cores nothing else wants, and any other thread that wakes takes the core from it at once (a
+        /// nice thread keeps it for a time slice, which delays every hop of an event through a busy machine). On idle
+        /// cores it runs as fast as any; while the cores stay busy it waits.
+        case idle
 
-        /// The thread's nice value, if it sets one (Linux keeps one per thread).
-        var nice: Int32? {
+        /// Sets the calling thread's priority (Linux keeps one per thread).
+        func apply() {
             switch self {
-            case .normal: nil
-            case .background: 10
+            case .normal: break
+            case .background: DedicatedThread.setCurrentThreadNice(10)
+            case .idle:
+                var parameters = sched_param()
+                parameters.sched_priority = 0
+                // SCHED_IDLE (5, `<linux/sched.h>`): glibc's headers name it only for _GNU_SOURCE, which Swift's import lacks.
+                _ = pthread_setschedparam(pthread_self(), 5, &parameters)
             }
         }
     }
@@ -58,11 +68,10 @@ public final class DedicatedThread: Sendable {
     /// Starts a thread named `name` running `body` at `priority`; throws if the system refuses a thread.
     public init(name: String, priority: Priority = .normal, _ body: @escaping @Sendable () -> Void) throws(StartError) {
         let threadName = String(name.utf8.prefix(15)) ?? String(name.prefix(15))
-        let nice = priority.nice
         let argument = Unmanaged.passRetained(
             Body {
                 DedicatedThread.nameCurrentThread(threadName)
-                if let nice { DedicatedThread.setCurrentThreadNice(nice) }
+                priority.apply()
                 body()
             }
         ).toOpaque()
@@ -99,6 +108,12 @@ public final class DedicatedThread: Sendable {
         } else {
             pthread_join(thread, nil)
         }
+    }
+
+    /// Gives the calling thread `priority`: for a thread a library starts and runs (an event loop of async-http-client
+    /// that does only background work), where `init(name:priority:_:)` cannot be used.
+    public static func setCurrentThread(_ priority: Priority) {
+        priority.apply()
     }
 
     /// Sets the calling thread's nice value to `nice` (on Linux `PRIO_PROCESS` with `who` 0 is the calling thread).

@@ -28,6 +28,12 @@ struct CoordinatorBenchmark: ParsableCommand {
             "Drain the backlog a second time with the coordinator pinned to one core (taskset -c 0), and print the ratio of the two rates.")
     var compareOneCore = false
 
+    @Flag(
+        help:
+            "Then drain and stream again four times, alternating without webhooks and with two endpoints subscribed to every event (receivers in child processes at idle priority), and print the passes side by side."
+    )
+    var compareWebhooks = false
+
     @Option(help: "Arrivals timed for the latency figures.")
     var arrivals: Int = 2_000
 
@@ -141,6 +147,11 @@ struct CoordinatorBenchmark: ParsableCommand {
         print(
             "  latency            publish → arrived event, stream at \(Measure.grouped(halfRate)) batches/s (\(Int((halfRate / coordinatorRate * 100).rounded())) % of the coordinator's rate): p50 \(percentile(0.5)), p99 \(percentile(0.99)) (\(latencies.count) of \(arrivals) newcomers)"
         )
+        if compareWebhooks {
+            let passes = try await compareWebhooks(
+                chain: chain, broker: broker.process, drainTopic: drainTopic, members: csv, logger: logger)
+            printWebhookPasses(passes, decodeCPU: decodeCPU)
+        }
         try? FileManager.default.removeItem(atPath: work)
     }
 
@@ -179,7 +190,7 @@ struct CoordinatorBenchmark: ParsableCommand {
 
     /// Queues a backlog of `batches` for both persistent sessions, then lets `mosquitto_sub` drain it and, once it has,
     /// the coordinator (on the CPUs `pinned` names, with `taskset -c`, if any), and measures how each drains it.
-    private func drain(
+    func drain(
         chain: BenchChain, broker: BenchProcess, port: Int, drainTopic: String, boot: String, pinned: String?, logger: Logger
     ) async throws -> Drain {
         let coordinatorPath = chain.coordinatorPath

@@ -97,6 +97,31 @@ struct DedicatedThreadTests {
         #expect(nice() == starter)
     }
 
+    @Test("an idle thread runs under SCHED_IDLE (and so does a library's thread that asks), its starter as it was")
+    func idleRunsOnlyOnFreeCores() throws {
+        // `/proc/thread-self/sched` names the policy: 0 normal, 5 SCHED_IDLE.
+        @Sendable func policy() -> Int? {
+            let text = (try? String(contentsOfFile: "/proc/thread-self/sched", encoding: .utf8)) ?? ""
+            guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("policy") }) else { return nil }
+            return Int(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "")
+        }
+        let starter = policy()
+        let seen = Mutex<(idle: Int?, asked: Int?)>((nil, nil))
+        try DedicatedThread(name: "idle", priority: .idle) {
+            let value = policy()
+            seen.withLock { $0.idle = value }
+        }.join()
+        try DedicatedThread(name: "asks") {
+            DedicatedThread.setCurrentThread(.idle)
+            let value = policy()
+            seen.withLock { $0.asked = value }
+        }.join()
+        #expect(starter == 0)
+        #expect(seen.withLock { $0.idle } == 5)
+        #expect(seen.withLock { $0.asked } == 5)
+        #expect(policy() == starter)
+    }
+
     @Test("a refusal to start names the thread and the system's reason")
     func startErrorSaysWhat() {
         let error = DedicatedThread.StartError(name: "mqtt-network", code: EAGAIN)
