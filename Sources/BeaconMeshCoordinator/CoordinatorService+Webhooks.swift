@@ -15,7 +15,8 @@ extension CoordinatorService {
         var couriers: [WebhookCourier] = []
         for endpoint in configuration.webhooks {
             let courier = WebhookCourier(
-                endpoint: endpoint, outbox: outbox, client: try WebhookClient(endpoint: endpoint), stores: stores, logger: logger,
+                endpoint: endpoint, outbox: outbox, client: try WebhookClient(endpoint: endpoint, urgency: .whenIdle), stores: stores,
+                logger: logger,
                 clock: { clock.now() })
             try courier.start()
             couriers.append(courier)

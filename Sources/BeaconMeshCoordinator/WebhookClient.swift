@@ -34,7 +34,17 @@ final class WebhookClient: Sendable {
     static let standardTimeout: Duration = .seconds(10)
     static let standardAnswerLimit = 64 * 1024
 
-    init(endpoint: WebhookEndpoint, timeout: Duration = standardTimeout, answerLimit: Int = standardAnswerLimit) throws {
+    /// Whether the POSTs may wait for idle cores (a courier's, from the durable outbox) or are awaited by a person
+    /// (`webhooks test`).
+    enum Urgency: Sendable {
+        case now
+        case whenIdle
+    }
+
+    init(
+        endpoint: WebhookEndpoint, urgency: Urgency = .now, timeout: Duration = standardTimeout,
+        answerLimit: Int = standardAnswerLimit
+    ) throws {
         self.endpoint = endpoint
         guard let target = URL(string: endpoint.url) else { throw HTTPClientError.invalidURL }
         self.target = target
@@ -48,13 +58,13 @@ final class WebhookClient: Sendable {
             timeout: .init(connect: .seconds(min(seconds, 5)), read: .seconds(seconds)))
         configuration.httpVersion = .http1Only
         configuration.decompression = .disabled
-        client = HTTPClient(eventLoopGroupProvider: .shared(Self.loop), configuration: configuration)
-        loop = Self.loop
+        loop = urgency == .whenIdle ? Self.idleLoop : MultiThreadedEventLoopGroup.singleton.next()
+        client = HTTPClient(eventLoopGroupProvider: .shared(loop), configuration: configuration)
     }
 
-    /// The event loop every endpoint's requests and connections run on: one thread at idle priority (as the couriers),
+    /// The event loop the couriers' requests and connections run on: one thread at idle priority (as the couriers),
     /// so that on busy cores webhooks yield to the decisions and their events. Lives as long as the program.
-    private static let loop: any EventLoop = {
+    private static let idleLoop: any EventLoop = {
         let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1).next()
         try? loop.submit { DedicatedThread.setCurrentThread(.idle) }.wait()
         return loop
