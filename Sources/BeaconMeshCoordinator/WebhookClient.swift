@@ -70,20 +70,70 @@ final class WebhookClient: Sendable {
         return loop
     }()
 
+    /// One POST to make: an event's body and its id.
+    struct Post: Sendable {
+        var body: [UInt8]
+        var eventID: String
+    }
+
     /// POSTs `body` as the event `eventID`, signed for `timestamp` (epoch seconds); waits for the answer.
     func post(body: [UInt8], eventID: String, timestamp: Int64) -> Outcome {
+        let signedAt = Timestamp(milliseconds: timestamp * 1000)
+        return post([Post(body: body, eventID: eventID)], clock: { signedAt }, while: { _, _ in true }).first
+            ?? .failed("not sent")
+    }
+
+    /// POSTs `posts` one after another, each once the one before it was answered, while `goOn(index, outcomeBefore)`
+    /// says the one at `index` should go; each is signed for the second it is sent in (`clock`). The whole run stays on
+    /// the client's event loop, so the calling thread is woken once for all of them, not twice per POST (at a backlog's
+    /// pace those wake-ups cost as much as the POSTs). Waits for the last; returns the outcomes of those sent, in order.
+    func post(
+        _ posts: [Post], clock: @escaping @Sendable () -> Timestamp, while goOn: @escaping @Sendable (Int, Outcome?) -> Bool
+    ) -> [Outcome] {
+        let finished = loop.makePromise(of: [Outcome].self)
+        loop.execute { self.send(posts, from: 0, outcomes: [], clock: clock, goOn: goOn, finished: finished) }
+        return (try? finished.futureResult.wait()) ?? []
+    }
+
+    /// Sends the post at `index` if it should go, and the rest after its answer; on the loop.
+    private func send(
+        _ posts: [Post], from index: Int, outcomes: [Outcome], clock: @escaping @Sendable () -> Timestamp,
+        goOn: @escaping @Sendable (Int, Outcome?) -> Bool, finished: EventLoopPromise<[Outcome]>
+    ) {
+        guard index < posts.count, goOn(index, outcomes.last) else { return finished.succeed(outcomes) }
+        let answer: EventLoopFuture<HTTPClient.Response>
         do {
-            let request = try HTTPClient.Request(
-                url: target, method: .POST,
-                headers: [
-                    "Content-Type": "application/json", "User-Agent": "BeaconMesh-Webhooks/1", "BeaconMesh-Event-Id": eventID,
-                    "BeaconMesh-Timestamp": "\(timestamp)",
-                    "BeaconMesh-Signature": WebhookSignature.header(secret: endpoint.secret, timestamp: timestamp, body: body),
-                ], body: .bytes(body))
-            let response = try client.execute(
-                request: request, delegate: ResponseAccumulator(request: request, maxBodySize: answerLimit),
-                eventLoop: .delegate(on: loop), deadline: .now() + .nanoseconds(timeout.nanoseconds)
-            ).wait()
+            let request = try self.request(posts[index], timestamp: clock().milliseconds / 1000)
+            answer =
+                client.execute(
+                    request: request, delegate: ResponseAccumulator(request: request, maxBodySize: answerLimit),
+                    eventLoop: .delegate(on: loop), deadline: .now() + .nanoseconds(timeout.nanoseconds)
+                ).futureResult
+        } catch {
+            answer = loop.makeFailedFuture(error)
+        }
+        answer.whenComplete { result in
+            let outcome = self.outcome(of: result)
+            // Through the loop's queue, not a deeper call: an answer that failed at once must not nest the next one.
+            self.loop.execute {
+                self.send(posts, from: index + 1, outcomes: outcomes + [outcome], clock: clock, goOn: goOn, finished: finished)
+            }
+        }
+    }
+
+    private func request(_ post: Post, timestamp: Int64) throws -> HTTPClient.Request {
+        try HTTPClient.Request(
+            url: target, method: .POST,
+            headers: [
+                "Content-Type": "application/json", "User-Agent": "BeaconMesh-Webhooks/1", "BeaconMesh-Event-Id": post.eventID,
+                "BeaconMesh-Timestamp": "\(timestamp)",
+                "BeaconMesh-Signature": WebhookSignature.header(secret: endpoint.secret, timestamp: timestamp, body: post.body),
+            ], body: .bytes(post.body))
+    }
+
+    private func outcome(of answer: Result<HTTPClient.Response, any Error>) -> Outcome {
+        switch answer {
+        case .success(let response):
             let status = Int(response.status.code)
             switch status {
             case 200..<300: return .delivered(status: status)
@@ -94,11 +144,11 @@ final class WebhookClient: Sendable {
             case 400..<500: return .refused(status: status)
             default: return .failed("the receiver answered \(status)")
             }
-        } catch is ResponseAccumulator.ResponseTooBigError {
+        case .failure(is ResponseAccumulator.ResponseTooBigError):
             return .failed("the receiver's answer was longer than \(answerLimit) bytes")
-        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+        case .failure(let error as HTTPClientError) where error == .deadlineExceeded || error == .readTimeout:
             return .failed("the receiver did not answer within \(timeout)")
-        } catch {
+        case .failure(let error):
             return .failed("\(error)")
         }
     }

@@ -8,9 +8,10 @@ import Synchronization
 
 /// Delivers one endpoint's webhooks from the registry's outbox, on a thread of its own (so a slow receiver stalls
 /// no other endpoint, and never the decisions): the oldest delivery first, one at a time, so the endpoint gets them
-/// in order. A delivery leaves the outbox once the receiver took it (any 2xx), refused it for good (a 4xx other than
-/// 408 and 429) or 24 hours of retries went by; otherwise it is tried again after a backoff (1 s doubling up to
-/// `longestRetry`, with jitter), and nothing after it goes first. Rows are removed in groups after they were
+/// in order; up to a removal group of them are sent in one run on the client's event loop, so this thread wakes once
+/// a group, not once a POST. A delivery leaves the outbox once the receiver took it (any 2xx), refused it for good (a
+/// 4xx other than 408 and 429) or 24 hours of retries went by; otherwise it is tried again after a backoff (1 s
+/// doubling up to `longestRetry`, with jitter), and nothing after it goes first. Rows are removed in groups after they were
 /// delivered, so a coordinator killed in between delivers those again (at least once: receivers drop duplicates by
 /// `BeaconMesh-Event-Id`).
 ///
@@ -183,26 +184,37 @@ final class WebhookCourier: Sendable {
             }
             retryAt = nil
             var deliveredAll = true
-            for delivery in waiting {
-                if stopping || !stores.current.contains(delivery.store) {
-                    deliveredAll = false
-                    break
+            var rest = waiting[...]
+            while deliveredAll, !rest.isEmpty {
+                // A removal group at a time, sent in one run on the client's loop that also ends after the removal
+                // delay: then what was delivered is crossed off, as often as if each POST were sent from here.
+                let group = Array(rest.prefix(Self.removalGroup))
+                let now = clock()
+                let began = ContinuousClock.now
+                let posts = group.map { WebhookClient.Post(body: $0.body, eventID: $0.eventID) }
+                let outcomes = client.post(posts, clock: clock) { [self] index, before in
+                    if case .failed = before, now - group[index - 1].createdAt < Self.retryFor { return false }
+                    if index > 0, ContinuousClock.now - began >= Self.removalDelay { return false }
+                    return !stopping && stores.current.contains(group[index].store)
                 }
-                let outcome = client.post(body: delivery.body, eventID: delivery.eventID, timestamp: clock().milliseconds / 1000)
-                if case .failed(let cause) = outcome, clock() - delivery.createdAt < Self.retryFor {
-                    failures += 1
-                    record(failure: cause)
-                    // Backoff with jitter: between half and all of 1 s doubled per failure, up to `longestRetry`.
-                    let full = min(longestRetry, .seconds(1) * (1 << min(failures - 1, 20)))
-                    retryAt = ContinuousClock.now + full * Double.random(in: 0.5...1.0)
-                    deliveredAll = false
-                    break
+                deliveredAll = outcomes.count == group.count
+                for (delivery, outcome) in zip(group, outcomes) {
+                    if case .failed(let cause) = outcome, now - delivery.createdAt < Self.retryFor {
+                        failures += 1
+                        record(failure: cause)
+                        // Backoff with jitter: between half and all of 1 s doubled per failure, up to `longestRetry`.
+                        let full = min(longestRetry, .seconds(1) * (1 << min(failures - 1, 20)))
+                        retryAt = ContinuousClock.now + full * Double.random(in: 0.5...1.0)
+                        deliveredAll = false
+                        break
+                    }
+                    failures = 0
+                    finished += 1
+                    done.append(delivery.seq)
+                    doneSet.insert(delivery.seq)
+                    record(outcome, delivery)
                 }
-                failures = 0
-                finished += 1
-                done.append(delivery.seq)
-                doneSet.insert(delivery.seq)
-                record(outcome, delivery)
+                rest = rest.dropFirst(group.count)
                 if done.count >= Self.removalGroup || ContinuousClock.now - lastRemoval >= Self.removalDelay {
                     if (try? outbox.removeWebhookDeliveries(done)) != nil {
                         done.removeAll()
