@@ -4,9 +4,7 @@ import Testing
 
 /// The scoreboard tells the truth: a labelled recording replayed at recorded pace through real scanner processes,
 /// mosquitto and the coordinator gives the figures `beacon-bench accuracy score` computes in virtual time.
-/// The two walks (each a broker, a coordinator and four scanners of its own) run side by side: at recorded pace they
-/// mostly wait, and `deploy/run-tests.sh` runs them in a phase of their own, beside only the webhook outage's wait.
-@Suite("Presence accuracy in real time")
+@Suite("Presence accuracy in real time", .serialized)
 struct AccuracyRealTimeTests {
     static let beacon = "ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:100:1"
 
