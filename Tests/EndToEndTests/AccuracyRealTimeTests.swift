@@ -4,47 +4,56 @@ import Testing
 
 /// The scoreboard tells the truth: a labelled recording replayed at recorded pace through real scanner processes,
 /// mosquitto and the coordinator gives the figures `beacon-bench accuracy score` computes in virtual time.
-@Suite("Presence accuracy in real time", .serialized)
+@Suite("Presence accuracy in real time")
 struct AccuracyRealTimeTests {
     static let beacon = "ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:100:1"
 
-    @Test("an 84-s walk past 4 department radios, at recorded pace: seconds right within 5 points and changes within 2 of the scoreboard's")
-    func realTimeMatchesScoreboard() async throws {
-        let directory = try Mesh.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let recordings = try await Self.convert(into: directory)
-        let recording = recordings.first { $0.hasSuffix("rectangular_without_rotation-pi") }!
-        let virtual = try await Self.scoreboard(["accuracy", "score", recording], decider: "BeaconMesh")
-        let real = try await Self.replay(recording, in: directory)
-        print("real time: \(real.right) right, \(real.moves) moves; scoreboard: \(virtual.right) right, \(virtual.changes) changes")
-        #expect(abs(real.right - virtual.right) <= 0.05, "real time \(real.right), scoreboard \(virtual.right)")
-        #expect(abs(real.moves - virtual.changes) <= 2, "real time \(real.moves) moves, scoreboard \(virtual.changes)")
-    }
-
+    /// Both walks' preparations (converting the recordings, the surveyed store's `survey import` of the other eight
+    /// walks and `survey fit`, and both scoreboards, on both cores) come first; then the two replays run side by
+    /// side, each with its own broker, coordinator and four scanners. A replay whose start met the other's
+    /// preparations was seen to score 13 points low (0.548 against 0.679): load as its scanners start bends a walk.
     @Test(
-        "the same walk in a store surveyed by `survey import` of the other eight walks and `survey fit`: the real coordinator decides from the fit as the surveyed scoreboard does"
+        "two 84-s walks past 4 department radios at recorded pace, side by side: one in a plain store, one in a store surveyed by `survey import` of the other eight walks and `survey fit`; each within 5 points of seconds right and 2 changes of its scoreboard"
     )
-    func surveyedRealTimeMatchesScoreboard() async throws {
+    func realTimeMatchesScoreboard() async throws {
         let directory = try Mesh.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let recordings = try await Self.convert(into: directory)
         let recording = recordings.first { $0.hasSuffix("rectangular_without_rotation-pi") }!
         let walks = recordings.filter { $0 != recording }
         #expect(walks.count == 8)
-        let database = directory + "/mesh.sqlite"
+        let plainStore = directory + "/plain"
+        let surveyedStore = directory + "/surveyed"
+        for store in [plainStore, surveyedStore] {
+            try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: true)
+        }
+        let plainScore = try await Self.scoreboard(["accuracy", "score", recording], decider: "BeaconMesh")
+        let database = surveyedStore + "/mesh.sqlite"
         for walk in walks {
             let imported = try Mesh.program("beacon-coordinator", ["survey", "import", walk, "--store", "1", "--db", database])
             #expect(await imported.waitForExit(timeout: .seconds(60)) == .exited(0), "\(imported.transcript)")
         }
         let fit = try Mesh.program("beacon-coordinator", ["survey", "fit", "--store", "1", "--db", database])
         #expect(await fit.waitForExit(timeout: .seconds(60)) == .exited(0), "\(fit.transcript)")
-        let virtual = try await Self.scoreboard(
+        let surveyedScore = try await Self.scoreboard(
             ["accuracy", "score"] + walks.flatMap { ["--survey", $0] } + [recording], decider: "BeaconMesh, surveyed")
-        let real = try await Self.replay(recording, in: directory, surveyed: true)
+
+        async let plainReplay = Self.replay(recording, in: plainStore)
+        async let surveyedReplay = Self.replay(recording, in: surveyedStore, surveyed: true)
+        let (plain, surveyed) = try await (plainReplay, surveyedReplay)
         print(
-            "surveyed, real time: \(real.right) right, \(real.moves) moves; scoreboard: \(virtual.right) right, \(virtual.changes) changes")
-        #expect(abs(real.right - virtual.right) <= 0.05, "real time \(real.right), scoreboard \(virtual.right)")
-        #expect(abs(real.moves - virtual.changes) <= 2, "real time \(real.moves) moves, scoreboard \(virtual.changes)")
+            "plain, real time: \(plain.right) right, \(plain.moves) moves; scoreboard: \(plainScore.right) right, \(plainScore.changes) changes"
+        )
+        print(
+            "surveyed, real time: \(surveyed.right) right, \(surveyed.moves) moves; scoreboard: \(surveyedScore.right) right, \(surveyedScore.changes) changes"
+        )
+        #expect(abs(plain.right - plainScore.right) <= 0.05, "plain: real time \(plain.right), scoreboard \(plainScore.right)")
+        #expect(abs(plain.moves - plainScore.changes) <= 2, "plain: real time \(plain.moves) moves, scoreboard \(plainScore.changes)")
+        #expect(
+            abs(surveyed.right - surveyedScore.right) <= 0.05, "surveyed: real time \(surveyed.right), scoreboard \(surveyedScore.right)")
+        #expect(
+            abs(surveyed.moves - surveyedScore.changes) <= 2,
+            "surveyed: real time \(surveyed.moves) moves, scoreboard \(surveyedScore.changes)")
     }
 
     /// The philotuxo walks converted with one radio per department into `directory`; their folders.
@@ -72,7 +81,8 @@ struct AccuracyRealTimeTests {
     }
 
     /// `recording` replayed at recorded pace through real scanners, mosquitto and a coordinator on
-    /// `directory/mesh.sqlite`: the share of seconds its snapshots placed the walker right, and its moves.
+    /// `directory/mesh.sqlite` (the store's files go in `directory`): the share of seconds its snapshots placed the
+    /// walker right, and its moves.
     static func replay(_ recording: String, in directory: String, surveyed: Bool = false) async throws -> (right: Double, moves: Int) {
         // The same recording through the real programs, at recorded pace.
         let layout = try String(contentsOfFile: recording + "/layout.csv", encoding: .utf8).split(separator: "\n").dropFirst()

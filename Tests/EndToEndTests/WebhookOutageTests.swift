@@ -3,7 +3,9 @@ import Foundation
 import Testing
 
 /// A webhook receiver that fails for two minutes: a suite of its own, because for those two minutes it only waits,
-/// so `deploy/run-tests.sh` runs it beside the real-time accuracy walks instead of one at a time among the load tests.
+/// so `deploy/run-tests.sh` runs it in a test process of its own beside the other tests that wait on real time (the
+/// live survey, the frozen scanner, the network cut, then the real-time accuracy walks) instead of one at a time among
+/// the load tests.
 @Suite("webhooks through a 2-minute outage")
 struct WebhookOutageTests {
     @Test("a receiver answering 500 for 2 minutes, then 200, gets every event in order, across a kill -9 and restart of the coordinator")

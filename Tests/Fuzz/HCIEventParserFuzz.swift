@@ -1,6 +1,6 @@
 // libFuzzer entry point for the HCI event path: everything the radio's bytes go through before they become beacons.
 //
-// Not a SwiftPM target: `deploy/fuzz-hci.sh` compiles this file together with the BeaconMeshCore sources into one
+// Not a SwiftPM target: `deploy/fuzz-hci.sh` compiles this file together with BeaconMeshCore's radio path into one
 // module (so there is no `import BeaconMeshCore`) with `swiftc -parse-as-library -sanitize=fuzzer,address`.
 //
 // Each input is treated as every shape the radio path accepts — an H4 packet, an event without its indicator, a
