@@ -70,7 +70,7 @@ struct PromoKillTests {
         let killedAtGreeting = (0..<Self.rounds).filter { $0 % 4 == 1 }.map { "m\($0)" }
         let twice = killedAtGreeting.filter { (greeted[$0]?.count ?? 0) > 1 }
         print(
-            "PromoKillTests: promos offered twice: \(doubled.count); check-ins published twice: \(checkedInTwice.count); greeted twice after a kill the moment she was greeted: \(twice.count) of \(killedAtGreeting.count)"
+            "PromoKillTests: promos fired in \(perMember.count) of \(Self.rounds) rounds, offered twice: \(doubled.count); check-ins in \(perRequest.count) rounds, published twice: \(checkedInTwice.count); greeted twice after a kill the moment she was greeted: \(twice.count) of \(killedAtGreeting.count)"
         )
         _ = await coordinator.stop(with: SIGTERM, timeout: .seconds(10))
         await events.stop()
