@@ -27,9 +27,16 @@ phase "the web files' lint"
 mkdir -p .build
 FUZZ_SECONDS="${FUZZ_SECONDS:-20}" deploy/fuzz-hci.sh > .build/fuzz-hci.log 2>&1 &
 fuzz=$!
-outage=
-idle=
-trap 'kill $fuzz $outage $idle 2> /dev/null || true' EXIT
+# Whatever still runs beside a phase is stopped if the run ends early.
+trap 'kill $(jobs -p) 2> /dev/null || true' EXIT
+# Waits for a job run beside a phase: its whole log if it failed (and the run stops there), else the log's last lines.
+finish_beside() {
+  if ! wait "$1"; then
+    cat "$2"
+    exit 1
+  fi
+  tail -n "$3" "$2"
+}
 swift build --build-tests
 phase "the build (and the fuzzer beside it)"
 # The fault suite's load tests (100,000 hostile messages, a broker restart under traffic, consumers that never read,
@@ -61,7 +68,7 @@ idle_tests='ScoreboardFloorTests|ScannerReplayMemoryTests|DashboardOpenAPITests|
 # network cut past the broker's keep-alive (52 s together), then the accuracy suite's two real-time walks (84 s,
 # side by side after their preparations). A walk's figures bend under load as its scanners start (beside the other
 # walk's preparations, 0.548 of seconds right against the scoreboard's 0.679; alone, 0.679-0.702), so the walks
-# start only once those three have ended, beside the outage's quiet wait. One at a time these took 412 s.
+# start only once those three have ended, beside the outage's quiet wait. One at a time these took 408 s.
 waiting_tests='LiveSurveyTests|ScannerFreezeTests|NetworkCutTests'
 walks='AccuracyRealTimeTests'
 outage_test='WebhookOutageTests'
@@ -72,28 +79,14 @@ test_binary="$(swift build --show-bin-path)/BeaconMeshPackageTests.xctest"
 outage=$!
 swift test --skip-build --filter "$waiting_tests"
 swift test --skip-build --filter "$walks"
-if ! wait "$outage"; then
-  cat .build/outage-test.log
-  exit 1
-fi
-outage=
-tail -n 3 .build/outage-test.log
+finish_beside "$outage" .build/outage-test.log 3
 phase "the real-time tests, side by side"
 chrt --idle 0 "$test_binary" --no-parallel --filter "$idle_tests" --testing-library swift-testing \
   > .build/idle-tests.log 2>&1 &
 idle=$!
 swift test --skip-build --no-parallel --filter "$load_tests"
-if ! wait "$idle"; then
-  cat .build/idle-tests.log
-  exit 1
-fi
-idle=
-tail -n 3 .build/idle-tests.log
+finish_beside "$idle" .build/idle-tests.log 3
 phase "the load tests, one at a time (and the idle-class ones beside them)"
-if ! wait "$fuzz"; then
-  tail -n 40 .build/fuzz-hci.log
-  exit 1
-fi
+finish_beside "$fuzz" .build/fuzz-hci.log 1
 trap - EXIT
-tail -n 1 .build/fuzz-hci.log
 phase "waiting for the fuzzer"
