@@ -3,12 +3,12 @@ import BeaconMeshCore
 /// Apple Continuity adverts as phones, laptops and earbuds send them (Nearby Info, Handoff, Nearby Action, Proximity
 /// Pairing under Apple's company id, from resolvable private addresses): most of what a scanner in a busy store hears,
 /// and drops, since none is a beacon.
-enum ContinuityNoise {
+public enum ContinuityNoise {
     /// How many different reports a capture cycles through.
-    static let distinctReports = 251
+    public static let distinctReports = 251
 
     /// `count` LE Advertising Report events (H4 bytes), the same ones every time (a fixed pseudo-random sequence).
-    static func reports(count: Int) -> [[UInt8]] {
+    public static func reports(count: Int) -> [[UInt8]] {
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         func next() -> UInt64 {  // xorshift64*
             state ^= state >> 12

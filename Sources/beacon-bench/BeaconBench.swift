@@ -10,7 +10,8 @@ struct BeaconBench: ParsableCommand {
             "Measure BeaconMesh: scanner hot path, presence engine, sighting batch decoding, coordinator service (sighting batches, ranging reports) through a real broker, dashboard, soak.",
         discussion: "Build in release mode: swift run -c release beacon-bench <benchmark>",
         subcommands: [
-            ScannerBenchmark.self, ScannerLiveBenchmark.self, ScannerProcessBenchmark.self, EngineBenchmark.self, CrowdBenchmark.self,
+            ScannerBenchmark.self, ScannerLiveBenchmark.self, ScannerLiveProcessBenchmark.self, ScannerProcessBenchmark.self,
+            EngineBenchmark.self, CrowdBenchmark.self,
             CrowdArrivalBenchmark.self, WireBenchmark.self, CoordinatorBenchmark.self, CoordinatorInMemoryBenchmark.self,
             RangingBenchmark.self, RegistryBenchmark.self, RegistryLoadBenchmark.self, FailoverBenchmark.self, AnalyticsBenchmark.self,
             DashboardBenchmark.self, SoakBenchmark.self, AccuracyBenchmark.self, SurveyFitBenchmark.self, WebhookBenchmark.self,

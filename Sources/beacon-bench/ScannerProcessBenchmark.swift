@@ -49,13 +49,6 @@ struct ScannerProcessBenchmark: ParsableCommand {
         try BenchRun.inWorkFolder { work in try await benchmark.measure(in: work) }
     }
 
-    /// One scanner run: CPU seconds (user + sys), peak RSS in bytes, exit status.
-    struct Run {
-        var cpuSeconds: Double
-        var peakBytes: Int
-        var status: Int32
-    }
-
     private func measure(in work: String) async throws {
         guard adverts > 0, beacons > 0, repeats > 0, noise >= 0 else {
             throw ValidationError("--adverts, --beacons and --repeats must be positive, --noise not negative")
@@ -134,37 +127,15 @@ struct ScannerProcessBenchmark: ParsableCommand {
         )
     }
 
-    /// Runs the scanner on `capture` to its end under GNU time (for its peak RSS) and reaps it with `wait4` (for the
-    /// CPU of time and the scanner, to the microsecond; time's own is a millisecond or so, the same in every run).
-    private func run(_ path: String, capture: String, department: Int, broker: String) throws -> Run {
-        let peakFile = capture + ".peak"
-        let timePath = "/usr/bin/time"
-        guard FileManager.default.isExecutableFile(atPath: timePath) else { throw BenchError("GNU time is not installed at \(timePath)") }
-        let arguments = [
-            timePath, "-f", "%M", "-o", peakFile, path, "--store", "3", "--department", "\(department)", "--broker", broker, "--source",
-            "btsnoop:\(capture)",
-            "--speed", "max", "--log-level", "error",
-        ]
-        var pid: pid_t = 0
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        BenchChildren.prepare()
-        let spawned = posix_spawn(&pid, timePath, nil, nil, argv, environ)
-        guard spawned == 0 else { throw BenchError("cannot start \(timePath): \(String(cString: strerror(spawned)))") }
-        BenchChildren.add(pid)
-        defer { BenchChildren.remove(pid) }
-        var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 {
-            guard errno == EINTR else { throw BenchError("wait4 failed: \(String(cString: strerror(errno)))") }
-        }
-        let cpu =
-            Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-        let exited = status & 0x7F == 0
-        // time writes "Command exited with non-zero status N" before the figure when the scanner failed.
-        let report = (try? String(contentsOfFile: peakFile, encoding: .utf8)) ?? ""
-        let kilobytes = report.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
-        return Run(cpuSeconds: cpu, peakBytes: kilobytes * 1024, status: exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F))
+    /// Runs the scanner on `capture` to its end.
+    private func run(_ path: String, capture: String, department: Int, broker: String) throws -> TimedScanner.Run {
+        try TimedScanner.start(
+            path,
+            arguments: [
+                "--store", "3", "--department", "\(department)", "--broker", broker, "--source", "btsnoop:\(capture)", "--speed",
+                "max", "--log-level", "error",
+            ], peakFile: capture + ".peak"
+        ).wait()
     }
 }
 
