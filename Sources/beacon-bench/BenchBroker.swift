@@ -24,4 +24,14 @@ struct BenchBroker {
         }
         return BenchBroker(process: process, port: port)
     }
+
+    /// A `mosquitto_sub` writing what `topic` carries (QoS 1) into `file`, a line per message as each arrives;
+    /// subscribed (300 ms given to it) when this returns.
+    func record(_ topic: String, into file: String) async throws -> BenchProcess {
+        let subscriber = try BenchProcess(
+            "/bin/sh",
+            ["-c", "exec stdbuf -oL \(try BenchProcess.which("mosquitto_sub")) -h 127.0.0.1 -p \(port) -q 1 -t '\(topic)' > '\(file)'"])
+        try await Task.sleep(for: .milliseconds(300))
+        return subscriber
+    }
 }

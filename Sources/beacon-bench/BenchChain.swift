@@ -33,10 +33,7 @@ struct BenchChain {
     var coordinatorPath: String { Self.coordinatorPathBesideBench }
 
     /// The `beacon-coordinator` built next to `beacon-bench`.
-    static var coordinatorPathBesideBench: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent().appendingPathComponent("beacon-coordinator").path
-    }
+    static var coordinatorPathBesideBench: String { BenchProcess.besideBench("beacon-coordinator") }
 
     var coordinatorArguments: [String] {
         ["run", "--config", work + "/coordinator.yaml", "--health-interval", "200ms", "--log-level", "warning"]

@@ -77,6 +77,12 @@ final class BenchProcess: Sendable {
         process.waitUntilExit()
     }
 
+    /// The program `name` built next to beacon-bench (`swift build -c release` builds them all in one folder).
+    static func besideBench(_ name: String) -> String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent(name).path
+    }
+
     /// The full path of `name` on the PATH (or in /usr/sbin for mosquitto).
     static func which(_ name: String) throws -> String {
         let folders =

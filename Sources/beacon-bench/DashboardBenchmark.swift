@@ -83,14 +83,13 @@ struct DashboardBenchmark: ParsableCommand {
         \(storesYAML)
         """.write(toFile: work + "/coordinator.yaml", atomically: true, encoding: .utf8)
 
-        let folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
         let coordinator = try BenchProcess(
-            folder.appendingPathComponent("beacon-coordinator").path,
+            BenchProcess.besideBench("beacon-coordinator"),
             ["run", "--config", work + "/coordinator.yaml", "--log-level", "warning"])
         defer { coordinator.stop() }
         let dashboardPort = try BenchProcess.freePort()
         let dashboard = try BenchProcess(
-            folder.appendingPathComponent("beacon-dashboard").path,
+            BenchProcess.besideBench("beacon-dashboard"),
             ["--broker", "mqtt://127.0.0.1:\(brokerPort)", "--listen", "127.0.0.1:\(dashboardPort)", "--log-level", "warning"])
         defer { dashboard.stop() }
         try await BenchProcess.waitForPort(dashboardPort)

@@ -42,15 +42,8 @@ struct ScannerLiveBenchmark: ParsableCommand {
         defer { broker.process.stop() }
         let topic = Topics().sightings(NodeAddress(store: 1, department: 1, node: "bench")!)
         let batchesFile = work + "/batches.jsonl"
-        FileManager.default.createFile(atPath: batchesFile, contents: nil)
-        let subscriber = try BenchProcess(
-            "/bin/sh",
-            [
-                "-c",
-                "exec stdbuf -oL \(try BenchProcess.which("mosquitto_sub")) -h 127.0.0.1 -p \(broker.port) -q 1 -t '\(topic)' > '\(batchesFile)'",
-            ])
+        let subscriber = try await broker.record(topic, into: batchesFile)
         defer { subscriber.stop() }
-        try await Task.sleep(for: .milliseconds(300))
 
         var fds: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &fds) == 0 else { throw BenchError("socketpair failed") }

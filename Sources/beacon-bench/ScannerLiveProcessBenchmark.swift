@@ -54,11 +54,7 @@ struct ScannerLiveProcessBenchmark: ParsableCommand {
         guard rate > 0, seconds > 0, beacons > 0, repeats > 0, noise >= 0 else {
             throw ValidationError("--rate, --seconds, --beacons and --repeats must be positive, --noise not negative")
         }
-        let built = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        let scannerPath = scanner ?? built.appendingPathComponent("beacon-scanner").path
-        guard FileManager.default.isExecutableFile(atPath: scannerPath) else {
-            throw BenchError("no beacon-scanner at \(scannerPath) (swift build -c release --product beacon-scanner, or give --scanner)")
-        }
+        let scannerPath = try TimedScanner.executable(scanner)
         let library = try FakeAdapterLibrary.compile(into: work)
         let broker = try await BenchBroker.start(in: work, settings: BenchBroker.unlimited + ["max_packet_size 4194304"])
         defer { broker.process.stop() }
@@ -71,14 +67,8 @@ struct ScannerLiveProcessBenchmark: ParsableCommand {
             let department = attempt
             let received = work + "/batches-\(attempt).jsonl"
             let topic = Topics().sightings(NodeAddress(store: 3, department: UInt16(department), node: "a")!)
-            let subscriber = try BenchProcess(
-                "/bin/sh",
-                [
-                    "-c",
-                    "exec stdbuf -oL \(try BenchProcess.which("mosquitto_sub")) -h 127.0.0.1 -p \(broker.port) -q 1 -t '\(topic)' > '\(received)'",
-                ])
+            let subscriber = try await broker.record(topic, into: received)
             defer { subscriber.stop() }
-            try await Task.sleep(for: .milliseconds(300))
 
             let socketPath = work + "/hci-\(attempt).sock"
             let listener = try FakeAdapterListener(path: socketPath)

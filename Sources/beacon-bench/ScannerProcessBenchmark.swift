@@ -53,13 +53,7 @@ struct ScannerProcessBenchmark: ParsableCommand {
         guard adverts > 0, beacons > 0, repeats > 0, noise >= 0 else {
             throw ValidationError("--adverts, --beacons and --repeats must be positive, --noise not negative")
         }
-        let scannerPath =
-            scanner
-            ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("beacon-scanner").path
-        guard FileManager.default.isExecutableFile(atPath: scannerPath) else {
-            throw BenchError("no beacon-scanner at \(scannerPath) (swift build -c release, or --scanner PATH)")
-        }
+        let scannerPath = try TimedScanner.executable(scanner)
         let tiny = work + "/tiny.log"
         let capture = work + "/capture.log"
         try SyntheticCapture.write(to: tiny, adverts: 10, beacons: 10)
@@ -82,11 +76,8 @@ struct ScannerProcessBenchmark: ParsableCommand {
             let department = attempt + 1
             let received = work + "/batches-\(attempt).jsonl"
             let topic = Topics().sightings(NodeAddress(store: 3, department: UInt16(department), node: "a")!)
-            let subscriber = try BenchProcess(
-                "/bin/sh",
-                ["-c", "exec \(try BenchProcess.which("mosquitto_sub")) -h 127.0.0.1 -p \(broker.port) -q 1 -t '\(topic)' > '\(received)'"])
+            let subscriber = try await broker.record(topic, into: received)
             defer { subscriber.stop() }
-            try await Task.sleep(for: .milliseconds(300))
 
             let full = try run(scannerPath, capture: capture, department: department, broker: broker.url)
             guard full.status == 0 else { throw BenchError("the scanner exited with \(full.status) replaying the capture") }

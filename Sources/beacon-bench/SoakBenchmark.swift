@@ -91,13 +91,12 @@ struct SoakBenchmark: ParsableCommand {
         \(storeList)
         """.write(toFile: work + "/coordinator.yaml", atomically: true, encoding: .utf8)
 
-        let folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
         let broker = "mqtt://127.0.0.1:\(port)"
         processes.append(
             (
                 "coordinator",
                 try BenchProcess(
-                    folder.appendingPathComponent("beacon-coordinator").path,
+                    BenchProcess.besideBench("beacon-coordinator"),
                     [
                         "run", "--config", work + "/coordinator.yaml", "--health-interval", "1s", "--log-level", "warning",
                     ])
@@ -108,7 +107,7 @@ struct SoakBenchmark: ParsableCommand {
                 (
                     "scanner \(department)",
                     try BenchProcess(
-                        folder.appendingPathComponent("beacon-scanner").path,
+                        BenchProcess.besideBench("beacon-scanner"),
                         [
                             "--store", "\(scannerStore)", "--department", "\(department)", "--broker", broker, "--source", "sim",
                             "--sim-route", route,
@@ -119,7 +118,7 @@ struct SoakBenchmark: ParsableCommand {
             (
                 "monitor",
                 try BenchProcess(
-                    folder.appendingPathComponent("beacon-monitor").path,
+                    BenchProcess.besideBench("beacon-monitor"),
                     [
                         "--store", "1", "--broker", broker, "--plain",
                     ])

@@ -18,6 +18,15 @@ struct TimedScanner {
     let pid: pid_t
     private let peakFile: String
 
+    /// The beacon-scanner a benchmark runs: `given` (its `--scanner`), else the one built next to beacon-bench.
+    static func executable(_ given: String?) throws -> String {
+        let path = given ?? BenchProcess.besideBench("beacon-scanner")
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw BenchError("no beacon-scanner at \(path) (swift build -c release --product beacon-scanner, or --scanner PATH)")
+        }
+        return path
+    }
+
     /// Starts `path` with `arguments` under `/usr/bin/time -f %M -o peakFile`, with `environment` added to beacon-bench's.
     static func start(_ path: String, arguments: [String], peakFile: String, environment: [String] = []) throws -> TimedScanner {
         let timePath = "/usr/bin/time"
