@@ -9,13 +9,15 @@ import BeaconMeshCore
 /// - a coordinator: `coordinator-<id>`, e.g. `coordinator-backoffice-1`;
 /// - a store broker's bridge to head office: `bridge-store-<store>`, e.g. `bridge-store-1`;
 /// - a web dashboard: `dashboard-<id>`, e.g. `dashboard-hq` (head office's, reading every store);
+/// - head office's fleet tooling (`beacon-coordinator nodes list|set`): `fleet-<name>`, e.g. `fleet-hq`;
 /// - a member's app: the member id itself, e.g. `ana` — mosquitto's `%u` ACL patterns put the user name into the
 ///   member's topics (`…/members/%u/offers`, `…/members/%u/checkins`, `…/stores/+/members/%u/ranging`), so the
 ///   user name must *be* the member id. Member ids that start with a service prefix (`node-`, `monitor-`, `till-`,
-///   `coordinator-`, `bridge-`, `dashboard-`) are refused so that the two kinds never collide: the patterns apply to every user,
+///   `coordinator-`, `bridge-`, `dashboard-`, `fleet-`) are refused so that the two kinds never collide: the patterns apply to every user,
 ///   but a service's own name is never a member's, so they give a service nothing a member has.
 public enum ProvisioningRole: Sendable, Equatable {
-    /// A scanner: writes only its own node's `sightings`, `status` and `health`.
+    /// A scanner: writes only its own node's `sightings`, `status` and `health`, and reads only its store's and its
+    /// own node config.
     case node(NodeAddress)
     /// A shop-floor monitor: reads everything of one store, writes nothing.
     case monitor(store: UInt16)
@@ -35,9 +37,12 @@ public enum ProvisioningRole: Sendable, Equatable {
     /// coordinator's status — what the dashboard subscribes to, nothing more (no sightings, no ranging) — and writes
     /// only its stores' survey marks (its survey page's). No stores means every store: head office's credential.
     case dashboard(id: String, stores: [UInt16])
+    /// Head office's fleet tooling (`nodes list`, `nodes set`): the only credential that may publish node configs; it
+    /// reads them back and reads every node's status and health, nothing else.
+    case fleet(name: String)
 
     /// The prefixes of service user names; a member id may not start with one.
-    public static let reservedPrefixes = ["node-", "monitor-", "till-", "coordinator-", "bridge-", "dashboard-"]
+    public static let reservedPrefixes = ["node-", "monitor-", "till-", "coordinator-", "bridge-", "dashboard-", "fleet-"]
 
     /// The broker user name of this credential (see the type's documentation for the scheme).
     public var username: String {
@@ -49,11 +54,12 @@ public enum ProvisioningRole: Sendable, Equatable {
         case .member(let id): id
         case .bridge(let store): "bridge-store-\(store)"
         case .dashboard(let id, _): "dashboard-\(id)"
+        case .fleet(let name): "fleet-\(name)"
         }
     }
 
     /// What kind of credential this is, in a word (`node`, `monitor`, `till`, `coordinator`, `member`, `bridge`,
-    /// `dashboard`).
+    /// `dashboard`, `fleet`).
     public var kind: String {
         switch self {
         case .node: "node"
@@ -63,6 +69,7 @@ public enum ProvisioningRole: Sendable, Equatable {
         case .member: "member"
         case .bridge: "bridge"
         case .dashboard: "dashboard"
+        case .fleet: "fleet"
         }
     }
 
@@ -73,6 +80,7 @@ public enum ProvisioningRole: Sendable, Equatable {
         switch self {
         case .node(let address):
             return [topics.sightings(address), topics.nodeStatus(address), topics.nodeHealth(address)].map { "topic write \($0)" }
+                + ["topic read \(topics.storeNodeConfig(store: address.store))", "topic read \(topics.nodeConfig(address))"]
         case .monitor(let store):
             return ["topic read \(topics.everything(store: store))"]
         case .till(let store):
@@ -110,13 +118,20 @@ public enum ProvisioningRole: Sendable, Equatable {
             return storeLevels.flatMap { store in
                 [
                     "topic read \(topics.presenceFilter(store: store))", "topic read \(topics.eventsFilter(store: store))",
-                    "topic read \(topics.nodeStatusFilter(store: store))", "topic read \(topics.alertsFilter(store: store))",
+                    "topic read \(topics.nodeStatusFilter(store: store))", "topic read \(topics.nodeHealthFilter(store: store))",
+                    "topic read \(topics.alertsFilter(store: store))",
                     "topic write \(topics.surveyFilter(store: store))",
                 ]
             } + [
                 "topic read \(topics.coordinatorStatusFilter(id: nil))",
                 // Their health: the overview shows a webhook endpoint that keeps failing.
                 "topic read \(topics.coordinatorHealthFilter(id: nil))",
+            ]
+        case .fleet:
+            return [
+                "topic readwrite \(topics.storeNodeConfigFilter(store: nil))",
+                "topic readwrite \(topics.nodeConfigFilter(store: nil))",
+                "topic read \(topics.nodeStatusFilter(store: nil))", "topic read \(topics.nodeHealthFilter(store: nil))",
             ]
         }
     }
@@ -130,6 +145,8 @@ public enum ProvisioningRole: Sendable, Equatable {
             return Self.isTopicSafe(id) ? nil : "the coordinator id '\(id)' must be 1-64 of a-z, A-Z, 0-9, '.', '_' and '-'"
         case .dashboard(let id, _):
             return Self.isTopicSafe(id) ? nil : "the dashboard id '\(id)' must be 1-64 of a-z, A-Z, 0-9, '.', '_' and '-'"
+        case .fleet(let name):
+            return Self.isTopicSafe(name) ? nil : "the fleet name '\(name)' must be 1-64 of a-z, A-Z, 0-9, '.', '_' and '-'"
         case .member(let id):
             guard Self.isTopicSafe(id) else {
                 return "the member id '\(id)' must be 1-64 of a-z, A-Z, 0-9, '.', '_' and '-' to be a broker user name"

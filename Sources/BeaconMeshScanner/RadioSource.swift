@@ -3,7 +3,8 @@ import BeaconMeshCore
 import Logging
 
 /// Hears adverts from a local Bluetooth adapter through a raw HCI socket (and, with `--advertise`, broadcasts the
-/// department's iBeacon from it), until its task is cancelled; then scanning and advertising are switched off.
+/// department's iBeacon from it, started, changed or stopped live as `advertising` asks), until its task is
+/// cancelled; then scanning and advertising are switched off.
 ///
 /// The scanner's reader thread hands its chunks of events straight to `inbox`, each held there until the scanner loop
 /// has processed it (without waiting: while the loop holds its limit of chunks or of their bytes, the scanner keeps
@@ -11,7 +12,7 @@ import Logging
 enum RadioSource {
     static func run(
         adapter index: Int, configuration: ScannerConfiguration, recorder: BTSnoopRecorder?, logger: Logger,
-        open: @escaping ScannerService.AdapterOpener, inbox: ScannerInbox
+        open: @escaping ScannerService.AdapterOpener, inbox: ScannerInbox, advertising: AdvertisingControl
     ) async {
         let deliver: @Sendable (ScannerService.Input) -> Void = { input in inbox.put { $0.append(input) } }
         let adapter = "hci\(index)"
@@ -26,27 +27,42 @@ enum RadioSource {
             deliver(.sourceFailed("\(error)"))
             return
         }
+        // The advertising the node starts with must work, or the node does not run; a later change that fails is
+        // logged and scanning goes on.
         var advertiser: LEAdvertiser?
-        if configuration.advertise {
-            let beacon = IBeaconAdvertisingData(
-                uuid: configuration.advertisedUUID ?? ScannerConfiguration.defaultAdvertisedUUID,
-                major: configuration.node.store, minor: configuration.node.department,
-                measuredPower: configuration.advertisedMeasuredPower)
+        if let beacon = configuration.advertisedBeacon {
             do {
-                let started = LEAdvertiser(socket: try open(adapter, false), beacon: beacon)
-                _ = try await started.start()
-                advertiser = started
-                logger.info(
-                    "advertising",
-                    metadata: ["beacon": "\(BeaconKey.iBeacon(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor))"])
+                advertiser = try await startAdvertising(beacon, on: adapter, open: open, logger: logger)
             } catch {
                 try? await scanner.stop()
                 deliver(.sourceFailed("\(error)"))
                 return
             }
         }
-        await scanner.waitUntilEnded()
-        try? await advertiser?.stop()
+        await withTaskGroup(of: Void.self) { [advertiser] group in
+            group.addTask { await scanner.waitUntilEnded() }
+            group.addTask {
+                var current = advertiser
+                var broadcasting = configuration.advertisedBeacon
+                for await wish in advertising.wishes where wish != broadcasting {
+                    try? await current?.stop()
+                    current = nil
+                    broadcasting = wish
+                    guard let wish else {
+                        logger.info("advertising stopped", metadata: ["adapter": "\(adapter)"])
+                        continue
+                    }
+                    do {
+                        current = try await startAdvertising(wish, on: adapter, open: open, logger: logger)
+                    } catch {
+                        logger.error("cannot advertise", metadata: ["adapter": "\(adapter)", "error": "\(error)"])
+                    }
+                }
+                try? await current?.stop()
+            }
+            await group.next()
+            group.cancelAll()
+        }
         do {
             try await scanner.stop()
         } catch {
@@ -58,5 +74,19 @@ enum RadioSource {
         if !Task.isCancelled {
             deliver(.sourceFailed(scanner.failure?.description ?? "\(adapter) stopped delivering events"))
         }
+    }
+
+    private static func startAdvertising(
+        _ beacon: IBeaconAdvertisingData, on adapter: String, open: ScannerService.AdapterOpener, logger: Logger
+    ) async throws(HCIError) -> LEAdvertiser {
+        let advertiser = LEAdvertiser(socket: try open(adapter, false), beacon: beacon)
+        _ = try await advertiser.start()
+        logger.info(
+            "advertising",
+            metadata: [
+                "beacon": "\(BeaconKey.iBeacon(uuid: beacon.uuid, major: beacon.major, minor: beacon.minor))",
+                "measuredPower": "\(beacon.measuredPower)",
+            ])
+        return advertiser
     }
 }

@@ -23,6 +23,10 @@ public struct ScannerConfiguration: Sendable {
     public var simulationOutside: Duration = .seconds(60)
     /// Also broadcast this department's iBeacon (`advertisedUUID`, major = store, minor = department).
     public var advertise = false
+    /// The `--uuid` filter in the order given (the first is advertised); empty: every UUID.
+    public var uuidFilter: [BeaconUUID] = []
+    /// The log level the node started with (`--log-level`; head office's node config may change it live).
+    public var logLevel = "info"
     /// The UUID the node advertises: the first `--uuid`, else BeaconMesh's store UUID.
     public var advertisedUUID: BeaconUUID?
     /// The measured power at 1 m the advertisement announces (dBm).

@@ -43,7 +43,7 @@ struct ScannerInputs: MailboxContents {
             tickWaiting = true
         case .replayedPackets(let chunk), .radioPackets(let chunk):
             held += ChunkHold(chunk)
-        case .packets, .sourceFinished, .sourceFailed:
+        case .packets, .sourceFinished, .sourceFailed, .nodeConfig:
             break
         }
         inputs.append(input)

@@ -18,7 +18,9 @@ public final class ScannerService: Service {
     private let client: any MQTTClientProtocol
     /// Ticks, health, the drain's deadline and the simulation read and wait on this clock (a manual one in tests).
     private let clock: any ServiceClock
-    private let logger: Logger
+    /// The logger, whose level head office's node config may change while the scanner runs.
+    private let loggerInForce: Mutex<Logger>
+    private var logger: Logger { loggerInForce.withLock { $0 } }
     private let topics: Topics
     private let boot: String
     private let startedAt: Timestamp
@@ -63,17 +65,20 @@ public final class ScannerService: Service {
         self.configuration = configuration
         self.client = client
         self.clock = clock
-        self.logger = logger
+        self.loggerInForce = Mutex(logger)
         self.topics = Topics(root: configuration.topicRoot)
         self.boot = boot
         self.startedAt = startedAt ?? clock.now()
     }
 
     /// The node status this scanner publishes (`online` while running, `offline` as last will and at shutdown).
-    static func status(_ state: LinkState, of configuration: ScannerConfiguration, boot: String, startedAt: Timestamp) -> NodeStatus {
+    static func status(
+        _ state: LinkState, of configuration: ScannerConfiguration, boot: String, startedAt: Timestamp,
+        config: NodeConfigReports = NodeConfigReports()
+    ) -> NodeStatus {
         NodeStatus(
             state: state, version: configuration.version, boot: boot, source: configuration.source.description,
-            startedAt: startedAt)
+            startedAt: startedAt, config: config)
     }
 
     /// The client configuration a scanner uses: a client id of its own, a retained `offline` last will, and its
@@ -108,6 +113,8 @@ public final class ScannerService: Service {
         case sourceFinished
         case sourceFailed(String)
         case tick
+        /// A retained node config of the store (`.store`) or of this node (`.node`), as received.
+        case nodeConfig(NodeConfigLevel, [UInt8])
     }
 
     /// Why the scanner stopped with an error: its source could not be used (a missing adapter, a broken capture…).
@@ -123,6 +130,14 @@ public final class ScannerService: Service {
             queue: OutboundQueue(capacity: configuration.queueCapacity, maximumInFlight: 64, weigh: \.count),
             startedAt: startedAt)
 
+        // Head office's node configs, retained: the store's and this node's own, applied as they come (again after
+        // every reconnection, when the broker sends them anew).
+        var configBook = NodeConfigBook(
+            base: configuration.liveSettings, restartKeys: ScannerConfiguration.restartKeys,
+            refusedValues: { [configuration] key, value in configuration.refusal(of: key, value) })
+        var inForce = configuration
+        try client.subscribe(topics.storeNodeConfig(store: configuration.node.store), qos: .atLeastOnce)
+        try client.subscribe(topics.nodeConfig(configuration.node), qos: .atLeastOnce)
         try client.start()
         if client.configuration.announcement == nil {
             // A client made without the scanner's announcement: say `online` once, at least.
@@ -142,6 +157,7 @@ public final class ScannerService: Service {
         // the broker, the radio gathers and in the end drops), the simulation by its pace, ticks by time.
         // Acknowledgements are not inputs: the loop asks the client about its in-flight batches each time it wakes.
         let inbox = ScannerInbox(ScannerInputs(chunkLimit: Self.replayChunksAhead, byteLimit: Self.chunkBytesAhead))
+        let advertising = AdvertisingControl()
         var heldChunks = ChunkHold()
         let waitingForBroker = BrokerWait()
         let clock = self.clock
@@ -168,7 +184,18 @@ public final class ScannerService: Service {
                 }
             }
             group.addTask { [self] in
-                await runSource(into: inbox, start: startedAt, recorder: recorder)
+                await runSource(into: inbox, start: startedAt, recorder: recorder, advertising: advertising)
+            }
+            group.addTask { [client, topics] in
+                for await message in client.messages {
+                    let level: NodeConfigLevel
+                    switch topics.parse(message.topic) {
+                    case .storeNodeConfig?: level = .store
+                    case .nodeConfig?: level = .node
+                    default: continue
+                    }
+                    guard inbox.put({ $0.append(.nodeConfig(level, message.payload)) }) else { return }
+                }
             }
             await withGracefulShutdownHandler {
                 while let input = await inbox.take({ $0.next() }) {
@@ -185,7 +212,17 @@ public final class ScannerService: Service {
                     case .tick:
                         let now = clock.now()
                         if let batch = state.pipeline.tick(at: now) { state.enqueue(batch) }
-                        if now - state.lastHealth >= configuration.healthInterval { publishHealth(&state, at: now) }
+                        if now - state.lastHealth >= inForce.healthInterval { publishHealth(&state, at: now) }
+                    case .nodeConfig(let level, let payload):
+                        let outcome = configBook.receive(WireCodec.decodeNodeConfig(payload), level: level)
+                        if let refusal = outcome.refusalToLog {
+                            logger.warning("node config refused", metadata: ["level": "\(level.rawValue)", "reason": "\(refusal)"])
+                        }
+                        if outcome.changed {
+                            inForce = configuration.applying(configBook.effective)
+                            apply(inForce, to: &state, advertising: advertising)
+                        }
+                        publishStatus(config: configBook.reports)
                     case .sourceFinished:
                         finishedEarly = true
                         inbox.close()
@@ -209,6 +246,7 @@ public final class ScannerService: Service {
             }
             // The source stops (the radio switches scanning off) and the ticker ends before the queue is drained.
             inbox.close()
+            advertising.finish()
             group.cancelAll()
         }
         if let recorder {
@@ -224,7 +262,7 @@ public final class ScannerService: Service {
         // A source that failed to start has nothing worth waiting for.
         if let batch = state.pipeline.flush(at: state.lastPacketTime ?? clock.now()) { state.enqueue(batch) }
         if failure == nil { await drain(&state) }
-        let offline = Self.status(.offline, of: configuration, boot: boot, startedAt: startedAt)
+        let offline = Self.status(.offline, of: configuration, boot: boot, startedAt: startedAt, config: configBook.reports)
         await client.disconnect(
             timeout: client.isConnected ? .seconds(5) : .milliseconds(200),
             finalMessage: MQTTMessage(
@@ -251,7 +289,9 @@ public final class ScannerService: Service {
     }
 
     /// Feeds `inbox` from the configured source until it ends, fails or the task is cancelled.
-    private func runSource(into inbox: ScannerInbox, start: Timestamp, recorder: BTSnoopRecorder?) async {
+    private func runSource(
+        into inbox: ScannerInbox, start: Timestamp, recorder: BTSnoopRecorder?, advertising: AdvertisingControl
+    ) async {
         switch configuration.source {
         case .capture(let path):
             let replay = CaptureReplay(path: path, speed: configuration.speed)
@@ -288,7 +328,36 @@ public final class ScannerService: Service {
         case .adapter(let index):
             await RadioSource.run(
                 adapter: index, configuration: configuration, recorder: recorder, logger: logger, open: openAdapter,
-                inbox: inbox)
+                inbox: inbox, advertising: advertising)
+        }
+    }
+
+    /// Puts head office's settings in force: the batching and filters of the aggregator, the log level, the radio's
+    /// advertising (health's interval is read from `inForce` by the loop).
+    private func apply(_ inForce: ScannerConfiguration, to state: inout ScannerState, advertising: AdvertisingControl) {
+        state.pipeline.reconfigure(inForce.aggregation)
+        let level = Logger.Level(rawValue: inForce.logLevel) ?? .info
+        loggerInForce.withLock { $0.logLevel = level }
+        if case .adapter = inForce.source { advertising.want(inForce) }
+        logger.info(
+            "node config applied",
+            metadata: [
+                "rssiAdjustment": "\(inForce.aggregation.distanceModel.rssiAdjustment)",
+                "minRssi": "\(inForce.aggregation.minimumRSSI)", "uuid": "\(inForce.uuidFilter)",
+                "advertise": "\(inForce.advertise)", "measuredPower": "\(inForce.advertisedMeasuredPower)",
+                "flush": "\(inForce.aggregation.flushInterval)", "healthInterval": "\(inForce.healthInterval)",
+                "logLevel": "\(inForce.logLevel)",
+            ])
+    }
+
+    /// Publishes the retained `online` status again, with what the node did with head office's configs.
+    private func publishStatus(config: NodeConfigReports) {
+        let online = Self.status(.online, of: configuration, boot: boot, startedAt: startedAt, config: config)
+        do {
+            try client.publish(
+                topic: topics.nodeStatus(configuration.node), payload: WireCodec.encode(online), qos: .atLeastOnce, retain: true)
+        } catch {
+            logger.warning("status not sent", metadata: ["error": "\(error)"])
         }
     }
 

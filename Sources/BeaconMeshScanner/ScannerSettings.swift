@@ -50,6 +50,8 @@ public struct ScannerSettings: Sendable {
         configuration.source = options.source ?? configuration.source
         configuration.speed = options.speed ?? configuration.speed
         configuration.aggregation.allowedUUIDs = Set(options.uuids)
+        configuration.uuidFilter = options.uuids
+        configuration.logLevel = logLevel.rawValue
         configuration.advertisedUUID = options.uuids.first
         var aggregation = configuration.aggregation
         aggregation.flushInterval = options.flush?.duration ?? aggregation.flushInterval

@@ -10,6 +10,7 @@ extension WireCodec {
             body.member("boot", status.boot)
             body.member("source", status.source)
             body.member("startedAt", status.startedAt)
+            writeNodeConfigReports(status.config, into: &body)
         }
     }
 
@@ -19,7 +20,8 @@ extension WireCodec {
             NodeStatus(
                 state: try body.linkState("state"), version: try body.optionalString("version") ?? "",
                 boot: try body.optionalString("boot") ?? "", source: try body.optionalString("source") ?? "",
-                startedAt: try body.optionalTimestamp("startedAt") ?? Timestamp(milliseconds: 0))
+                startedAt: try body.optionalTimestamp("startedAt") ?? Timestamp(milliseconds: 0),
+                config: try decodeNodeConfigReports(body))
         }
     }
 

@@ -26,10 +26,15 @@ public enum WireCodec {
     /// The text is written straight into the returned array's storage: a sighting batch of thousands of beacons is
     /// not held twice while it is copied. A payload that outgrows the guess is copied out of the writer's buffer.
     static func payload(capacity: Int = 256, _ body: (inout JSONStreamWriter) -> Void) -> [UInt8] {
+        document(capacity: capacity) { writer in writer.object(body) }
+    }
+
+    /// Writes one JSON document (an object, an array…) that `body` writes from its root.
+    static func document(capacity: Int = 256, _ body: (inout JSONStreamWriter) -> Void) -> [UInt8] {
         var outgrown: [UInt8]?
         let bytes = [UInt8](unsafeUninitializedCapacity: max(64, capacity)) { storage, initialized in
             var writer = JSONStreamWriter(into: storage)
-            writer.object(body)
+            body(&writer)
             let end = writer.finishInPlace()
             initialized = end.count
             outgrown = end.outgrown

@@ -10,7 +10,7 @@ struct BeaconCoordinator: AsyncParsableCommand {
         abstract: "Works out who is in which department, greets members, fires promos and publishes per-store channels.",
         subcommands: [
             RunCommand.self, MembersCommand.self, ProvisionCommand.self, PromosCommand.self, ReportCommand.self, SurveyCommand.self,
-            WebhooksCommand.self,
+            WebhooksCommand.self, NodesCommand.self,
         ])
 
     static func main() async {

@@ -18,7 +18,7 @@ struct ProvisionCommand: ParsableCommand {
         discussion: """
             User names: node-<store>-<department>-<node> (node-1-10-a), monitor-<store> (monitor-1), till-<store> \
             (till-9, from monitor --till), coordinator-<id> (coordinator-backoffice-1), bridge-store-<store> (on the \
-            head-office broker), dashboard-<id> (dashboard-hq, which writes only survey marks), and for a member's app the member id itself (ana), because the ACL patterns \
+            head-office broker), dashboard-<id> (dashboard-hq, which writes only survey marks), fleet-<name> (fleet-hq, the only one that writes node configs), and for a member's app the member id itself (ana), because the ACL patterns \
             (beaconmesh/v1/members/%u/offers, …/members/%u/checkins, …/stores/+/members/%u/ranging) put the user name \
             into the topic.
             Each credential gets a random password in <credentials>/<user>.pass (mode 0600); hand that file to the \
@@ -26,7 +26,9 @@ struct ProvisionCommand: ParsableCommand {
             --rotate draws a new password. The broker reads the files only when reloaded: add --reload, or run \
             `systemctl reload mosquitto` afterwards.
             """,
-        subcommands: [Node.self, Monitor.self, Coordinator.self, Member.self, Bridge.self, Dashboard.self, Revoke.self, Database.self])
+        subcommands: [
+            Node.self, Monitor.self, Coordinator.self, Member.self, Bridge.self, Dashboard.self, Fleet.self, Revoke.self, Database.self,
+        ])
 
     /// Where the credentials go, and how the broker is told.
     struct Files: ParsableArguments {
@@ -278,6 +280,22 @@ struct ProvisionCommand: ParsableCommand {
                 use: {
                     "dashboard: beacon-dashboard --username \($0) --password-file \($1) --users FILE (deploy/systemd/beacon-dashboard.service)"
                 })
+        }
+    }
+
+    struct Fleet: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "Head office's fleet credential: the only one that may publish node configs (nodes set); it reads them and every node's status and health (nodes list), nothing else."
+        )
+        @OptionGroup var files: Files
+        @Option(help: "The fleet tooling's name: user name fleet-<name>.") var name: String
+        @Flag(help: "Draw a new password even if the credential exists.") var rotate = false
+
+        func run() throws {
+            try files.provision(
+                .fleet(name: name), rotate: rotate,
+                use: { "fleet: beacon-coordinator nodes list|set --broker URL --username \($0) --password-file \($1)" })
         }
     }
 

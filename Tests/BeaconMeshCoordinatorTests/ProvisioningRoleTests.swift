@@ -14,7 +14,7 @@ struct ProvisioningRoleTests {
         #expect(ProvisioningRole.member(id: "ana").username == "ana")
     }
 
-    @Test("a scanner may write only its own node's sightings, status and health")
+    @Test("a scanner may write only its own node's sightings, status and health, and read only its store's and its own node config")
     func nodeLines() {
         let role = ProvisioningRole.node(NodeAddress(store: 1, department: 10, node: "a")!)
         #expect(
@@ -22,8 +22,34 @@ struct ProvisioningRoleTests {
                 "topic write beaconmesh/v1/stores/1/departments/10/nodes/a/sightings",
                 "topic write beaconmesh/v1/stores/1/departments/10/nodes/a/status",
                 "topic write beaconmesh/v1/stores/1/departments/10/nodes/a/health",
+                "topic read beaconmesh/v1/stores/1/nodes/config",
+                "topic read beaconmesh/v1/stores/1/departments/10/nodes/a/config",
             ])
-        #expect(role.topicLines(topicRoot: "acme").allSatisfy { $0.hasPrefix("topic write acme/v1/stores/1/") })
+        #expect(role.topicLines(topicRoot: "acme").allSatisfy { $0.contains(" acme/v1/stores/1/") })
+    }
+
+    @Test("the fleet credential is the only one that writes node configs; it reads them and every node's status and health")
+    func fleetLines() {
+        let fleet = ProvisioningRole.fleet(name: "hq")
+        #expect(fleet.username == "fleet-hq")
+        #expect(
+            fleet.topicLines() == [
+                "topic readwrite beaconmesh/v1/stores/+/nodes/config",
+                "topic readwrite beaconmesh/v1/stores/+/departments/+/nodes/+/config",
+                "topic read beaconmesh/v1/stores/+/departments/+/nodes/+/status",
+                "topic read beaconmesh/v1/stores/+/departments/+/nodes/+/health",
+            ])
+        #expect(ProvisioningRole.fleet(name: "a b").problem != nil)
+        #expect(ProvisioningRole.member(id: "fleet-hq").problem?.contains("kept for service user names") == true)
+        // Nobody else may write a node config: no other role has a write (or readwrite) line that reaches one.
+        let others: [ProvisioningRole] = [
+            .node(NodeAddress(store: 1, department: 10, node: "a")!), .monitor(store: 1), .till(store: 1),
+            .coordinator(id: "bo", stores: [1]), .coordinator(id: "hq", stores: []), .dashboard(id: "hq", stores: []),
+        ]
+        for role in others {
+            let writes = role.topicLines().filter { !$0.hasPrefix("topic read ") }
+            #expect(!writes.contains { $0.hasSuffix("/config") || $0.hasSuffix("/#") || $0.contains("/departments/#") }, "\(role)")
+        }
     }
 
     @Test(
@@ -34,13 +60,14 @@ struct ProvisioningRoleTests {
         #expect(
             ProvisioningRole.dashboard(id: "hq", stores: []).topicLines() == [
                 "topic read beaconmesh/v1/stores/+/presence", "topic read beaconmesh/v1/stores/+/events",
-                "topic read beaconmesh/v1/stores/+/departments/+/nodes/+/status", "topic read beaconmesh/v1/stores/+/alerts",
+                "topic read beaconmesh/v1/stores/+/departments/+/nodes/+/status",
+                "topic read beaconmesh/v1/stores/+/departments/+/nodes/+/health", "topic read beaconmesh/v1/stores/+/alerts",
                 "topic write beaconmesh/v1/stores/+/survey",
                 "topic read beaconmesh/v1/coordinators/+/status", "topic read beaconmesh/v1/coordinators/+/health",
             ])
         let two = ProvisioningRole.dashboard(id: "region-west", stores: [2, 1, 2]).topicLines()
         #expect(
-            two.count == 12 && two.filter { $0.contains("/stores/1/") }.count == 5 && two.filter { $0.contains("/stores/2/") }.count == 5)
+            two.count == 14 && two.filter { $0.contains("/stores/1/") }.count == 6 && two.filter { $0.contains("/stores/2/") }.count == 6)
         #expect(
             two.filter { !$0.hasPrefix("topic read ") } == [
                 "topic write beaconmesh/v1/stores/1/survey", "topic write beaconmesh/v1/stores/2/survey",

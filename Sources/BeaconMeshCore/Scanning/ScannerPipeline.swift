@@ -27,6 +27,12 @@ public struct ScannerPipeline: Sendable {
         self.aggregator = aggregator
     }
 
+    /// Batches and filters as `configuration` says from now on (head office's node config, applied live); the beacons
+    /// tracked so far are kept.
+    public mutating func reconfigure(_ configuration: SightingAggregator.Configuration) {
+        aggregator.configuration = configuration
+    }
+
     /// Takes one H4 packet (`04 3E …`; other packets are ignored) heard at `time`.
     /// Returns a batch to send now when the packet introduced a beacon new to this node (at most one such early
     /// batch per `SightingAggregator.newBeaconSpacing`; later newcomers wait for `tick`).

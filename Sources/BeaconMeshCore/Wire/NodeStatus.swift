@@ -12,13 +12,19 @@ public struct NodeStatus: Hashable, Sendable {
     /// Where the node hears beacons: `hci0`, `btsnoop:PATH` or `sim`.
     public var source: String
     public var startedAt: Timestamp
+    /// What the node did with the node configs from head office it has received (`config.store`, `config.node`).
+    public var config: NodeConfigReports
 
-    public init(state: LinkState, version: String, boot: String, source: String, startedAt: Timestamp) {
+    public init(
+        state: LinkState, version: String, boot: String, source: String, startedAt: Timestamp,
+        config: NodeConfigReports = NodeConfigReports()
+    ) {
         self.state = state
         self.version = version
         self.boot = boot
         self.source = source
         self.startedAt = startedAt
+        self.config = config
     }
 }
 

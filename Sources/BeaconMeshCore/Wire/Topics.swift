@@ -14,6 +14,10 @@ public struct Topics: Sendable, Equatable {
     public func sightings(_ node: NodeAddress) -> String { nodeTopic(node, "sightings") }
     public func nodeStatus(_ node: NodeAddress) -> String { nodeTopic(node, "status") }
     public func nodeHealth(_ node: NodeAddress) -> String { nodeTopic(node, "health") }
+    /// One node's own retained node config (`beacon-coordinator nodes set --department D --node ID`).
+    public func nodeConfig(_ node: NodeAddress) -> String { nodeTopic(node, "config") }
+    /// The retained node config of every node of a store (`beacon-coordinator nodes set --store N`).
+    public func storeNodeConfig(store: UInt16) -> String { "\(prefix)/stores/\(store)/nodes/config" }
     public func events(store: UInt16) -> String { "\(prefix)/stores/\(store)/events" }
     public func presence(store: UInt16) -> String { "\(prefix)/stores/\(store)/presence" }
     /// Where the store's alert rules tell staff (QoS 1, not retained).
@@ -54,6 +58,16 @@ public struct Topics: Sendable, Equatable {
     public func nodeStatusFilter(store: UInt16?) -> String {
         "\(prefix)/stores/\(Self.level(store))/departments/+/nodes/+/status"
     }
+    /// The filter for every node's health in one store, or in every store.
+    public func nodeHealthFilter(store: UInt16?) -> String {
+        "\(prefix)/stores/\(Self.level(store))/departments/+/nodes/+/health"
+    }
+    /// The filter for every node's own config in one store, or in every store.
+    public func nodeConfigFilter(store: UInt16?) -> String {
+        "\(prefix)/stores/\(Self.level(store))/departments/+/nodes/+/config"
+    }
+    /// The filter for the store-wide node config of one store, or of every store.
+    public func storeNodeConfigFilter(store: UInt16?) -> String { "\(prefix)/stores/\(Self.level(store))/nodes/config" }
     /// The filter for every node's sightings in one store, or in every store.
     public func sightingsFilter(store: UInt16?) -> String {
         "\(prefix)/stores/\(Self.level(store))/departments/+/nodes/+/sightings"
@@ -86,6 +100,8 @@ public struct Topics: Sendable, Equatable {
         case sightings(NodeAddress)
         case nodeStatus(NodeAddress)
         case nodeHealth(NodeAddress)
+        case nodeConfig(NodeAddress)
+        case storeNodeConfig(store: UInt16)
         case events(store: UInt16)
         case presence(store: UInt16)
         case alerts(store: UInt16)
@@ -125,6 +141,8 @@ public struct Topics: Sendable, Equatable {
             if levels.is(2, "offers") { return .offers(member: levels.text(1)) }
             if levels.is(2, "checkins") { return .memberCheckins(member: levels.text(1)) }
             return nil
+        case 4 where levels.is(0, "stores") && levels.is(2, "nodes") && levels.is(3, "config"):
+            return levels.number(1).map { .storeNodeConfig(store: $0) }
         case 5 where levels.is(0, "stores") && levels.is(2, "members") && levels.is(4, "ranging") && !levels.isEmpty(3):
             guard let store = levels.number(1) else { return nil }
             return .ranging(store: store, member: levels.text(3))
@@ -139,6 +157,7 @@ public struct Topics: Sendable, Equatable {
             if levels.is(6, "sightings") { return .sightings(node) }
             if levels.is(6, "status") { return .nodeStatus(node) }
             if levels.is(6, "health") { return .nodeHealth(node) }
+            if levels.is(6, "config") { return .nodeConfig(node) }
             return nil
         default:
             return nil
