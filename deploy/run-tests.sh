@@ -70,7 +70,7 @@ idle_tests='ScoreboardFloorTests|ScannerReplayMemoryTests|DashboardOpenAPITests|
 # side by side after their preparations). A walk's figures bend under load as its scanners start (beside the other
 # walk's preparations, 0.548 of seconds right against the scoreboard's 0.679; alone, 0.679-0.702), so the walks
 # start only once those three have ended, beside the outage's quiet wait. One at a time these took 408 s.
-waiting_tests='LiveSurveyTests|ScannerFreezeTests|NetworkCutTests'
+waiting_tests='LiveSurveyTests|ScannerFreezeTests|NetworkCutTests|NodeConfigEndToEndTests'
 walks='AccuracyRealTimeTests'
 outage_test='WebhookOutageTests'
 swift test --skip-build --skip "$load_tests|$idle_tests|$waiting_tests|$walks|$outage_test"

@@ -288,7 +288,7 @@ extension ProvisioningRole {
     var isService: Bool {
         switch self {
         case .node, .coordinator, .dashboard: true
-        case .monitor, .till, .member, .bridge: false
+        case .monitor, .till, .member, .bridge, .fleet: false
         }
     }
 }

@@ -14,16 +14,16 @@ import Synchronization
 /// Batches wait in a bounded queue until the broker acknowledges them, so a broker restart loses none. One loop owns
 /// all state; sources and the MQTT client only feed it inputs.
 public final class ScannerService: Service {
-    private let configuration: ScannerConfiguration
-    private let client: any MQTTClientProtocol
+    let configuration: ScannerConfiguration
+    let client: any MQTTClientProtocol
     /// Ticks, health, the drain's deadline and the simulation read and wait on this clock (a manual one in tests).
     private let clock: any ServiceClock
     /// The logger, whose level head office's node config may change while the scanner runs.
-    private let loggerInForce: Mutex<Logger>
-    private var logger: Logger { loggerInForce.withLock { $0 } }
-    private let topics: Topics
-    private let boot: String
-    private let startedAt: Timestamp
+    let loggerInForce: Mutex<Logger>
+    var logger: Logger { loggerInForce.withLock { $0 } }
+    let topics: Topics
+    let boot: String
+    let startedAt: Timestamp
     private let openAdapter: AdapterOpener
 
     /// How often flush windows, the queue and health are looked after.
@@ -329,35 +329,6 @@ public final class ScannerService: Service {
             await RadioSource.run(
                 adapter: index, configuration: configuration, recorder: recorder, logger: logger, open: openAdapter,
                 inbox: inbox, advertising: advertising)
-        }
-    }
-
-    /// Puts head office's settings in force: the batching and filters of the aggregator, the log level, the radio's
-    /// advertising (health's interval is read from `inForce` by the loop).
-    private func apply(_ inForce: ScannerConfiguration, to state: inout ScannerState, advertising: AdvertisingControl) {
-        state.pipeline.reconfigure(inForce.aggregation)
-        let level = Logger.Level(rawValue: inForce.logLevel) ?? .info
-        loggerInForce.withLock { $0.logLevel = level }
-        if case .adapter = inForce.source { advertising.want(inForce) }
-        logger.info(
-            "node config applied",
-            metadata: [
-                "rssiAdjustment": "\(inForce.aggregation.distanceModel.rssiAdjustment)",
-                "minRssi": "\(inForce.aggregation.minimumRSSI)", "uuid": "\(inForce.uuidFilter)",
-                "advertise": "\(inForce.advertise)", "measuredPower": "\(inForce.advertisedMeasuredPower)",
-                "flush": "\(inForce.aggregation.flushInterval)", "healthInterval": "\(inForce.healthInterval)",
-                "logLevel": "\(inForce.logLevel)",
-            ])
-    }
-
-    /// Publishes the retained `online` status again, with what the node did with head office's configs.
-    private func publishStatus(config: NodeConfigReports) {
-        let online = Self.status(.online, of: configuration, boot: boot, startedAt: startedAt, config: config)
-        do {
-            try client.publish(
-                topic: topics.nodeStatus(configuration.node), payload: WireCodec.encode(online), qos: .atLeastOnce, retain: true)
-        } catch {
-            logger.warning("status not sent", metadata: ["error": "\(error)"])
         }
     }
 

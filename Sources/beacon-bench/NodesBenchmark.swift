@@ -11,7 +11,8 @@ import Logging
 struct NodesBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "nodes",
-        abstract: "nodes set on --nodes real scanners (--source sim): time to apply, p50/p99; nodes list over --statuses retained statuses.",
+        abstract:
+            "nodes set on --nodes real scanners (--source sim): time to apply, p50/p99; nodes list over --statuses retained statuses.",
         discussion: """
             Starts mosquitto on a free loopback port and --nodes beacon-scanner processes of store 1 (departments 1…N, \
             --source sim), then runs `beacon-coordinator nodes set --store 1 rssiAdjustment=R` --rounds times. A \
@@ -61,7 +62,9 @@ struct NodesBenchmark: AsyncParsableCommand {
         }
         let started = Measure.seconds()
         while Self.onlineNodes(in: file) < nodes {
-            guard Measure.seconds() - started < 120 else { throw BenchError("only \(Self.onlineNodes(in: file)) of \(nodes) scanners came online") }
+            guard Measure.seconds() - started < 120 else {
+                throw BenchError("only \(Self.onlineNodes(in: file)) of \(nodes) scanners came online")
+            }
             try await Task.sleep(for: .milliseconds(100))
         }
         print("\(nodes) scanners online in \(String(format: "%.1f", Measure.seconds() - started)) s")
@@ -126,7 +129,7 @@ struct NodesBenchmark: AsyncParsableCommand {
         process.executableURL = URL(fileURLWithPath: BenchProcess.besideBench("beacon-coordinator"))
         process.arguments = arguments
         if let output {
-            FileManager.default.createFile(atPath: output, contents: nil)
+            _ = FileManager.default.createFile(atPath: output, contents: nil)
             process.standardOutput = FileHandle(forWritingAtPath: output)
         } else {
             process.standardOutput = FileHandle.nullDevice

@@ -44,7 +44,7 @@ struct ProvisioningFilesTests {
         #expect(space.mode(space.files.passwordFile) == 0o640)
         #expect(space.mode(space.files.aclFile) == 0o640)
         let acl = ProvisioningACL(text: space.read(space.files.aclFile))
-        #expect(acl.userLines("node-1-10-a")?.count == 4)
+        #expect(acl.userLines("node-1-10-a")?.count == 6)
         #expect(acl.text.contains("pattern read beaconmesh/v1/members/%u/offers"))
     }
 

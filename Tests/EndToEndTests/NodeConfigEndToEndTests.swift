@@ -45,7 +45,9 @@ struct NodeConfigEndToEndTests {
             await broker.stop()
         }
         for department in [10, 20] {
-            let online = await watch.waitForLine(timeout: .seconds(15)) { $0.hasPrefix(Self.statusTopic(department)) && $0.contains("online") }
+            let online = await watch.waitForLine(timeout: .seconds(15)) {
+                $0.hasPrefix(Self.statusTopic(department)) && $0.contains("online")
+            }
             try #require(online != nil, "\(scanners.map(\.transcript))")
         }
 
@@ -77,7 +79,8 @@ struct NodeConfigEndToEndTests {
         let (one, oneProcess) = try await Self.nodes(
             ["set", "--broker", broker.url, "--store", "1", "--department", "20", "--node", "a", "logLevel=debug"])
         #expect(one == .exited(0), "\(oneProcess.transcript)")
-        #expect(oneProcess.stdoutLines.contains("1/20/a applied revision 1") && oneProcess.stdoutLines.count == 2, "\(oneProcess.transcript)")
+        #expect(
+            oneProcess.stdoutLines.contains("1/20/a applied revision 1") && oneProcess.stdoutLines.count == 2, "\(oneProcess.transcript)")
         // A value only a node with a radio takes: both simulated nodes refuse it, exit 1 names them.
         let (refused, refusedProcess) = try await Self.nodes(["set", "--broker", broker.url, "--store", "1", "advertise=true"])
         #expect(refused == .exited(1), "\(refusedProcess.transcript)")

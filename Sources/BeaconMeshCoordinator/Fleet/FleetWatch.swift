@@ -1,5 +1,6 @@
 import BeaconMeshCore
 import BeaconMeshMQTT
+import BeaconMeshService
 import BeaconMeshWire
 import Synchronization
 
@@ -11,10 +12,17 @@ import Synchronization
 public final class FleetWatch: Sendable {
     private let client: any MQTTClientProtocol
     private let topics: Topics
-    private let state = Mutex(State())
+    private let state = Shared()
     private let reader: Task<Void, Never>
 
-    private struct State {
+    /// The state the reader task and the caller share.
+    private final class Shared: Sendable {
+        let mutex = Mutex(State())
+
+        func withLock<T>(_ body: (inout State) -> T) -> T { mutex.withLock { body(&$0) } }
+    }
+
+    fileprivate struct State {
         var directory = NodeDirectory()
         var lastRetained: ContinuousClock.Instant?
         var malformed = 0
