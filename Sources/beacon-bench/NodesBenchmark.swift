@@ -8,7 +8,7 @@ import Logging
 
 /// Head office's fleet commands as a user runs them: `nodes set` on a store of real scanner processes, each node's
 /// time to apply it; `nodes list` over a broker holding thousands of retained node statuses.
-struct NodesBenchmark: AsyncParsableCommand {
+struct NodesBenchmark: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "nodes",
         abstract:
@@ -27,16 +27,15 @@ struct NodesBenchmark: AsyncParsableCommand {
     @Option(help: "Retained node statuses nodes list reads (0: skip).") var statuses = 10_000
     @Option(help: "nodes list runs.") var repeats = 3
 
-    func run() async throws {
+    func run() throws {
         guard nodes > 0, rounds > 0, statuses >= 0, repeats > 0 else { throw ValidationError("counts must be positive") }
         let benchmark = self
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("beacon-bench-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: work) }
-        let broker = try await BenchBroker.start(in: work, settings: BenchBroker.unlimited + ["max_connections -1"])
-        defer { broker.process.stop() }
-        try await benchmark.measureSet(broker: broker, work: work)
-        if statuses > 0 { try await benchmark.measureList(broker: broker, work: work) }
+        try BenchRun.inWorkFolder { work in
+            let broker = try await BenchBroker.start(in: work, settings: BenchBroker.unlimited + ["max_connections -1"])
+            defer { broker.process.stop() }
+            try await benchmark.measureSet(broker: broker, work: work)
+            if benchmark.statuses > 0 { try await benchmark.measureList(broker: broker, work: work) }
+        }
     }
 
     private func measureSet(broker: BenchBroker, work: String) async throws {
