@@ -112,8 +112,12 @@ public final class MQTTClient: Sendable {
                     mosquitto_tls_set(mosq, caFile, nil, nil, nil, nil)
                 }
             } else {
-                try mosquittoCall("mosquitto_int_option(use the system's trusted certificates)") {
-                    mosquitto_int_option(mosq, MOSQ_OPT_TLS_USE_OS_CERTS, 1)
+                // The system's trusted certificates, named as a file or folder: libmosquitto's reconnect ignores
+                // MOSQ_OPT_TLS_USE_OS_CERTS (upstream issue #2820), so a node trusting the system store never
+                // reconnected after its broker's first restart.
+                let store = SystemTrustStore.locate()
+                try mosquittoCall("mosquitto_tls_set(the system's trusted certificates, \(store))") {
+                    mosquitto_tls_set(mosq, store.file, store.folder, nil, nil, nil)
                 }
             }
         }
