@@ -5,7 +5,7 @@ import BeaconMeshCore
 public struct WebhookEndpoint: Sendable, Equatable {
     /// The contract's names of what an endpoint may ask for.
     public enum EventType: String, Sendable, CaseIterable {
-        case arrived, moved, left, promo, checkin, node, alert
+        case arrived, moved, resumed, left, promo, checkin, node, alert
         case memberForgotten = "member-forgotten"
     }
 

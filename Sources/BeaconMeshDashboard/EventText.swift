@@ -7,6 +7,8 @@ public enum EventText {
         switch event.kind {
         case .arrived(let member, _, let department, let visit, _, _):
             return "\(member.name) arrived in \(department) (visit \(visit.number))"
+        case .resumed(let member, _, let department, let visit, _):
+            return "\(member.name) is back in \(department) (visit \(visit.number) goes on)"
         case .moved(let member, _, _, let from, let to, _):
             return "\(member.name) moved from \(from) to \(to)"
         case .left(let member, _, let seconds):

@@ -17,6 +17,10 @@ public enum EventLine {
             return
                 "\(time)  \(type)  \(name(member))  \(TerminalWidth.fit(departmentName, columns: 12))  visit \(visit.number) · \(greeting)"
                 + why(evidence)
+        case .resumed(let member, _, let departmentName, let visit, let evidence):
+            return
+                "\(time)  \(type)  \(name(member))  \(TerminalWidth.fit(departmentName, columns: 12))  visit \(visit.number) goes on"
+                + why(evidence)
         case .moved(let member, _, _, let fromName, let toName, let evidence):
             return "\(time)  \(type)  \(name(member))  \(fromName) → \(toName)" + why(evidence)
         case .left(let member, _, let dwellSeconds):

@@ -29,6 +29,15 @@ extension WireCodec {
                 body.member("fromName", fromName)
                 body.member("toName", toName)
                 if let evidence { writeEvidence(evidence, into: &body) }
+            case .resumed(let member, let department, let departmentName, let visit, let evidence):
+                body.member("member") { writeMember(member, detail, into: &$0) }
+                body.member("department", department)
+                body.member("departmentName", departmentName)
+                body.member("visit") { writer in
+                    writer.member("number", visit.number)
+                    writer.member("previousAt", orNull: visit.previousAt)
+                }
+                if let evidence { writeEvidence(evidence, into: &body) }
             case .left(let member, let department, let dwellSeconds):
                 body.member("member") { writeMember(member, detail, into: &$0) }
                 body.member("department", department)
@@ -82,7 +91,7 @@ extension WireCodec {
 
     static let reservedMemberFields: Set<String> = ["id", "name", "favoriteDrink", "visits", "lastVisitAt", "photo", "checkins"]
 
-    /// Writes the contract's `confidence` and `reason` of an `arrived` or `moved` event.
+    /// Writes the contract's `confidence` and `reason` of an `arrived`, `moved` or `resumed` event.
     static func writeEvidence(_ evidence: DecisionEvidence, into writer: inout JSONStreamWriter) {
         writer.member("confidence", evidence.confidence)
         writer.member("reason", evidence.reason)
@@ -121,6 +130,13 @@ extension WireCodec {
             kind = .moved(
                 member: try decodeMember(try body.object("member")), from: try body.uint16("from"), to: try body.uint16("to"),
                 fromName: try body.string("fromName"), toName: try body.string("toName"), evidence: try decodeEvidence(body))
+        case "resumed":
+            let visit = try body.object("visit")
+            kind = .resumed(
+                member: try decodeMember(try body.object("member")), department: try body.uint16("department"),
+                departmentName: try body.string("departmentName"),
+                visit: VisitNumber(number: Int(try visit.int("number")), previousAt: try visit.optionalTimestamp("previousAt")),
+                evidence: try decodeEvidence(body))
         case "left":
             kind = .left(
                 member: try decodeMember(try body.object("member")), department: try body.uint16("department"),
@@ -144,7 +160,7 @@ extension WireCodec {
                 request: try body.string("request"), member: try body.string("member"),
                 department: try body.uint16("department"), reason: reason)
         default:
-            throw .wrongType(field: "type", expected: "arrived, moved, left, promo, node, checkin or checkin-refused")
+            throw .wrongType(field: "type", expected: "arrived, moved, resumed, left, promo, node, checkin or checkin-refused")
         }
         return StoreEvent(id: try body.string("id"), store: try body.uint16("store"), at: try body.timestamp("at"), kind: kind)
     }

@@ -86,7 +86,7 @@ struct StoreScript {
         outputs.compactMap {
             switch $0 {
             case .arrived(_, _, let department, _, _): return "arrived \(department)"
-            case .resumed(_, _, let department, _): return "resumed \(department)"
+            case .resumed(_, _, let department, _, _): return "resumed \(department)"
             case .moved(_, _, let from, let to, _, _): return "moved \(from)→\(to)"
             case .left(_, _, let department, _, _): return "left \(department)"
             default: return nil

@@ -58,10 +58,13 @@ struct CoordinatorRun {
         return list.stdoutLines.contains { $0.hasPrefix(member + " ") && $0.contains(" \(visits) ") }
     }
 
+    /// Stops everything; the events seen must read as the contract orders them (`EventGrammar`).
     func stop() async {
         _ = await coordinator.stop(with: SIGTERM, timeout: .seconds(10))
         await events.stop()
         await broker.stop()
+        let broken = EventGrammar.violations(inLines: events.lines)
+        #expect(broken.isEmpty, "events out of the contract's order: \(broken)\n\(events.lines.joined(separator: "\n"))")
     }
 }
 

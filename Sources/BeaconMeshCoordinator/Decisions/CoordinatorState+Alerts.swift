@@ -4,7 +4,7 @@ import BeaconMeshMQTT
 /// Alerts: the config's rules (`AlertBook`) told each event the decisions publish and ticked with the time; what they
 /// answer goes to the store's `alerts` topic, QoS 1, while the store is decided here.
 extension CoordinatorState {
-    /// Tells the rules what `event` says: an arrival, a move, a departure, a node's change.
+    /// Tells the rules what `event` says: an arrival, a move, a resumed visit, a departure, a node's change.
     mutating func alertRules(see event: StoreEvent) {
         let minute = LocalCalendar.dayAndMinute(of: event.at).1
         var due: [Alert] = []
@@ -14,6 +14,8 @@ extension CoordinatorState {
                 member, store: event.store, department: department, departmentName: departmentName, at: event.at, localMinute: minute)
         case .moved(let member, _, let to, _, let toName, _):
             due = alertBook.moved(member, store: event.store, to: to, departmentName: toName, at: event.at, localMinute: minute)
+        case .resumed(let member, let department, let departmentName, _, _):
+            alertBook.resumed(member, store: event.store, in: department, departmentName: departmentName, at: event.at)
         case .left(let member, _, _):
             alertBook.left(member: member.id, store: event.store)
         case .node(let department, let node, let state):

@@ -26,8 +26,16 @@ extension CoordinatorState {
                     event: .arrived(
                         member: profile, department: department, departmentName: departmentName(store, department),
                         visit: visit, greeting: greeting, evidence: evidence), store: store, at: at)
-            case .resumed(let member, let store, let department, let at):
-                keep(journal.resumed(member: member, department: department, name: departmentName(store, department), at: at))
+            case .resumed(let member, let store, let department, let at, let evidence):
+                let record = journal.resumed(member: member, department: department, name: departmentName(store, department), at: at)
+                keep(record)
+                guard let profile = profiles[member] else { continue }
+                // The visit goes on: its number is the one its arrival counted.
+                let visit = VisitNumber(number: record?.number ?? profile.visits, previousAt: nil)
+                publish(
+                    event: .resumed(
+                        member: profile, department: department, departmentName: departmentName(store, department), visit: visit,
+                        evidence: evidence), store: store, at: at)
             case .moved(let member, let store, let from, let to, let at, let evidence):
                 guard let profile = profiles[member] else { continue }
                 keep(journal.moved(member: member, to: to, name: departmentName(store, to), at: at))
@@ -106,7 +114,7 @@ extension PresenceEngine.Output {
     /// The store the output is about, if any.
     var store: UInt16? {
         switch self {
-        case .arrived(_, let store, _, _, _), .resumed(_, let store, _, _), .moved(_, let store, _, _, _, _),
+        case .arrived(_, let store, _, _, _), .resumed(_, let store, _, _, _), .moved(_, let store, _, _, _, _),
             .left(_, let store, _, _, _), .presenceChanged(let store):
             return store
         case .node(let node, _, _):

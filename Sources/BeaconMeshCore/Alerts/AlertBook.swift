@@ -81,6 +81,12 @@ public struct AlertBook: Sendable {
             departmentRulesOnly: true)
     }
 
+    /// `member` came back to `department` of `store` within the visit gap: a stay there is timed from now (a dwell
+    /// alert counts the resumed stay); no arrival is told, since the visit goes on.
+    public mutating func resumed(_ member: MemberProfile, store: UInt16, in department: UInt16, departmentName: String, at: Timestamp) {
+        stays[.member(member.id, store: store)] = Stay(member: member, department: department, departmentName: departmentName, since: at)
+    }
+
     /// `member` left `store`: the visit ends, and with it what was sent in it.
     public mutating func left(member: String, store: UInt16) {
         let subject = Subject.member(member, store: store)

@@ -126,21 +126,11 @@ public struct MonitorModel: Sendable {
         lastUpdate = now
         switch event.kind {
         case .arrived(let member, let department, let departmentName, let visit, _, let evidence):
-            departmentNames[department] = departmentName
             highlightDeadlines[member.id] = now + Self.arrivalHighlight
-            presenceChangeDeadline = now + Self.presenceChangeFlash
-            if var current = snapshot, !current.members.contains(where: { $0.member.id == member.id }) {
-                var profile = member
-                profile.visits = visit.number
-                current.members.insert(
-                    .init(
-                        member: profile, department: department, departmentName: departmentName,
-                        proximity: .unknown, arrivedAt: event.at, inDepartmentSince: event.at, lastSeen: event.at,
-                        confidence: evidence?.confidence),
-                    at: 0)
-                current.occupancy[department, default: .init(members: 0, guests: 0, name: departmentName)].members += 1
-                snapshot = current
-            }
+            showPresent(member, visit: visit, department: department, departmentName: departmentName, evidence: evidence, at: event.at, now: now)
+        case .resumed(let member, let department, let departmentName, let visit, let evidence):
+            // Back within the visit gap: shown again, not highlighted as a new arrival.
+            showPresent(member, visit: visit, department: department, departmentName: departmentName, evidence: evidence, at: event.at, now: now)
         case .moved(let member, let from, let to, let fromName, let toName, let evidence):
             departmentNames[from] = fromName
             departmentNames[to] = toName
@@ -183,6 +173,25 @@ public struct MonitorModel: Sendable {
             let name = snapshot?.members.first { $0.member.id == member }?.member.name ?? member
             noteCheckin(RecentCheckin(member: name, accepted: false, detail: reason.rawValue, at: event.at))
         }
+    }
+
+    /// Shows `member` present in `department` from `time` (an arrival or a resumed visit) until the next snapshot says.
+    private mutating func showPresent(
+        _ member: MemberProfile, visit: VisitNumber, department: UInt16, departmentName: String, evidence: DecisionEvidence?,
+        at time: Timestamp, now: Timestamp
+    ) {
+        departmentNames[department] = departmentName
+        presenceChangeDeadline = now + Self.presenceChangeFlash
+        guard var current = snapshot, !current.members.contains(where: { $0.member.id == member.id }) else { return }
+        var profile = member
+        profile.visits = visit.number
+        current.members.insert(
+            .init(
+                member: profile, department: department, departmentName: departmentName, proximity: .unknown, arrivedAt: time,
+                inDepartmentSince: time, lastSeen: time, confidence: evidence?.confidence),
+            at: 0)
+        current.occupancy[department, default: .init(members: 0, guests: 0, name: departmentName)].members += 1
+        snapshot = current
     }
 
     /// Takes a change of the broker link at `now`. Losing it keeps everything shown, marked stale.

@@ -14,6 +14,9 @@ public struct StoreEvent: Hashable, Sendable {
             evidence: DecisionEvidence?)
         /// The member changed department; `evidence` says why (`nil` from a coordinator older than the field).
         case moved(member: MemberProfile, from: UInt16, to: UInt16, fromName: String, toName: String, evidence: DecisionEvidence?)
+        /// The member came back within `visitGap` of a `left`: the same visit goes on, no greeting.
+        case resumed(member: MemberProfile, department: UInt16, departmentName: String, visit: VisitNumber, evidence: DecisionEvidence?)
+        /// The visit's presence ended; `dwellSeconds` runs from the visit's `arrived` to this `left`.
         case left(member: MemberProfile, department: UInt16, dwellSeconds: Int)
         case promo(member: MemberProfile, department: UInt16, departmentName: String, promo: Promo)
         case node(department: UInt16, node: String, state: LinkState)
@@ -36,6 +39,7 @@ public struct StoreEvent: Hashable, Sendable {
         switch kind {
         case .arrived: return "arrived"
         case .moved: return "moved"
+        case .resumed: return "resumed"
         case .left: return "left"
         case .promo: return "promo"
         case .node: return "node"
@@ -48,6 +52,7 @@ public struct StoreEvent: Hashable, Sendable {
     public var member: MemberProfile? {
         switch kind {
         case .arrived(let member, _, _, _, _, _), .moved(let member, _, _, _, _, _), .left(let member, _, _),
+            .resumed(let member, _, _, _, _),
             .promo(let member, _, _, _), .checkin(let member, _, _, _, _, _):
             return member
         case .node, .checkinRefused:
@@ -58,7 +63,8 @@ public struct StoreEvent: Hashable, Sendable {
     /// Why the presence engine took the decision the event reports (`arrived`, `moved`), if the event says.
     public var evidence: DecisionEvidence? {
         switch kind {
-        case .arrived(_, _, _, _, _, let evidence), .moved(_, _, _, _, _, let evidence): return evidence
+        case .arrived(_, _, _, _, _, let evidence), .moved(_, _, _, _, _, let evidence), .resumed(_, _, _, _, let evidence):
+            return evidence
         case .left, .promo, .node, .checkin, .checkinRefused: return nil
         }
     }

@@ -217,8 +217,11 @@ extension PresenceEngine {
                 visit.department = best.department
                 visit.inDepartmentSince = nowTime
             }
+            let evidence = Self.evidence(
+                of: person, department: best.department, store: best.store, held: now - firstHeard, at: now, nodes: nodes)
+            visit.confidence = evidence.confidence
             person.visit = visit
-            outputs.append(.resumed(member: id, store: best.store, department: best.department, at: nowTime))
+            outputs.append(.resumed(member: id, store: best.store, department: best.department, at: nowTime, evidence: evidence))
         } else {
             person.visit = Visit(
                 member: id, store: best.store, arrivedAt: nowTime, department: best.department,

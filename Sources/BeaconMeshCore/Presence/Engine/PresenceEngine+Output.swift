@@ -4,7 +4,7 @@ extension PresenceEngine {
         /// A new visit began: greet the member and count the visit; `evidence` says why this department.
         case arrived(member: String, store: UInt16, department: UInt16, at: Timestamp, evidence: DecisionEvidence)
         /// The member came back within `visitGap`: the visit goes on, nobody is greeted.
-        case resumed(member: String, store: UInt16, department: UInt16, at: Timestamp)
+        case resumed(member: String, store: UInt16, department: UInt16, at: Timestamp, evidence: DecisionEvidence)
         /// The member changed department; `evidence` says why.
         case moved(member: String, store: UInt16, from: UInt16, to: UInt16, at: Timestamp, evidence: DecisionEvidence)
         /// The member left; `dwell` is the length of the whole visit up to the last reading.
@@ -21,7 +21,7 @@ extension PresenceEngine {
     static func inMemberOrder(_ outputs: [Output]) -> [Output] {
         func member(_ output: Output) -> String {
             switch output {
-            case .arrived(let member, _, _, _, _), .resumed(let member, _, _, _), .moved(let member, _, _, _, _, _),
+            case .arrived(let member, _, _, _, _), .resumed(let member, _, _, _, _), .moved(let member, _, _, _, _, _),
                 .left(let member, _, _, _, _):
                 return member
             case .visitChanged(let visit):
