@@ -16,7 +16,9 @@ struct NodesBenchTests {
         #expect(rounds.count == 2 && rounds.allSatisfy { $0.contains("(exit 0); applied by 5 nodes: p50 ") }, "\(bench.transcript)")
         #expect(bench.stdoutLines.contains { $0.hasPrefix("all rounds, 10 applies: p50 ") }, "\(bench.transcript)")
         #expect(
-            bench.stdoutLines.contains { $0.hasPrefix("nodes list --json, 300 retained statuses: ") && $0.hasSuffix("(run 1, all listed)") },
+            bench.stdoutLines.contains {
+                $0.hasPrefix("nodes list --json, 300 retained statuses: ") && $0.hasSuffix("(run 1, all listed)")
+            },
             "\(bench.transcript)")
     }
 }

@@ -127,10 +127,12 @@ public struct MonitorModel: Sendable {
         switch event.kind {
         case .arrived(let member, let department, let departmentName, let visit, _, let evidence):
             highlightDeadlines[member.id] = now + Self.arrivalHighlight
-            showPresent(member, visit: visit, department: department, departmentName: departmentName, evidence: evidence, at: event.at, now: now)
+            showPresent(
+                member, visit: visit, department: department, departmentName: departmentName, evidence: evidence, at: event.at, now: now)
         case .resumed(let member, let department, let departmentName, let visit, let evidence):
             // Back within the visit gap: shown again, not highlighted as a new arrival.
-            showPresent(member, visit: visit, department: department, departmentName: departmentName, evidence: evidence, at: event.at, now: now)
+            showPresent(
+                member, visit: visit, department: department, departmentName: departmentName, evidence: evidence, at: event.at, now: now)
         case .moved(let member, let from, let to, let fromName, let toName, let evidence):
             departmentNames[from] = fromName
             departmentNames[to] = toName
