@@ -57,18 +57,27 @@ public struct NodesPageModel: Sendable, Hashable {
             guard let newest, !version.isEmpty else { return false }
             return NodeDirectory.isOlder(version, than: newest)
         }
-        newestVersion = newest
-        rows = seen.filter { store == nil || $0.address.store == store }.map { entry in
+        var rows: [Row] = []
+        for entry in seen where store == nil || entry.address.store == store {
             let storeBoard = board.board(of: entry.address.store)
-            return Row(
-                address: entry.address, storeName: storeBoard.name,
-                departmentName: storeBoard.model.departmentName(entry.address.department), state: entry.status.state,
-                version: entry.status.version, behind: isBehind(entry.status.version), config: entry.status.config,
-                health: entry.health, lastHeard: entry.lastHeard)
-        }.sorted { ($0.state == .offline ? 0 : 1, $0.address) < ($1.state == .offline ? 0 : 1, $1.address) }
+            let department = storeBoard.model.departmentName(entry.address.department)
+            let status = entry.status
+            rows.append(
+                Row(
+                    address: entry.address, storeName: storeBoard.name, departmentName: department, state: status.state,
+                    version: status.version, behind: isBehind(status.version), config: status.config, health: entry.health,
+                    lastHeard: entry.lastHeard))
+        }
+        rows.sort { first, second in
+            let (firstOffline, secondOffline) = (first.state == .offline, second.state == .offline)
+            if firstOffline != secondOffline { return firstOffline }
+            return first.address < second.address
+        }
         var counts: [String: Int] = [:]
         for row in rows where !row.version.isEmpty { counts[row.version, default: 0] += 1 }
-        versions = counts.keys.sorted { NodeDirectory.isOlder($1, than: $0) }.map {
+        self.rows = rows
+        self.newestVersion = newest
+        self.versions = counts.keys.sorted { NodeDirectory.isOlder($1, than: $0) }.map {
             Version(version: $0, nodes: counts[$0] ?? 0, behind: isBehind($0))
         }
     }

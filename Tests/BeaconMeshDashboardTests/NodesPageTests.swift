@@ -62,7 +62,7 @@ struct NodesPageTests {
         #expect(model.newestVersion == "1.10.0")
         #expect(model.rows.map(\.behind) == [false, false, true, false])
         #expect(model.versions == [.init(version: "1.10.0", nodes: 3, behind: false), .init(version: "1.9.2", nodes: 1, behind: true)])
-        #expect((model.offlineCount, model.behindCount, model.refusedCount) == (1, 1, 1))
+        #expect(model.offlineCount == 1 && model.behindCount == 1 && model.refusedCount == 1)
         #expect(model.rows[0].departmentName == "Housewares" && model.rows[0].storeName == "San Francisco")
         #expect(NodesPageModel.describe(model.rows[1].config.store) == "r3 applied")
         #expect(NodesPageModel.describe(model.rows[1].config.node) == "none")
