@@ -1,8 +1,8 @@
 import BeaconMeshCore
 import BeaconMeshWire
 
-/// Everything the dashboard knows of the chain: one `StoreBoard` per store heard, the coordinators' status and the
-/// broker link. Reads the contract's topics (`Topics.parse`) and payloads (`WireCodec`); a pure value.
+/// Everything the dashboard knows of the chain: one `StoreBoard` per store heard, the nodes' retained status and
+/// health (`NodeDirectory`, for the nodes pages), the coordinators' status and the broker link. Reads the contract's topics (`Topics.parse`) and payloads (`WireCodec`); a pure value.
 public struct ChainBoard: Sendable {
     /// The broker as the pages name it.
     public let broker: String
@@ -11,6 +11,8 @@ public struct ChainBoard: Sendable {
     private let topics: Topics
 
     public private(set) var stores: [UInt16: StoreBoard] = [:]
+    /// Every shown store's nodes: retained status (versions, config state) and latest health.
+    public private(set) var nodes = NodeDirectory()
     /// Each coordinator's retained status, by coordinator id.
     public private(set) var coordinators: [String: CoordinatorStatus] = [:]
     /// Each coordinator's webhook endpoints as its latest health report had them, by coordinator id.
@@ -63,10 +65,23 @@ public struct ChainBoard: Sendable {
                 withStore(store) { $0.apply(alert: alert, at: now) }
                 return (.store(store), nil)
             case .nodeStatus(let node)?:
-                guard shows(node.store), !payload.isEmpty else { return (.none, nil) }
+                guard shows(node.store) else { return (.none, nil) }
+                guard !payload.isEmpty else {
+                    // A zero-byte retained status: the node was taken out of the mesh.
+                    let known = nodes.entries(store: node.store).contains { $0.address == node }
+                    nodes.record(status: nil, of: node)
+                    stores[node.store]?.forget(department: node.department, node: node.node)
+                    return (known ? .store(node.store) : .none, nil)
+                }
                 let status = try WireCodec.decodeNodeStatus(payload)
+                nodes.record(status: status, of: node)
                 withStore(node.store) { $0.apply(nodeStatus: status.state, department: node.department, node: node.node, at: now) }
                 return (.store(node.store), nil)
+            case .nodeHealth(let node)?:
+                guard shows(node.store) else { return (.none, nil) }
+                nodes.record(health: try WireCodec.decodeNodeHealth(payload), of: node, at: now)
+                // Only the nodes pages show health, and they are drawn when asked for: no live page changes.
+                return (.none, nil)
             case .coordinatorStatus(let id)?:
                 if payload.isEmpty {
                     coordinators[id] = nil

@@ -4,8 +4,8 @@ import BeaconMeshService
 import Logging
 import ServiceLifecycle
 
-/// The dashboard's read-only side of the broker: subscribes to the stores' presence snapshots, events and node
-/// status and to the coordinators' status, and feeds every message and connection change into the hub.
+/// The dashboard's read-only side of the broker: subscribes to the stores' presence snapshots, events, node status
+/// and node health and to the coordinators' status, and feeds every message and connection change into the hub.
 ///
 /// It publishes nothing. Every `heartbeat` it wakes the live pages, so they show fresh times, and a page whose
 /// browser went away is noticed. On graceful shutdown it closes the hub (ending the live pages' streams, so the
@@ -33,8 +33,8 @@ public final class DashboardFeed: Service {
         self.logger = logger
     }
 
-    /// The subscriptions: each store's snapshot, events, alerts and node status (`+` for every store), and every
-    /// coordinator's status and health.
+    /// The subscriptions: each store's snapshot, events, alerts, node status and node health (`+` for every store),
+    /// and every coordinator's status and health.
     public static func filters(stores: [UInt16], topics: Topics) -> [String] {
         let storeLevels: [UInt16?] = stores.isEmpty ? [nil] : stores
         var filters: [String] = []
@@ -43,6 +43,7 @@ public final class DashboardFeed: Service {
             filters.append(topics.eventsFilter(store: store))
             filters.append(topics.alertsFilter(store: store))
             filters.append(topics.nodeStatusFilter(store: store))
+            filters.append(topics.nodeHealthFilter(store: store))
         }
         filters.append(topics.coordinatorStatusFilter(id: nil))
         // Their health, for the webhook endpoints that fail (shown on the overview).

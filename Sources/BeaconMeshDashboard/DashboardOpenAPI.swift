@@ -1,5 +1,5 @@
 /// The OpenAPI 3.0 description of every JSON route the dashboard serves (`/api/openapi.json`): the chain and store
-/// page data, a store's presence snapshot, its analytics and its survey (with `--db`: the seconds gathered per
+/// page data, a store's presence snapshot, its nodes (`nodes list --json`), its analytics and its survey (with `--db`: the seconds gathered per
 /// department, and posting a mark), the health check, and this document. Other
 /// programs build on these; a test runs schemathesis against a running dashboard to hold the document to the answers.
 ///
@@ -173,6 +173,25 @@ public enum DashboardOpenAPI {
                                "department": {"type": "integer", "minimum": 0, "maximum": 65535, "nullable": true},
                                "at": {"type": "integer"}, "stop": {"type": "boolean", "enum": [true]}}
               },
+              "NodeConfigReport": {
+                "type": "object", "nullable": true, "required": ["revision", "state", "error"],
+                "description": "What the node did with the latest node config of one level; null before it received one.",
+                "properties": {"revision": {"type": "integer"}, "state": {"type": "string", "enum": ["applied", "refused"]},
+                               "error": {"type": "string", "nullable": true}}
+              },
+              "Node": {
+                "type": "object", "description": "One node as `nodes list --json` prints it: its retained status, and its latest health (null before one arrived).",
+                "required": ["store", "department", "node", "state", "version", "boot", "source", "startedAt", "config", "uptime", "advertsPerSec", "lastHeard"],
+                "properties": {
+                  "store": {"type": "integer", "minimum": 0, "maximum": 65535}, "department": {"type": "integer", "minimum": 0, "maximum": 65535},
+                  "node": {"type": "string"}, "state": {"type": "string", "enum": ["online", "offline"]}, "version": {"type": "string"},
+                  "boot": {"type": "string"}, "source": {"type": "string"}, "startedAt": {"type": "integer"},
+                  "config": {"type": "object", "required": ["store", "node"],
+                             "properties": {"store": {"$ref": "#/components/schemas/NodeConfigReport"}, "node": {"$ref": "#/components/schemas/NodeConfigReport"}}},
+                  "uptime": {"type": "integer", "nullable": true}, "advertsPerSec": {"type": "number", "nullable": true},
+                  "lastHeard": {"type": "integer", "nullable": true}
+                }
+              },
               "Health": {
                 "type": "object", "required": ["status", "broker", "stores", "pages"],
                 "properties": {"status": {"type": "string", "enum": ["ok", "degraded"]}, "broker": {"type": "string", "enum": ["connected", "connecting", "lost"]},
@@ -211,6 +230,18 @@ public enum DashboardOpenAPI {
                 "parameters": [{"$ref": "#/components/parameters/store"}],
                 "responses": {
                   "200": {"description": "The snapshot.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/PresenceSnapshot"}}}},
+                  "400": {"$ref": "#/components/responses/BadRequest"}, "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "403": {"$ref": "#/components/responses/Forbidden"}, "404": {"$ref": "#/components/responses/NotFound"}
+                }
+              }
+            },
+            "/api/stores/{store}/nodes": {
+              "get": {
+                "summary": "The store's nodes as `nodes list --json` prints them, from their retained status and latest health.",
+                "operationId": "nodes",
+                "parameters": [{"$ref": "#/components/parameters/store"}],
+                "responses": {
+                  "200": {"description": "The nodes, by department and node.", "content": {"application/json": {"schema": {"type": "array", "items": {"$ref": "#/components/schemas/Node"}}}}},
                   "400": {"$ref": "#/components/responses/BadRequest"}, "401": {"$ref": "#/components/responses/Unauthorized"},
                   "403": {"$ref": "#/components/responses/Forbidden"}, "404": {"$ref": "#/components/responses/NotFound"}
                 }

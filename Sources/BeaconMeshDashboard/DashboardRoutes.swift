@@ -6,7 +6,9 @@ import Hummingbird
 
 /// The dashboard's HTTP routes: `/` the chain overview, `/stores/{store}` a store's live page, their event streams
 /// (`/live`, `/stores/{store}/live`), `/api/stores` and `/api/stores/{store}` (the pages' data as JSON),
-/// `/api/stores/{store}/presence` (the retained snapshot as received), with `--db` the analytics pages and API
+/// `/api/stores/{store}/presence` (the retained snapshot as received), the nodes pages (`/nodes` for the chain,
+/// `/stores/{store}/nodes` for one store: `NodesPage`) and `/api/stores/{store}/nodes` (the `nodes list --json` list of
+/// that store), with `--db` the analytics pages and API
 /// (`AnalyticsRoutes`), the survey page, its data and its marks (`SurveyRoutes`; 404 without `--db`), `/healthz`,
 /// `/metrics` and the pages' stylesheet and scripts. A store number that is not 0–65535 is a 400 with one line saying
 /// so; a store the signed-in user may not see is a 403; a store this dashboard does not show (`--store`) or has no
@@ -60,6 +62,23 @@ public enum DashboardRoutes {
                     return text(.notFound, "no presence snapshot of store \(store) yet")
                 }
                 return json(payload)
+            }
+        }
+        router.get("/nodes") { _, context in
+            let (model, lost) = hub.read { (NodesPageModel($0, stores: context.stores), $0.isLinkLost) }
+            return page(NodesPage.html(model, linkLost: lost, signedInAs: context.user?.name, now: clock.now()))
+        }
+        router.get("/stores/:store/nodes") { _, context in
+            storeNumber(context, hub: hub).response { store in
+                let (model, name, lost) = hub.read {
+                    (NodesPageModel($0, store: store, stores: context.stores), $0.board(of: store).name, $0.isLinkLost)
+                }
+                return page(NodesPage.html(model, storeName: name, linkLost: lost, signedInAs: context.user?.name, now: clock.now()))
+            }
+        }
+        router.get("/api/stores/:store/nodes") { _, context in
+            storeNumber(context, hub: hub).response { store in
+                json(WireCodec.encode(nodeEntries: hub.read { $0.nodes.entries(store: store) }))
             }
         }
         if let analytics { AnalyticsRoutes.add(to: router, source: analytics, hub: hub, clock: clock) }

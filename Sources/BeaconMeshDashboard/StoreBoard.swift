@@ -86,6 +86,12 @@ public struct StoreBoard: Sendable {
         lastHeard = now
     }
 
+    /// Forgets a node whose retained status was deleted (taken out of the mesh); a later snapshot that still lists it
+    /// brings it back.
+    public mutating func forget(department: UInt16, node: String) {
+        nodes[NodeKey(department: department, node: node)] = nil
+    }
+
     /// Takes a change of the broker link.
     public mutating func connection(changed connected: Bool, at now: Timestamp) {
         model.connection(changed: connected, at: now)

@@ -26,7 +26,8 @@ struct DashboardOpenAPITests {
             let paths = (try JSONSerialization.jsonObject(with: Data(document.body.utf8)) as? [String: Any])?["paths"] as? [String: Any]
             #expect(
                 Set(paths?.keys.map { $0 } ?? []) == [
-                    "/api/stores", "/api/stores/{store}", "/api/stores/{store}/presence", "/api/stores/{store}/analytics",
+                    "/api/stores", "/api/stores/{store}", "/api/stores/{store}/presence", "/api/stores/{store}/nodes",
+                    "/api/stores/{store}/analytics",
                     "/api/stores/{store}/survey", "/api/stores/{store}/survey/marks", "/healthz", "/api/openapi.json",
                 ])
             let run = try TestProcess(
