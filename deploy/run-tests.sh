@@ -52,7 +52,7 @@ phase "the build (and the fuzzer beside it)"
 # So do the in-memory lease tests: their keeper renews at a real pace, and at the start of the parallel phase a check
 # that takes 2 s alone (or beside two busy loops) twice ran out of its 20 s (a store-undecided alert not heard).
 # So does the scanner on a fake hci0 fed at a steady 2 000 adverts/s (beacon-bench scanner-live-process).
-load_tests='ScannerLiveProcessBenchTests|LeaseServiceTests|AlertEndToEndTests|WebhookEndToEndTests|WebhookFailoverTests|DashboardAlertBrowserTests|AnalyticsEndToEndTests|ColdStartTests|RefusedDatabaseTests|FirstRunEndToEndTests|LeaseFailoverTests|BeaconMeshRegistryTests|ChainRegistryTests|CoordinatorHostileInputTests|BrokerRestartTests|StuckConsumerTests|MQTTBackpressureTests|TestProcessOutputTests'
+load_tests='ScannerLiveProcessBenchTests|LeaseServiceTests|AlertEndToEndTests|RestoredDwellAlertTests|WebhookEndToEndTests|WebhookFailoverTests|DashboardAlertBrowserTests|AnalyticsEndToEndTests|ColdStartTests|RefusedDatabaseTests|FirstRunEndToEndTests|LeaseFailoverTests|BeaconMeshRegistryTests|ChainRegistryTests|CoordinatorHostileInputTests|BrokerRestartTests|StuckConsumerTests|MQTTBackpressureTests|TestProcessOutputTests'
 # Six load tests keep no timing that load could break: three use both cores — the scoreboard's floors (both; a minute
 # of replay on the concurrency pool's threads, which starved every other test's tasks in the parallel phase), the
 # million-advert replay's peak memory and schemathesis against the dashboard (116 s together) — and three mostly

@@ -133,6 +133,7 @@ struct CoordinatorState {
             name: { store, department in names.store(store)?.department(department)?.name ?? "Department \(department)" })
         lastHealth = startedAt
         dirtyStores = Set(configuration.storeIDs)
+        alertRules(restore: start.visits.filter { active.contains($0.store) })
         logger.info(
             "registry loaded",
             metadata: [

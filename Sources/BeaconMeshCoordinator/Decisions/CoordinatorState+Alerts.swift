@@ -27,6 +27,19 @@ extension CoordinatorState {
         for alert in due { publish(alert: alert) }
     }
 
+    /// Tells the rules of the open visits restored at a start or taken over with a store: each member's stay in her
+    /// department is timed from when she entered it (a dwell alert comes at its time, not only after her next move);
+    /// nothing is told as an arrival (she was greeted before).
+    mutating func alertRules(restore visits: [PresenceEngine.Visit]) {
+        guard !alertBook.isEmpty else { return }
+        for visit in visits where visit.leftAt == nil {
+            guard let profile = profiles[visit.member] else { continue }
+            alertBook.resumed(
+                profile, store: visit.store, in: visit.department, departmentName: departmentName(visit.store, visit.department),
+                at: visit.inDepartmentSince)
+        }
+    }
+
     /// Tells the rules which of this coordinator's stores nobody decides (from a lease renewal), and since when.
     mutating func alertRules(see undecided: [UInt16: Timestamp], at now: Timestamp) {
         for store in configuration.storeIDs {

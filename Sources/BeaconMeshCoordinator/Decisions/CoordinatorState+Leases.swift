@@ -100,6 +100,7 @@ extension CoordinatorState {
         for store in loaded.stores.sorted() where book.holds(store, at: instant) && !active.contains(store) {
             let visits = loaded.visits.filter { $0.store == store }
             engine.takeOver(store: store, visits: visits)
+            alertRules(restore: visits)
             // The history of the visits going on continues as a restart continues it.
             let names = configuration
             journal.restore(
