@@ -7,8 +7,10 @@ import BeaconMeshCore
 /// statement: the caller runs them on a thread of its own, never on the path from a sighting to an event.
 public protocol StoreLeases: AnyObject, Sendable {
     /// Says that `holder` lists `stores` (it stands by for those it does not hold), claims the lease of each that is
-    /// free, or expired with a holder that knew it had to fence, and renews those it holds, each until `ttl` after the
-    /// database's now; returns the stores `holder` holds now, each with when its hold began and whether it must fence.
+    /// free, or expired with a holder that knew it had to fence, or expired `unfencedGrace(ttl:)` ago with a holder
+    /// that did not know (nobody stood by at its last renewal: a lone coordinator that died, or was replaced by one
+    /// with another id), and renews those it holds, each until `ttl` after the database's now; returns the stores
+    /// `holder` holds now, each with when its hold began and whether it must fence.
     func claim(_ stores: [UInt16], for holder: String, ttl: Duration) throws -> [UInt16: LeaseGrant]
 
     /// Ends `holder`'s leases of `stores` at once and stops standing by for them (a clean stop), so that a standby
@@ -20,6 +22,14 @@ public protocol StoreLeases: AnyObject, Sendable {
 
     /// Closes the leases' own database connection.
     func close()
+}
+
+extension StoreLeases {
+    /// How long an unfenced lease that ran out stays its holder's before a standby may take it: a holder that reaches
+    /// the database renews every quarter ttl, and at its next renewal learns of the standby (its lease is fenced from
+    /// then on); one that does not is dead, frozen or cut off, and a store taken from it is decided by one coordinator
+    /// among those that reach the database (the cut-off one learns it lost the lease at its first renewal).
+    public static func unfencedGrace(ttl: Duration) -> Duration { min(ttl / 4, .milliseconds(2500)) }
 }
 
 /// Who holds one store's lease, by the database's clock.

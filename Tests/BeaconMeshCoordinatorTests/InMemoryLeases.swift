@@ -5,8 +5,8 @@ import Synchronization
 
 /// Store leases kept in memory by the rules of `PostgresLeases`, with the database's now read from a `ServiceClock`
 /// (a `ManualClock` in tests): a claim lists its holder as standing by for each store, takes a store that is free or
-/// whose lease ran out with a holder that knew it had to fence, renews the holder's own, and fences when somebody
-/// else stood by within three ttls. `cut(_:)` makes a holder's claims fail, as a coordinator cut off from the database.
+/// whose lease ran out with a holder that knew it had to fence (or a grace ago, with one that did not), renews the
+/// holder's own, and fences when somebody else stood by within three ttls. `cut(_:)` makes a holder's claims fail, as a coordinator cut off from the database.
 final class InMemoryLeases: StoreLeases {
     struct Failure: Error, CustomStringConvertible {
         var description: String { "the database cannot be reached (cut by the test)" }
@@ -21,6 +21,7 @@ final class InMemoryLeases: StoreLeases {
         var leases: [UInt16: StoreLease] = [:]
         var seen: [Candidate: Timestamp] = [:]
         var cut: Set<String> = []
+        var claims: [String: Int] = [:]
     }
 
     private let clock: any ServiceClock
@@ -29,6 +30,9 @@ final class InMemoryLeases: StoreLeases {
     init(clock: any ServiceClock) {
         self.clock = clock
     }
+
+    /// How many claims `holder` has made (a test waits for the keeper's next renewal with it).
+    func claims(of holder: String) -> Int { state.withLock { $0.claims[holder] ?? 0 } }
 
     /// Makes `holder`'s claims and releases fail (`false`: answer again).
     func cut(_ holder: String, _ isCut: Bool = true) {
@@ -41,6 +45,7 @@ final class InMemoryLeases: StoreLeases {
         let now = clock.now()
         return try state.withLock { state in
             guard !state.cut.contains(holder) else { throw Failure() }
+            state.claims[holder, default: 0] += 1
             var held: [UInt16: LeaseGrant] = [:]
             for store in stores {
                 state.seen[Candidate(store: store, holder: holder)] = now
@@ -52,7 +57,8 @@ final class InMemoryLeases: StoreLeases {
                 var since = now
                 if let lease = state.leases[store] {
                     let running = lease.expiresAt > now || !lease.fenced
-                    if lease.holder != holder, running { continue }
+                    let graceEnds = lease.expiresAt.milliseconds + Self.unfencedGrace(ttl: ttl).wholeMilliseconds
+                    if lease.holder != holder, lease.expiresAt > now || (!lease.fenced && graceEnds > now.milliseconds) { continue }
                     if lease.holder == holder, running { since = lease.since }
                 }
                 state.leases[store] = StoreLease(holder: holder, since: since, expiresAt: expiresAt, fenced: standby)

@@ -43,15 +43,22 @@ struct StoreLeaseTests {
         #expect(try first.claim([1, 2], for: "north", ttl: .seconds(4)).keys.sorted() == [1])
     }
 
-    @Test("a lease whose holder did not know of a standby is not taken when it runs out: that holder does not fence")
-    func unfencedIsKept() async throws {
+    @Test(
+        "a lease whose holder did not know of a standby is kept for a grace after it runs out (a live holder renews and learns of the standby), then taken"
+    )
+    func unfencedIsTakenAfterGrace() async throws {
         let (_, first, second) = try Self.leases()
+        // Grace: a quarter of the 2-s ttl, 500 ms.
         #expect(try first.claim([7], for: "north", ttl: .seconds(2))[7]?.fenced == false)
-        // North goes quiet (cut off) before it learns of south.
+        // North goes quiet (dead, or cut off) before it learns of south.
         #expect(try second.claim([7], for: "south", ttl: .seconds(2)).isEmpty)
-        try await Task.sleep(for: .milliseconds(2300))
-        #expect(try second.claim([7], for: "south", ttl: .seconds(2)).isEmpty)
+        try await Task.sleep(for: .milliseconds(2100))
+        #expect(try second.claim([7], for: "south", ttl: .seconds(2)).isEmpty, "within the grace: still north's")
         #expect(try second.holders()[7]?.holder == "north")
+        try await Task.sleep(for: .milliseconds(800))
+        let taken = try second.claim([7], for: "south", ttl: .seconds(2))
+        #expect(taken[7] != nil, "past the grace, south holds it")
+        #expect(try first.claim([7], for: "north", ttl: .seconds(2)).isEmpty, "north, back, learns it lost the store")
     }
 
     @Test("visit rows decided by a coordinator whose store another now holds are not written; counts are")

@@ -192,6 +192,37 @@ struct LeaseFailoverTests {
         await chain.stop([restarted, south])
     }
 
+    @Test(
+        "a lone coordinator (nobody stood by) killed mid-visit, replaced by one with another id: it decides the store within ttl + 5 s, Ana stays present, nobody greeted twice"
+    )
+    func loneHolderReplaced() async throws {
+        let chain = try await LeaseChain.start()
+        let north = try await chain.startCoordinator(id: "north", stores: [1])
+        #expect(await chain.waitUntil("north", decides: [1], timeout: .seconds(10)), "\(north.transcript)")
+        async let ana: Void = chain.walk(store: 1, minor: 1, seconds: 14)
+        #expect(await chain.waitFor("arrived", store: 1, member: "ana"), "\(north.transcript)")
+        #expect(await chain.anasArrivalWritten())
+        north.send(SIGKILL)
+        _ = await north.waitForExit(timeout: .seconds(5))
+        // A new server with another id: its start is the later of the two moments the bound counts from.
+        let started = ContinuousClock.now
+        let east = try await chain.startCoordinator(id: "east", stores: [1])
+        #expect(
+            await chain.waitUntil("east", decides: [1], timeout: .seconds(LeaseChain.ttl + 5)),
+            "the store a lone holder left was never taken: \(east.transcript)")
+        let takeOver = started.duration(to: .now)
+        try await ana
+        #expect(await chain.waitFor("left", store: 1, member: "ana"), "\(east.transcript)")
+        #expect(chain.events("arrived", store: 1, member: "ana").count == 1, "Ana greeted once: \(chain.eventLines(store: 1))")
+        #expect(chain.events("left", store: 1, member: "ana").count == 1, "Ana leaves once: \(chain.eventLines(store: 1))")
+        let left = try #require(chain.eventLines(store: 1).last { $0.contains(#""type":"left""#) })
+        #expect(LeaseChain.publisher(of: left) == "east")
+        #expect(EventGrammar.violations(inLines: chain.eventLines(store: 1)).isEmpty, "\(chain.eventLines(store: 1))")
+        #expect(await eventually(timeout: .seconds(5)) { (try? chain.visits(of: "ana")) == 12 }, "one visit counted")
+        print("lease taken from a lone holder replaced by another id: \(takeOver)")
+        await chain.stop([east])
+    }
+
     @Test("the active one frozen (SIGSTOP) past the ttl, then resumed, publishes not one decision after the standby took over")
     func frozenPastTheTTL() async throws {
         let chain = try await LeaseChain.start()

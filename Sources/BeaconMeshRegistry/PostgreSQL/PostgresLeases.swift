@@ -29,6 +29,7 @@ public final class PostgresLeases: StoreLeases {
         guard !stores.isEmpty else { return [:] }
         let seconds = Double(ttl.wholeMilliseconds) / 1000
         let candidateSeconds = seconds * Double(Self.candidateTTLs)
+        let graceSeconds = Double(Self.unfencedGrace(ttl: ttl).wholeMilliseconds) / 1000
         let numbers = stores.map { Int32($0) }
         return try session.transaction { statements in
             try statements.execute(
@@ -38,7 +39,8 @@ public final class PostgresLeases: StoreLeases {
                 ON CONFLICT (store, coordinator) DO UPDATE SET seen_at = excluded.seen_at
                 """)
             // Every store's lease at the same `now()`. A lease held by another is left alone (the WHERE of the upsert)
-            // unless it ran out and its holder knew it had to fence; the stores held come back in the rows.
+            // unless it ran out and its holder knew it had to fence, or ran out a grace ago with a holder that did not
+            // (a lone holder gone); the stores held come back in the rows.
             let rows = try statements.query(
                 """
                 INSERT INTO store_lease AS l (store, holder, since, expires_at, fenced)
@@ -51,6 +53,7 @@ public final class PostgresLeases: StoreLeases {
                         since = CASE WHEN l.holder = excluded.holder AND (l.expires_at > now() OR NOT l.fenced)
                             THEN l.since ELSE now() END
                     WHERE l.holder = excluded.holder OR (l.expires_at <= now() AND l.fenced)
+                        OR l.expires_at <= now() - make_interval(secs => \(graceSeconds))
                 RETURNING store, (extract(epoch FROM since) * 1000)::bigint, fenced
                 """)
             var held: [UInt16: LeaseGrant] = [:]
