@@ -59,7 +59,7 @@ enum BenchChildren {
         defer { fclose(file) }
         var buffer = [CChar](repeating: 0, count: 512)
         guard fgets(&buffer, Int32(buffer.count), file) != nil else { return true }
-        let text = String(cString: buffer)
+        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         guard let end = text.lastIndex(of: ")") else { return false }
         return text[text.index(after: end)...].dropFirst().first == "Z"
     }

@@ -39,7 +39,7 @@ final class StreamPublisher {
             throw ValidationError("the broker refused the benchmark's stream connection")
         }
         var nonBlocking = Int32(1)
-        ioctl(socket, UInt(FIONBIO), &nonBlocking)
+        _ = ioctl(socket, UInt(FIONBIO), &nonBlocking)
     }
 
     deinit { close(socket) }

@@ -34,12 +34,7 @@ struct SurveyImportCommand: ParsableCommand {
         guard !samples.isEmpty else {
             throw UsageError("\(folder): no node heard a beacon of truth.csv while the truth placed it in a department")
         }
-        try target.database.use { registry in
-            guard let surveys = registry as? any SurveyRegistry else {
-                throw UsageError("\(registry.location) keeps no survey samples")
-            }
-            try surveys.addSurveySamples(samples)
-        }
+        try target.database.use { registry in try registry.addSurveySamples(samples) }
         var seconds: [UInt16: Int] = [:]
         for sample in samples { seconds[sample.department, default: 0] += 1 }
         print("store \(target.store): \(samples.count) s of survey samples added from \(recording.name)")

@@ -15,7 +15,7 @@ struct RecordingConversionTests {
 
     static func write(_ text: String, to folder: String, name: String) -> String {
         let path = (folder as NSString).appendingPathComponent(name)
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
         return path
     }
 

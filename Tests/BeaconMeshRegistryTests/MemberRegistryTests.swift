@@ -180,7 +180,7 @@ struct MemberRegistryTests {
         let folder = try temporaryFolder()
         let path = folder + "/old.sqlite"
         let old = try DatabaseQueue(path: path)
-        var migrator = SQLiteRegistry.migrator
+        let migrator = SQLiteRegistry.migrator
         try migrator.migrate(old, upTo: "v1: members, beacons, visits")
         try old.write { db in try db.execute(sql: "INSERT INTO member (id, name, visits) VALUES ('ana', 'Ana', 5)") }
         try old.close()

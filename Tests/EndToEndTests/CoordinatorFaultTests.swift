@@ -195,7 +195,7 @@ struct CoordinatorFaultTests {
         try await CoordinatorFaultTests.visitWhileDatabaseFails(
             cause: "full", directory: directory,
             fault: { _ in
-                FileManager.default.createFile(atPath: filler, contents: nil)
+                _ = FileManager.default.createFile(atPath: filler, contents: nil)
                 let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: filler))
                 let chunk = Data(count: 16 * 1024)
                 while (try? handle.write(contentsOf: chunk)) != nil {}
@@ -246,7 +246,7 @@ struct CoordinatorHostileInputTests {
             let lines = CoordinatorHostileInputTests.garbage(count: count, seed: seed)
             let paths = stride(from: 0, to: count, by: 20_000).map { start in
                 let path = run.directory + "/garbage-\(seed)-\(start).txt"
-                FileManager.default.createFile(
+                _ = FileManager.default.createFile(
                     atPath: path,
                     contents: Data(
                         lines[start..<min(count, start + 20_000)]
@@ -379,7 +379,7 @@ struct StuckConsumerTests {
             Mesh.batch(store: 1, department: 40, boot: "load", seq: seq, minor: 100 + seq % 20, at: Mesh.nowMilliseconds)
         }
         let file = run.directory + "/load.txt"
-        FileManager.default.createFile(atPath: file, contents: Data((lines.joined(separator: "\n") + "\n").utf8))
+        _ = FileManager.default.createFile(atPath: file, contents: Data((lines.joined(separator: "\n") + "\n").utf8))
         let load = try TestProcess(
             executable: "/bin/sh",
             arguments: [
