@@ -11,7 +11,7 @@ phase() {
   echo "run-tests: $1 took $((SECONDS - phase_started)) s ($SECONDS s in all)"
   phase_started=$SECONDS
 }
-deploy/install-deps.sh
+deploy/install-deps.sh tests
 deploy/install-schemathesis.sh
 phase "installing what was missing"
 # House style: the toolchain's formatter with the repository's .swift-format; any finding fails the run.
