@@ -4,13 +4,15 @@
 #   beaconmesh-server_<version>_<arch>.deb    the back office: beacon-coordinator, beacon-dashboard, beacon-monitor,
 #                                             their units, the examples
 #
-#   deploy/package.sh [--out DIR] [--swift-sdk SDK] [--package-version VERSION]
+#   deploy/package.sh [--out DIR] [--swift-sdk SDK] [--package-version VERSION] [--scratch-path DIR]
 #
 #   --out DIR                  where the packages go (default .build/packages)
 #   --swift-sdk SDK            cross-compile with this Swift SDK (e.g. for arm64, a 64-bit Raspberry Pi); the build box
 #                              needs the target's libraries as multiarch packages (dpkg --add-architecture arm64;
 #                              apt-get install libbluetooth3:arm64 libmosquitto1:arm64 ...) for dpkg-shlibdeps
 #   --package-version VERSION  the package version instead of the one worked out below (e.g. to test an upgrade)
+#   --scratch-path DIR         build there instead of .build (BEACONMESH_PACKAGE_SCRATCH sets the default): a build
+#                              folder of its own does not wait on the lock of a `swift test` running at the same time
 #
 # The version is BeaconMeshVersion.current, then +git<commit time>.<commit>, then +dirty when the work tree has
 # uncommitted changes (a package is never silently built from something no commit holds). Installed with
@@ -21,13 +23,18 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="$repo/.build/packages"
 sdk=""
 version=""
-usage() { echo "package: $1 (usage: deploy/package.sh [--out DIR] [--swift-sdk SDK] [--package-version VERSION])" >&2; exit 2; }
+scratch="${BEACONMESH_PACKAGE_SCRATCH:-}"
+usage() {
+  echo "package: $1 (usage: deploy/package.sh [--out DIR] [--swift-sdk SDK] [--package-version VERSION] [--scratch-path DIR])" >&2
+  exit 2
+}
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) [ $# -ge 2 ] || usage "--out needs a folder"; out="$2"; shift 2 ;;
     --swift-sdk) [ $# -ge 2 ] || usage "--swift-sdk needs an SDK name"; sdk="$2"; shift 2 ;;
     --package-version) [ $# -ge 2 ] || usage "--package-version needs a version"; version="$2"; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --scratch-path) [ $# -ge 2 ] || usage "--scratch-path needs a folder"; scratch="$2"; shift 2 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage "unknown argument $1" ;;
   esac
 done
@@ -39,6 +46,7 @@ for tool in dpkg-deb dpkg-shlibdeps readelf; do
 done
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
+if [ -n "$scratch" ]; then mkdir -p "$scratch" && scratch="$(cd "$scratch" && pwd)"; fi
 
 # 1. The version.
 base="$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' "$repo/Sources/BeaconMeshService/BeaconMeshVersion.swift")"
@@ -56,6 +64,7 @@ fi
 # 2. The programs, release, with the Swift runtime inside.
 build=(swift build --package-path "$repo" -c release --static-swift-stdlib)
 [ -n "$sdk" ] && build+=(--swift-sdk "$sdk")
+[ -n "$scratch" ] && build+=(--scratch-path "$scratch")
 for product in beacon-scanner beacon-coordinator beacon-dashboard beacon-monitor; do
   "${build[@]}" --product "$product" 2>&1 | grep -v -e "warning: the use of \`mktemp' is dangerous" -e '^/.*libFoundationEssentials.a' || true
   [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "package: swift build --product $product failed" >&2; exit 1; }
@@ -80,7 +89,7 @@ trap 'rm -rf "$work"' EXIT
 notices() {
   local program="$1" symbols="$work/symbols" checkout module found
   nm --defined-only "$program" 2>/dev/null | awk '{print $3}' > "$symbols" || true
-  for checkout in "$repo"/.build/checkouts/*/; do
+  for checkout in "${scratch:-$repo/.build}"/checkouts/*/; do
     found=""
     for module in "$checkout"Sources/*/; do
       module="$(basename "$module")"

@@ -5,9 +5,9 @@ import Testing
 /// The Debian packages (deploy/package.sh), installed the way a store's IT would: `apt install ./FILE.deb` into a
 /// pristine Debian 12 made with debootstrap (deploy/test-packages.sh does the chroot work and reports what it saw).
 ///
-/// The packages come from `BEACONMESH_PACKAGES=DIR` when set (run-tests.sh builds them beside the tests), else this
-/// test builds them (a release build, several minutes). The upgrade's packages, the same with a higher version, are
-/// always made here from the release build. Needs root (debootstrap, chroot).
+/// The packages come from `BEACONMESH_PACKAGES=DIR` and the upgrade's (the same with the version `<version>+upgrade`)
+/// from `BEACONMESH_PACKAGES_UPGRADE=DIR` when set (run-tests.sh builds them beside the tests), else this test builds
+/// them (a release build, many minutes). Needs root (debootstrap, chroot).
 @Suite("Debian packages in a pristine Debian", .serialized, .enabled(if: getuid() == 0, "debootstrap and chroot need root"))
 struct PackageInstallTests {
     /// Runs a repository script with bash and waits up to `timeout`; throws with its output unless it exits 0.
@@ -57,8 +57,12 @@ struct PackageInstallTests {
         }
         let scannerDeb = try Self.deb("beaconmesh-scanner", in: packages)
         let version = try #require(URL(fileURLWithPath: scannerDeb).lastPathComponent.split(separator: "_").dropFirst().first)
-        let upgrade = work + "/upgrade"
-        try await Self.script("deploy/package.sh", ["--out", upgrade, "--package-version", "\(version)+upgrade"], timeout: .seconds(3600))
+        var upgrade = ProcessInfo.processInfo.environment["BEACONMESH_PACKAGES_UPGRADE"] ?? ""
+        if upgrade.isEmpty {
+            upgrade = work + "/upgrade"
+            let arguments = ["--out", upgrade, "--package-version", "\(version)+upgrade"]
+            try await Self.script("deploy/package.sh", arguments, timeout: .seconds(3600))
+        }
 
         let broker = try await MosquittoBroker.start()
         defer { Task { await broker.stop() } }
@@ -87,7 +91,7 @@ struct PackageInstallTests {
             "deploy/test-packages.sh",
             [
                 "--packages", packages, "--upgrade", upgrade, "--work", work, "--broker-port", "\(broker.port)",
-                "--dashboard-port", "\(try FreePort.next())",
+                "--dashboard-port", "\(try FreePort.next())", "--broker-directory", broker.directory,
             ], timeout: .seconds(1800))
         let report = Self.report(of: run)
         let transcript = run.stdoutLines.joined(separator: "\n")
