@@ -189,6 +189,7 @@ GPL
   for example in "${examples[@]}"; do install -m 644 "$repo/deploy/$example" "$doc/examples/$(basename "$example")"; done
   # The config postinst puts under /etc/beaconmesh where none is (not from the docs: those may be left out by dpkg).
   install -D -m 644 "$repo/deploy/$template" "$root/usr/share/$name/$(basename "$template")"
+  for tool in "${tools[@]}"; do install -D -m 755 "$repo/deploy/$tool" "$root/usr/share/$name/$(basename "$tool")"; done
 
   # Maintainer scripts, from deploy/debian/<package>.<script>.
   local script
@@ -206,6 +207,8 @@ GPL
 
   (cd "$root" && find . -type f ! -path './DEBIAN/*' -printf '%P\0' | sort -z | xargs -0 md5sum) > "$root/DEBIAN/md5sums"
   chmod 644 "$root/DEBIAN/md5sums"
+  local suggests_field=""
+  [ -n "$suggests" ] && suggests_field=$'\n'"Suggests: $suggests"
   cat > "$root/DEBIAN/control" <<CONTROL
 Package: $name
 Source: beaconmesh
@@ -213,10 +216,9 @@ Version: $version
 Architecture: $arch
 Maintainer: BeaconMesh maintainers <maintainers@beaconmesh.example>
 Installed-Size: $(du -sk --exclude=DEBIAN "$root" | cut -f1)
-Depends: adduser, $shlibs
+Depends: adduser, $shlibs$suggests_field
 Section: net
 Priority: optional
-Homepage: https://beaconmesh.example/
 Description: $description
 CONTROL
   cat "$repo/deploy/debian/$name.description" >> "$root/DEBIAN/control"
@@ -228,11 +230,16 @@ CONTROL
 units=("beacon-scanner@.service")
 examples=(examples/scanner.yaml)
 template=examples/scanner.yaml
+tools=()
+suggests=""
 package beaconmesh-scanner GPL-3.0-or-later "BeaconMesh department node (Bluetooth LE beacons to MQTT)" beacon-scanner
 
 units=(beacon-coordinator.service beacon-dashboard.service beaconmesh-registry-purge.service beaconmesh-registry-purge.timer)
 examples=(examples/coordinator.yaml examples/two-servers/coordinator-a.yaml examples/two-servers/coordinator-b.yaml
           bridge/store-bridge.conf broker/mosquitto-production.conf)
 template=examples/coordinator.yaml
+# The store's broker and its certificates are the back office's too, but not every back office runs them: suggested.
+tools=(make-certificates.sh)
+suggests="mosquitto, openssl"
 package beaconmesh-server Apache-2.0 "BeaconMesh back office (coordinator, web dashboard, monitor)" \
   beacon-coordinator beacon-dashboard beacon-monitor

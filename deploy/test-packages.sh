@@ -173,12 +173,18 @@ fi
 "${lift[@]}" chroot --userspec=beaconmesh:beaconmesh "$server" beacon-dashboard --broker "mqtt://127.0.0.1:$broker_port" \
   --listen "127.0.0.1:$dashboard_port" > "$temporary/dashboard.log" 2>&1 & pids+=($!)
 for _ in $(seq 150); do grep -q "coordinator running" "$temporary/coordinator.log" && break; sleep 0.1; done
-started=$SECONDS
+# The node starts; the seconds until the coordinator's first greeting; then the node's replay ends (exit 0).
+scanner_started="$(date +%s%N)"
 "${lift[@]}" chroot --userspec=beaconmesh:beaconmesh "$scanner" beacon-scanner --config /etc/beaconmesh/scanner/node.yaml \
-  > "$temporary/scanner.log" 2>&1 < /dev/null || report scanner-failed "$(tail -3 "$temporary/scanner.log" | tr '\n' '|')"
-for _ in $(seq 200); do grep -q '"type":"arrived"' "$events" && break; sleep 0.1; done
-report replay-seconds "$(seconds)"
+  > "$temporary/scanner.log" 2>&1 < /dev/null & node=$!
+for _ in $(seq 300); do grep -q '"type":"arrived"' "$events" && break; sleep 0.1; done
+grep -q '"type":"arrived"' "$events" \
+  && report greeting-seconds "$(awk -v from="$scanner_started" -v to="$(date +%s%N)" 'BEGIN { printf "%.1f", (to - from) / 1e9 }')"
 report greeting "$(grep -m1 '"type":"arrived"' "$events" || echo none)"
+node_status=0
+wait "$node" || node_status=$?
+report scanner-exit "$node_status"
+[ "$node_status" -eq 0 ] || report scanner-log "$(tail -3 "$temporary/scanner.log" | tr '\n' '|')"
 healthz="none"
 for _ in $(seq 50); do healthz="$(curl -s -m 2 "http://127.0.0.1:$dashboard_port/healthz" 2>/dev/null)" && break; sleep 0.1; done
 report healthz "$(echo "$healthz" | tr '\n' ' ')"
