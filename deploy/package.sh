@@ -84,30 +84,46 @@ fi
 work="$(mktemp -d "${TMPDIR:-/tmp}/beaconmesh-package.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
-# The licences of what a program has inside: every resolved package with a module in the program's symbols.
-# Writes the notices (name, version, licence file texts) for the program FILE to standard output.
+# licence FILE: prints a licence file for the copyright file; the Apache-2.0 text itself is named, not copied
+# (Debian has it in /usr/share/common-licenses), and only what a file adds after it (an exception, notices) follows.
+licence() {
+  if grep -q "Apache License" "$1" && grep -q "Version 2.0, January 2004" "$1"; then
+    echo "Apache-2.0: /usr/share/common-licenses/Apache-2.0. Added to it in this file:"
+    awk 'NR == FNR { if (/limitations under the License\./) last = FNR; next } FNR > last' "$1" "$1"
+  else
+    cat "$1"
+  fi
+}
+
+# notices PROGRAM...: the licences of what the programs have inside: every resolved package with a module in their
+# symbols (a Swift module's mangled name, <length><Module>, or a C module's prefix, C<Name>_), once each.
 notices() {
-  local program="$1" symbols="$work/symbols" checkout module found
-  nm --defined-only "$program" 2>/dev/null | awk '{print $3}' > "$symbols" || true
-  for checkout in "${scratch:-$repo/.build}"/checkouts/*/; do
-    found=""
-    for module in "$checkout"Sources/*/; do
-      module="$(basename "$module")"
-      if grep -q -F -e "${#module}${module}" -e "${module}_" "$symbols"; then found="$module"; break; fi
-    done
-    [ -n "$found" ] || continue
-    local name revision
+  local checkouts="${scratch:-$repo/.build}/checkouts" checkout module name
+  : > "$work/patterns"
+  for checkout in "$checkouts"/*/; do
     name="$(basename "$checkout")"
-    revision="$(git -C "$checkout" describe --tags --always 2>/dev/null || echo unknown)"
+    # Modules live in Sources/<Module>, or (GRDB) in a top-level folder named after them.
+    for module in $(find "$checkout" "$checkout/Sources" -mindepth 1 -maxdepth 1 -type d ! -name '.*' -printf '%f\n' 2>/dev/null); do
+      case "$module" in Sources|Tests|Documentation|Scripts|Benchmarks|Examples|Plugins|docs|scripts) continue ;; esac
+      printf '%s\t%s\n' "${#module}$module" "$name" >> "$work/patterns"
+      [[ "$module" == C* ]] && printf '%s\t%s\n' "${module}_" "$name" >> "$work/patterns"
+    done
+  done
+  local found
+  found="$(for program in "$@"; do nm --defined-only "$program" 2>/dev/null | awk '{print $3}'; done \
+    | grep -o -F -f <(cut -f1 "$work/patterns") | sort -u \
+    | awk -F '\t' 'NR == FNR { seen[$1] = 1; next } seen[$1] { print $2 }' - "$work/patterns" | sort -u)"
+  for name in $found; do
+    checkout="$checkouts/$name/"
     echo
     echo "------------------------------------------------------------------------------"
-    echo "$name $revision (statically linked)"
+    echo "$name $(git -C "$checkout" describe --tags --always 2>/dev/null || echo unknown) (statically linked)"
     echo "------------------------------------------------------------------------------"
     for file in "$checkout"LICENSE* "$checkout"NOTICE* "$checkout"Sources/*/LICENSE*; do
       [ -f "$file" ] || continue
       echo
       echo "== ${file#"$checkout"}"
-      cat "$file"
+      licence "$file"
     done
   done
 }
@@ -154,7 +170,7 @@ GPL
     echo "The Swift toolchain's runtime (Swift, Foundation, Dispatch)"
     echo "------------------------------------------------------------------------------"
     swift_licence="$(dirname "$(readlink -f "$(command -v swift)")")/../share/swift/LICENSE.txt"
-    if [ -f "$swift_licence" ]; then cat "$swift_licence"; else echo "Apache-2.0 with the Runtime Library Exception"; fi
+    if [ -f "$swift_licence" ]; then licence "$swift_licence"; else echo "Apache-2.0 with the Runtime Library Exception"; fi
     if [ -f /usr/share/doc/libicu72/copyright ]; then
       echo
       echo "------------------------------------------------------------------------------"
@@ -162,8 +178,7 @@ GPL
       echo "------------------------------------------------------------------------------"
       sed -n '/^License: ICU/,/^$/p' /usr/share/doc/libicu72/copyright | head -60
     fi
-    # One notice per package, once even when several programs link it.
-    for program in "$@"; do notices "$root/usr/bin/$program"; done | awk '/^-{78}$/{getline title; if (seen[title]++) {skip=1} else {skip=0; print; print title}; next} !skip'
+    notices "${@/#/$root/usr/bin/}"
   } > "$doc/copyright"
   for program in "$@"; do "$strip" --strip-unneeded "$root/usr/bin/$program"; done
 
