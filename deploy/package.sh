@@ -5,7 +5,7 @@
 #                                             their units, the examples
 #
 #   deploy/package.sh [--out DIR] [--swift-sdk SDK] [--package-version VERSION] [--scratch-path DIR]
-#                     [--compression xz|zstd]
+#                     [--compression xz|gzip]
 #
 #   --out DIR                  where the packages go (default .build/packages; older BeaconMesh packages of the
 #                              same architecture there are removed)
@@ -15,8 +15,8 @@
 #   --package-version VERSION  the package version instead of the one worked out below (e.g. to test an upgrade)
 #   --scratch-path DIR         build there instead of .build (BEACONMESH_PACKAGE_SCRATCH sets the default): a build
 #                              folder of its own does not wait on the lock of a `swift test` running at the same time
-#   --compression xz|zstd      xz (the default: the smallest package) or zstd (20 times faster to make, a third
-#                              larger; dpkg 1.21.18 and later, Debian 12, read it): the tests' packages
+#   --compression xz|gzip      xz (the default: the smallest package) or gzip (5 times faster to make, half again as
+#                              large): the tests' packages
 #
 # The version is BeaconMeshVersion.current, then +git<commit time>.<commit>, then +dirty when the work tree has
 # uncommitted changes (a package is never silently built from something no commit holds). Installed with
@@ -31,7 +31,7 @@ scratch="${BEACONMESH_PACKAGE_SCRATCH:-}"
 compression=xz
 usage() {
   echo "package: $1 (usage: deploy/package.sh [--out DIR] [--swift-sdk SDK] [--package-version VERSION]" \
-    "[--scratch-path DIR] [--compression xz|zstd])" >&2
+    "[--scratch-path DIR] [--compression xz|gzip])" >&2
   exit 2
 }
 while [ $# -gt 0 ]; do
@@ -41,7 +41,7 @@ while [ $# -gt 0 ]; do
     --package-version) [ $# -ge 2 ] || usage "--package-version needs a version"; version="$2"; shift 2 ;;
     --scratch-path) [ $# -ge 2 ] || usage "--scratch-path needs a folder"; scratch="$2"; shift 2 ;;
     --compression)
-      [ $# -ge 2 ] && { [ "$2" = xz ] || [ "$2" = zstd ]; } || usage "--compression is xz or zstd"
+      [ $# -ge 2 ] && { [ "$2" = xz ] || [ "$2" = gzip ]; } || usage "--compression is xz or gzip"
       compression="$2"; shift 2 ;;
     -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage "unknown argument $1" ;;
@@ -214,6 +214,10 @@ GPL
   # The config postinst puts under /etc/beaconmesh where none is (not from the docs: those may be left out by dpkg).
   install -D -m 644 "$repo/deploy/$template" "$root/usr/share/$name/$(basename "$template")"
   for tool in "${tools[@]}"; do install -D -m 755 "$repo/deploy/$tool" "$root/usr/share/$name/$(basename "$tool")"; done
+  # What lintian would say of every program built this way, with the reason (deploy/debian/NAME.lintian-overrides).
+  if [ -f "$repo/deploy/debian/$name.lintian-overrides" ]; then
+    install -D -m 644 "$repo/deploy/debian/$name.lintian-overrides" "$root/usr/share/lintian/overrides/$name"
+  fi
 
   # Maintainer scripts, from deploy/debian/<package>.<script>.
   local script

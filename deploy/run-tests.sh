@@ -28,9 +28,9 @@ packages_job() {
   chrt --idle 0 deploy/test-packages.sh --base-only > .build/debootstrap.log 2>&1 &
   local base=$! version
   rm -rf .build/packages .build/packages-upgrade
-  chrt --idle 0 deploy/package.sh --out .build/packages --compression zstd
+  chrt --idle 0 deploy/package.sh --out .build/packages --compression gzip
   version="$(dpkg-deb -f .build/packages/beaconmesh-scanner_*.deb Version)"
-  chrt --idle 0 deploy/package.sh --out .build/packages-upgrade --package-version "$version+upgrade" --compression zstd
+  chrt --idle 0 deploy/package.sh --out .build/packages-upgrade --package-version "$version+upgrade" --compression gzip
   wait "$base" || { cat .build/debootstrap.log; return 1; }
   until [ -s .build/run-tests.test-binary ]; do sleep 2; done
   BEACONMESH_PACKAGES="$PWD/.build/packages" BEACONMESH_PACKAGES_UPGRADE="$PWD/.build/packages-upgrade" \

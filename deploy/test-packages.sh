@@ -21,7 +21,7 @@
 # beaconmesh user with the edited coordinator.yaml; in the scanner's, beacon-scanner --config replays the capture to
 # the broker, and the report has the coordinator's first arrived event. Then: the upgrade, apt remove, apt purge.
 # /proc is mounted into each tree while it is used and unmounted on every way out. Needs root, debootstrap, mosquitto
-# clients and curl (deploy/install-deps.sh tests).
+# clients, curl and lintian (deploy/install-deps.sh tests).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 packages="" upgrade="" work="" broker_port="" dashboard_port="" broker_directory="" base_only=false
@@ -119,6 +119,15 @@ packages_of() { inside "$1" dpkg-query -W -f='${binary:Package} ${Status}\n' | a
 kilobytes() { inside "$1" apt-get clean; du -skx "$1" | cut -f1; }
 one() { local found=("$1"/$2); [ -e "${found[0]}" ] || usage "no $2 in $1"; echo "${found[0]}"; }
 
+# 2. lintian on both packages: no error (warnings are listed too).
+started=$SECONDS
+lintian --tag-display-limit 0 "$(one "$packages" "beaconmesh-scanner_*.deb")" "$(one "$packages" "beaconmesh-server_*.deb")" \
+  > "$temporary/lintian.log" 2>&1 || true
+report lintian-seconds "$(seconds)"
+report lintian-errors "$(grep -c '^E: ' "$temporary/lintian.log" || true)"
+report lintian "$(grep -E '^(E|W): ' "$temporary/lintian.log" | tr '\n' '|')"
+
+# 3. Each package into a tree of its own: what it pulls in, what it adds to the disk, its user and configs.
 for role in scanner server; do
   deb="$(one "$packages" "beaconmesh-${role}_*.deb")"
   root="$temporary/$role"
@@ -144,7 +153,7 @@ done
 report scanner-config-installed "$(inside "$temporary/scanner" ls /etc/beaconmesh/scanner | tr '\n' ' ')"
 report server-config-installed "$(inside "$temporary/server" ls /etc/beaconmesh | tr '\n' ' ')"
 
-# 2. The store's IT edits the configs; the coordinator greets the member whose beacon the node replays.
+# 4. The store's IT edits the configs; the coordinator greets the member whose beacon the node replays.
 scanner="$temporary/scanner" server="$temporary/server"
 cp "$work/scanner.yaml" "$scanner/etc/beaconmesh/scanner/node.yaml"
 cp "$work/coordinator.yaml" "$server/etc/beaconmesh/coordinator.yaml"
@@ -196,7 +205,7 @@ if [ "$(grep -c . "$temporary/coordinator.log")" -gt 0 ] && ! grep -q '"type":"a
   report scanner-log "$(tail -5 "$temporary/scanner.log" | tr '\n' '|')"
 fi
 
-# 3. An unattended upgrade keeps the edits, without a question; so does apt remove; apt purge removes the configs.
+# 5. An unattended upgrade keeps the edits, without a question; so does apt remove; apt purge removes the configs.
 for role in scanner server; do
   root="$temporary/$role"
   started=$SECONDS

@@ -97,6 +97,8 @@ struct PackageInstallTests {
         let transcript = run.stdoutLines.joined(separator: "\n")
         print(transcript)
 
+        #expect(report["lintian-errors"] == "0", "lintian: \(report["lintian"] ?? transcript)")
+
         // Nothing but runtime libraries (and adduser, for the maintainer scripts) came along: no toolchain, no -dev
         // package, no browser, no database server.
         for role in ["scanner", "server"] {
