@@ -6,6 +6,7 @@
 #
 #   deploy/package.sh [--out DIR] [--swift-sdk SDK] [--package-version VERSION] [--scratch-path DIR]
 #                     [--compression xz|gzip]
+#   deploy/package.sh --print-version
 #
 #   --out DIR                  where the packages go (default .build/packages; older BeaconMesh packages of the
 #                              same architecture there are removed)
@@ -17,6 +18,7 @@
 #                              folder of its own does not wait on the lock of a `swift test` running at the same time
 #   --compression xz|gzip      xz (the default: the smallest package) or gzip (5 times faster to make, half again as
 #                              large): the tests' packages
+#   --print-version            print the version the packages would have, build nothing
 #
 # The version is BeaconMeshVersion.current, then +git<commit time>.<commit>, then +dirty when the work tree has
 # uncommitted changes (a package is never silently built from something no commit holds). Installed with
@@ -29,6 +31,7 @@ sdk=""
 version=""
 scratch="${BEACONMESH_PACKAGE_SCRATCH:-}"
 compression=xz
+print_version=false
 usage() {
   echo "package: $1 (usage: deploy/package.sh [--out DIR] [--swift-sdk SDK] [--package-version VERSION]" \
     "[--scratch-path DIR] [--compression xz|gzip])" >&2
@@ -43,7 +46,8 @@ while [ $# -gt 0 ]; do
     --compression)
       [ $# -ge 2 ] && { [ "$2" = xz ] || [ "$2" = gzip ]; } || usage "--compression is xz or gzip"
       compression="$2"; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --print-version) print_version=true; shift ;;
+    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage "unknown argument $1" ;;
   esac
 done
@@ -69,6 +73,8 @@ if [ -z "$version" ]; then
     fi
   fi
 fi
+
+if $print_version; then echo "$version"; exit 0; fi
 
 # 2. The programs, release, with the Swift runtime inside.
 build=(swift build --package-path "$repo" -c release --static-swift-stdlib)
