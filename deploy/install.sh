@@ -26,7 +26,7 @@ broker=false
 dry=false
 destdir="${DESTDIR:-}"
 role=all
-usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --role) [ $# -ge 2 ] || usage; role="$2"; shift 2 ;;
