@@ -11,6 +11,7 @@ import Testing
 @Suite("Debian packages in a pristine Debian", .serialized, .enabled(if: getuid() == 0, "debootstrap and chroot need root"))
 struct PackageInstallTests {
     /// Runs a repository script with bash and waits up to `timeout`; throws with its output unless it exits 0.
+    @discardableResult
     static func script(_ script: String, _ arguments: [String], timeout: Duration) async throws -> TestProcess {
         let path = BuiltProducts.packageRoot.appendingPathComponent(script).path
         let process = try TestProcess(executable: "/bin/bash", arguments: [path] + arguments)
@@ -87,11 +88,12 @@ struct PackageInstallTests {
         try scannerConfig.write(toFile: work + "/scanner.yaml", atomically: true, encoding: .utf8)
         let events = try await MosquittoClients.subscribe(port: broker.port, filter: "beaconmesh/v1/stores/1/events", qos: 1)
 
+        let dashboardPort = try FreePort.next()
         let run = try await Self.script(
             "deploy/test-packages.sh",
             [
                 "--packages", packages, "--upgrade", upgrade, "--work", work, "--broker-port", "\(broker.port)",
-                "--dashboard-port", "\(try FreePort.next())", "--broker-directory", broker.directory,
+                "--dashboard-port", "\(dashboardPort)", "--broker-directory", broker.directory,
             ], timeout: .seconds(1800))
         let report = Self.report(of: run)
         let transcript = run.stdoutLines.joined(separator: "\n")
@@ -113,9 +115,9 @@ struct PackageInstallTests {
         #expect((report["scanner-added"] ?? "").contains("libbluetooth3"))
         #expect(!(report["server-added"] ?? "").contains("libbluetooth"), "only the scanner links the GPL libbluetooth")
         // The targets: a scanner package of at most 20 MB that adds at most 60 MB to a pristine Debian.
-        let debBytes = try #require(report["scanner-deb-bytes"].flatMap { Int($0) }, transcript)
+        let debBytes = try #require(report["scanner-deb-bytes"].flatMap { Int($0) }, "\(transcript)")
         #expect(debBytes <= 20_000_000, "beaconmesh-scanner is \(debBytes) bytes")
-        let installedKB = try #require(report["scanner-installed-kb"].flatMap { Int($0) }, transcript)
+        let installedKB = try #require(report["scanner-installed-kb"].flatMap { Int($0) }, "\(transcript)")
         #expect(installedKB <= 60 * 1024, "installing beaconmesh-scanner added \(installedKB) KB")
 
         let current = try VersionTests.current()
@@ -126,7 +128,7 @@ struct PackageInstallTests {
         #expect(report["server-config-installed"]?.contains("coordinator.yaml") == true, "\(transcript)")
 
         // The node in the chroot replayed the capture; the coordinator in the other chroot greeted Ana.
-        let greeting = try #require(report["greeting"].flatMap(Mesh.payload(of:)), transcript)
+        let greeting = try #require(report["greeting"].flatMap(Mesh.payload(of:)), "\(transcript)")
         #expect(greeting["greeting"] as? String == "Welcome back, Ana Souza! The usual Flat white?", "\(greeting)")
         #expect(greeting["department"] as? Int == 10)
         #expect(await events.waitForLine(timeout: .seconds(5)) { $0.contains("\"type\":\"arrived\"") } != nil, "\(events.lines)")

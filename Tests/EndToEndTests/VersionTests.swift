@@ -9,9 +9,10 @@ struct VersionTests {
         "every program prints its version on one line and exits 0",
         arguments: ["beacon-scanner", "beacon-coordinator", "beacon-dashboard", "beacon-monitor", "beacon-phone", "beacon-bench"])
     func version(program: String) async throws {
+        let current = try Self.current()
         let process = try Mesh.program(program, ["--version"])
         #expect(await process.waitForExit(timeout: .seconds(10)) == .exited(0), "\(process.transcript)")
-        #expect(process.stdoutLines.filter { !$0.isEmpty } == [try Self.current()], "\(process.transcript)")
+        #expect(process.stdoutLines.filter { !$0.isEmpty } == [current], "\(process.transcript)")
     }
 
     /// `BeaconMeshVersion.current`, read from its source file (this target does not link BeaconMeshService).
