@@ -39,6 +39,7 @@ packages_job() {
 # In a process group of its own (setsid), so that an early end stops the builds and chroots it started too.
 setsid bash -c "$(declare -f packages_job); packages_job" > .build/packages.log 2>&1 &
 packages=$!
+trap 'kill -- -$packages 2> /dev/null || true' EXIT
 # House style: the toolchain's formatter with the repository's .swift-format; any finding fails the run.
 swift format lint --strict --recursive --parallel Sources Tests Package.swift
 phase "swift format lint"
