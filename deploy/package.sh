@@ -76,13 +76,18 @@ fi
 
 if $print_version; then echo "$version"; exit 0; fi
 
-# 2. The programs, release, with the Swift runtime inside.
+work="$(mktemp -d "${TMPDIR:-/tmp}/beaconmesh-package.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+
+# 2. The programs, release, with the Swift runtime inside (the static Foundation's link warning about mktemp left out).
 build=(swift build --package-path "$repo" -c release --static-swift-stdlib)
 [ -n "$sdk" ] && build+=(--swift-sdk "$sdk")
 [ -n "$scratch" ] && build+=(--scratch-path "$scratch")
 for product in beacon-scanner beacon-coordinator beacon-dashboard beacon-monitor; do
-  "${build[@]}" --product "$product" 2>&1 | grep -v -e "warning: the use of \`mktemp' is dangerous" -e '^/.*libFoundationEssentials.a' || true
-  [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "package: swift build --product $product failed" >&2; exit 1; }
+  status=0
+  "${build[@]}" --product "$product" > "$work/build.log" 2>&1 || status=$?
+  grep -v -e "warning: the use of \`mktemp' is dangerous" -e '^/.*libFoundationEssentials.a' "$work/build.log" || true
+  [ "$status" -eq 0 ] || { echo "package: swift build --product $product failed" >&2; exit 1; }
 done
 bin="$("${build[@]}" --show-bin-path)"
 case "$(readelf -h "$bin/beacon-scanner" | sed -n 's/^ *Machine: *//p')" in
@@ -95,9 +100,6 @@ strip=strip
 if [ -n "$sdk" ] || [ "$arch" != "$(dpkg --print-architecture)" ]; then
   strip="$(command -v llvm-strip || command -v "$(dirname "$(readlink -f "$(command -v swift)")")/llvm-strip" || echo strip)"
 fi
-
-work="$(mktemp -d "${TMPDIR:-/tmp}/beaconmesh-package.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
 
 # licence FILE: prints a licence file for the copyright file; the Apache-2.0 text itself is named, not copied
 # (Debian has it in /usr/share/common-licenses), and only what a file adds after it (an exception, notices) follows.
