@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs schemathesis (PyPI), which the dashboard's API test runs against /api/openapi.json, into a virtual
 # environment of its own in .build/schemathesis (nothing goes into the system's Python). Pinned; safe to run again:
-# it installs nothing that is already there. Needs python3-venv (deploy/install-deps.sh installs it).
+# it installs nothing that is already there. Needs python3-venv (deploy/install-deps.sh tests installs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=4.32.5

@@ -2,7 +2,7 @@
 # Installs the dashboard web files' linter (deploy/lint-web.py) into a virtual environment of its own in
 # .build/weblint: html5lib (HTML, parsed as browsers do, any parse error fails), tinycss2 (CSS) and esprima (a
 # JavaScript parser in pure Python, so no Node.js). Pinned, pure Python wheels, a few seconds; safe to run again:
-# it installs nothing that is already there. Needs python3-venv (deploy/install-deps.sh installs it).
+# it installs nothing that is already there. Needs python3-venv (deploy/install-deps.sh tests installs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=.build/weblint

@@ -2,8 +2,11 @@
 # Installs BeaconMesh on a Raspberry Pi OS / Debian machine: release binaries, systemd units, example configs
 # under /etc/beaconmesh, the `beaconmesh` service user; with --broker also the production mosquitto profile.
 #
-#   sudo deploy/install.sh [--broker] [--prefix DIR] [--bin DIR] [--dry-run]
+#   sudo deploy/install.sh [--role node|server|all] [--broker] [--prefix DIR] [--bin DIR] [--dry-run]
 #
+#   --role ROLE   node: a department node (beacon-scanner and its unit); server: the back office (coordinator,
+#                 dashboard, monitor, their units, coordinator.yaml); all (the default): both. The runtime libraries
+#                 of the role come too (deploy/install-deps.sh ROLE), and with a build from source what it compiles with
 #   --broker      also install deploy/broker/mosquitto-production.conf as /etc/mosquitto/mosquitto.conf (the original
 #                 is kept as mosquitto.conf.orig) and the bridge example (for the machine that runs the store's broker)
 #   --prefix DIR  where programs go (default /usr/local: bin/, share/doc/beaconmesh/)
@@ -12,6 +15,8 @@
 #   DESTDIR=DIR   stage everything under DIR (for packaging, or to look first): no user, no systemctl, no chown
 #
 # Safe to run again: programs, units and docs are replaced; configs you have edited are never overwritten.
+# On Debian 12/13 or Raspberry Pi OS (64-bit) the packages do the same without a toolchain on the machine:
+# deploy/package.sh, then apt install ./beaconmesh-scanner_….deb or ./beaconmesh-server_….deb (deploy/README.md).
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,10 +25,11 @@ bin=""
 broker=false
 dry=false
 destdir="${DESTDIR:-}"
-programs=(beacon-scanner beacon-coordinator beacon-monitor beacon-dashboard)
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+role=all
+usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
+    --role) [ $# -ge 2 ] || usage; role="$2"; shift 2 ;;
     --broker) broker=true; shift ;;
     --prefix) [ $# -ge 2 ] || usage; prefix="$2"; shift 2 ;;
     --bin) [ $# -ge 2 ] || usage; bin="$2"; shift 2 ;;
@@ -32,6 +38,17 @@ while [ $# -gt 0 ]; do
     *) echo "install: unknown argument $1" >&2; usage ;;
   esac
 done
+case "$role" in
+  node) roles=(node); programs=(beacon-scanner); units=("beacon-scanner@.service") ;;
+  server) roles=(server); programs=(beacon-coordinator beacon-monitor beacon-dashboard) ;;
+  all) roles=(node server); programs=(beacon-scanner beacon-coordinator beacon-monitor beacon-dashboard) ;;
+  *) echo "install: --role is node, server or all, not $role" >&2; exit 2 ;;
+esac
+if [ "$role" != node ]; then
+  units=()
+  [ "$role" = all ] && units+=("beacon-scanner@.service")
+  units+=(beacon-coordinator.service beacon-dashboard.service beaconmesh-registry-purge.service beaconmesh-registry-purge.timer)
+fi
 
 # run COMMAND...: does it, or with --dry-run only says it.
 run() {
@@ -54,11 +71,10 @@ fi
 # 1. The programs, built in release mode unless --bin names them.
 if [ -z "$bin" ]; then
   command -v swift >/dev/null || { echo "install: swift is not on the PATH; see README.md, 'Before you start'" >&2; exit 1; }
-  run "$repo/deploy/install-deps.sh"
-  run swift build --package-path "$repo" -c release --product beacon-scanner
-  run swift build --package-path "$repo" -c release --product beacon-coordinator
-  run swift build --package-path "$repo" -c release --product beacon-monitor
-  run swift build --package-path "$repo" -c release --product beacon-dashboard
+  run "$repo/deploy/install-deps.sh" build
+  for program in "${programs[@]}"; do
+    run swift build --package-path "$repo" -c release --product "$program"
+  done
   if $dry; then bin="$repo/.build/release"; else bin="$(swift build --package-path "$repo" -c release --show-bin-path)"; fi
 fi
 if ! $dry; then
@@ -70,14 +86,16 @@ for program in "${programs[@]}"; do
   run install -D -m 755 "$bin/$program" "$destdir$prefix/bin/$program"
 done
 
+# The libraries the programs run with (not when staging: that machine may be another).
+system "$repo/deploy/install-deps.sh" "${roles[@]}"
+
 # 2. The service user: no login, no home of its own beyond the coordinator's state directory.
 if ! getent passwd beaconmesh >/dev/null 2>&1; then
   system useradd --system --user-group --home-dir /var/lib/beaconmesh --no-create-home --shell /usr/sbin/nologin beaconmesh
 fi
 
 # 3. systemd units (ExecStart follows --prefix).
-for unit in beacon-scanner@.service beacon-coordinator.service beacon-dashboard.service \
-  beaconmesh-registry-purge.service beaconmesh-registry-purge.timer; do
+for unit in "${units[@]}"; do
   if $dry; then
     echo "would install $destdir/etc/systemd/system/$unit (ExecStart in $prefix/bin)"
   else
@@ -92,8 +110,10 @@ run install -d -m 755 "$destdir/etc/beaconmesh" "$destdir/etc/beaconmesh/scanner
 run install -d -m 711 "$destdir/etc/beaconmesh/credentials"
 run install -d -m 755 "$destdir/etc/beaconmesh/tls"
 run install -m 644 "$repo/deploy/examples/scanner.yaml" "$repo/deploy/examples/coordinator.yaml" "$destdir/etc/beaconmesh/examples/"
-config "$repo/deploy/examples/coordinator.yaml" "$destdir/etc/beaconmesh/coordinator.yaml" 640
-system chgrp beaconmesh /etc/beaconmesh/coordinator.yaml
+if [ "$role" != node ]; then
+  config "$repo/deploy/examples/coordinator.yaml" "$destdir/etc/beaconmesh/coordinator.yaml" 640
+  system chgrp beaconmesh /etc/beaconmesh/coordinator.yaml
+fi
 
 # 5. Documentation.
 run install -D -m 644 "$repo/README.md" "$destdir$prefix/share/doc/beaconmesh/README.md"

@@ -8,7 +8,7 @@
 # programs built there instead of building (the tests, whose build is in use).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-deploy/install-deps.sh
+deploy/install-deps.sh demo
 if [ -n "${BEACONMESH_BIN:-}" ]; then
   bin=$BEACONMESH_BIN
 else

@@ -11,9 +11,35 @@ phase() {
   echo "run-tests: $1 took $((SECONDS - phase_started)) s ($SECONDS s in all)"
   phase_started=$SECONDS
 }
-deploy/install-deps.sh
+deploy/install-deps.sh tests
 deploy/install-schemathesis.sh
 phase "installing what was missing"
+# The Debian packages and their install into a pristine Debian (PackageInstallTests) run as one job beside every phase
+# from here, at the idle scheduling class (a core only when no phase wants it): the pristine tree (debootstrap; 7 min
+# here, almost all of it waiting on the archive) beside a release build of four programs with the Swift runtime
+# inside (deploy/package.sh, in a build folder of its own so that it never waits on the tests' lock), the upgrade's
+# packages, then, once the tests are built, the install test itself (apt, mostly downloads; it lifts only its few
+# seconds of greeting out of the idle class). Its result is read last.
+mkdir -p .build
+rm -f .build/run-tests.test-binary
+packages_job() {
+  set -e
+  export BEACONMESH_PACKAGE_SCRATCH="$PWD/.build/package"
+  chrt --idle 0 deploy/test-packages.sh --base-only > .build/debootstrap.log 2>&1 &
+  local base=$! version
+  rm -rf .build/packages .build/packages-upgrade
+  chrt --idle 0 deploy/package.sh --out .build/packages --compression gzip
+  version="$(dpkg-deb -f .build/packages/beaconmesh-scanner_*.deb Version)"
+  chrt --idle 0 deploy/package.sh --out .build/packages-upgrade --package-version "$version+upgrade" --compression gzip
+  wait "$base" || { cat .build/debootstrap.log; return 1; }
+  until [ -s .build/run-tests.test-binary ]; do sleep 2; done
+  BEACONMESH_PACKAGES="$PWD/.build/packages" BEACONMESH_PACKAGES_UPGRADE="$PWD/.build/packages-upgrade" \
+    chrt --idle 0 "$(cat .build/run-tests.test-binary)" --filter PackageInstallTests --testing-library swift-testing
+}
+# In a process group of its own (setsid), so that an early end stops the builds and chroots it started too.
+setsid bash -c "$(declare -f packages_job); packages_job" > .build/packages.log 2>&1 &
+packages=$!
+trap 'kill -- -$packages 2> /dev/null || true' EXIT
 # House style: the toolchain's formatter with the repository's .swift-format; any finding fails the run.
 swift format lint --strict --recursive --parallel Sources Tests Package.swift
 phase "swift format lint"
@@ -28,7 +54,7 @@ mkdir -p .build
 FUZZ_SECONDS="${FUZZ_SECONDS:-20}" deploy/fuzz-hci.sh > .build/fuzz-hci.log 2>&1 &
 fuzz=$!
 # Whatever still runs beside a phase is stopped if the run ends early.
-trap 'kill $(jobs -p) 2> /dev/null || true' EXIT
+trap 'kill -- -$packages 2> /dev/null; kill $(jobs -p) 2> /dev/null || true' EXIT
 # Waits for a job run beside a phase: its whole log if it failed (and the run stops there), else the log's last lines.
 finish_beside() {
   if ! wait "$1"; then
@@ -38,6 +64,7 @@ finish_beside() {
   tail -n "$3" "$2"
 }
 swift build --build-tests
+echo "$(swift build --show-bin-path)/BeaconMeshPackageTests.xctest" > .build/run-tests.test-binary
 phase "the build (and the fuzzer beside it)"
 # The fault suite's load tests (100,000 hostile messages, a broker restart under traffic, consumers that never read,
 # a slow consumer of a 5,000-message flood, test processes on a machine made busy on purpose) run after the rest,
@@ -73,7 +100,8 @@ idle_tests='ScoreboardFloorTests|ScannerReplayMemoryTests|DashboardOpenAPITests|
 waiting_tests='LiveSurveyTests|ScannerFreezeTests|NetworkCutTests|NodeConfigEndToEndTests'
 walks='AccuracyRealTimeTests'
 outage_test='WebhookOutageTests'
-swift test --skip-build --skip "$load_tests|$idle_tests|$waiting_tests|$walks|$outage_test"
+package_test='PackageInstallTests'
+swift test --skip-build --skip "$load_tests|$idle_tests|$waiting_tests|$walks|$outage_test|$package_test"
 phase "the tests, in parallel"
 test_binary="$(swift build --show-bin-path)/BeaconMeshPackageTests.xctest"
 "$test_binary" --filter "$outage_test" --testing-library swift-testing > .build/outage-test.log 2>&1 &
@@ -89,5 +117,7 @@ swift test --skip-build --no-parallel --filter "$load_tests"
 finish_beside "$idle" .build/idle-tests.log 3
 phase "the load tests, one at a time (and the idle-class ones beside them)"
 finish_beside "$fuzz" .build/fuzz-hci.log 1
-trap - EXIT
 phase "waiting for the fuzzer"
+finish_beside "$packages" .build/packages.log 40
+trap - EXIT
+phase "waiting for the Debian packages and their install test"

@@ -9,6 +9,7 @@ struct BeaconBench: ParsableCommand {
         abstract:
             "Measure BeaconMesh: scanner hot path, presence engine, sighting batch decoding, coordinator service (sighting batches, ranging reports) through a real broker, dashboard, soak.",
         discussion: "Build in release mode: swift run -c release beacon-bench <benchmark>",
+        version: BeaconMeshVersion.current,
         subcommands: [
             ScannerBenchmark.self, ScannerLiveBenchmark.self, ScannerLiveProcessBenchmark.self, ScannerProcessBenchmark.self,
             EngineBenchmark.self, CrowdBenchmark.self,

@@ -8,6 +8,7 @@ struct BeaconCoordinator: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "beacon-coordinator",
         abstract: "Works out who is in which department, greets members, fires promos and publishes per-store channels.",
+        version: BeaconMeshVersion.current,
         subcommands: [
             RunCommand.self, MembersCommand.self, ProvisionCommand.self, PromosCommand.self, ReportCommand.self, SurveyCommand.self,
             WebhooksCommand.self, NodesCommand.self,

@@ -31,6 +31,7 @@ struct BeaconDashboard: AsyncParsableCommand {
             Sign-in: --users FILE (make it with `beacon-dashboard users add`) lets in only the people it lists, each \
             to their own stores, through /login or HTTP Basic. Without --users the dashboard listens on loopback only.
             """,
+        version: BeaconMeshVersion.current,
         subcommands: [UsersCommand.self])
 
     @OptionGroup var brokerOptions: BrokerOptions

@@ -15,7 +15,8 @@ struct BeaconMonitor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "beacon-monitor",
         abstract: "Watch one store: who is in, where, and what was just offered.",
-        discussion: "The broker password comes from --password-file or the BEACONMESH_PASSWORD environment variable.")
+        discussion: "The broker password comes from --password-file or the BEACONMESH_PASSWORD environment variable.",
+        version: BeaconMeshVersion.current)
 
     @Option(help: "The store to watch (0-65535).")
     var store: UInt16

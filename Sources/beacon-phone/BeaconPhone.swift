@@ -20,7 +20,8 @@ struct BeaconPhone: AsyncParsableCommand {
             silence (with --loop it comes back after --away and walks again). It prints one line per offer and \
             check-in on its own topics until SIGINT or SIGTERM.
             The broker password comes from --password-file or the BEACONMESH_PASSWORD environment variable.
-            """)
+            """,
+        version: BeaconMeshVersion.current)
 
     @Option(help: ArgumentHelp("The member whose phone this is (their id in the registry).", valueName: "ID"))
     var member: String

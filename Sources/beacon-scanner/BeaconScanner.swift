@@ -19,7 +19,8 @@ struct BeaconScanner: AsyncParsableCommand {
             Every flag can also be set in a YAML --config file, by its long name in camelCase \
             (store: 1, passwordFile: /etc/beaconmesh/node.pass, uuid: [...]); flags win over the file.
             The broker password comes from --password-file or the BEACONMESH_PASSWORD environment variable.
-            """)
+            """,
+        version: BeaconMeshVersion.current)
 
     /// Every setting, typed; a `--config` file fills what the flags leave out.
     @OptionGroup var options: ScannerOptions

@@ -111,6 +111,7 @@ struct BeaconCoordinatorCommandTests {
         USAGE: beacon-coordinator <subcommand>
 
         OPTIONS:
+          --version               Show the version.
           -h, --help              Show help information.
 
         SUBCOMMANDS:
@@ -139,6 +140,7 @@ struct BeaconCoordinatorCommandTests {
           --from <TIME>           Start of the period: epoch ms or a local YYYY-MM-DD[THH:MM].
           --to <TIME>             End of the period (not included): epoch ms or a local YYYY-MM-DD[THH:MM].
           --json                  Print the contract's analytics object as JSON.
+          --version               Show the version.
           -h, --help              Show help information.
         """#
 
@@ -152,6 +154,7 @@ struct BeaconCoordinatorCommandTests {
           --log-level <log-level> Log level: trace, debug, info, notice, warning, error or critical. (default: info)
           --health-interval <DURATION>
                                   How often to publish the coordinator's health. (default: 30s)
+          --version               Show the version.
           -h, --help              Show help information.
         """#
 
@@ -161,6 +164,7 @@ struct BeaconCoordinatorCommandTests {
         USAGE: beacon-coordinator members <subcommand>
 
         OPTIONS:
+          --version               Show the version.
           -h, --help              Show help information.
 
         SUBCOMMANDS:
@@ -190,6 +194,7 @@ struct BeaconCoordinatorCommandTests {
         USAGE: beacon-coordinator provision <subcommand>
 
         OPTIONS:
+          --version               Show the version.
           -h, --help              Show help information.
 
         SUBCOMMANDS:
@@ -218,6 +223,7 @@ struct BeaconCoordinatorCommandTests {
         USAGE: beacon-coordinator promos <subcommand>
 
         OPTIONS:
+          --version               Show the version.
           -h, --help              Show help information.
 
         SUBCOMMANDS:

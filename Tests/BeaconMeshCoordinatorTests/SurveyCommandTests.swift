@@ -110,6 +110,7 @@ struct SurveyCommandTests {
         USAGE: beacon-coordinator survey <subcommand>
 
         OPTIONS:
+          --version               Show the version.
           -h, --help              Show help information.
 
         SUBCOMMANDS:
@@ -135,6 +136,7 @@ struct SurveyCommandTests {
           --db <FILE|URL>         The config's database: a SQLite file, or postgres://USER@HOST:PORT/DB[?sslmode=require]
                                   (password from BEACONMESH_DB_PASSWORD).
           --json                  Print the quality as one JSON object.
+          --version               Show the version.
           -h, --help              Show help information.
         """#
 
@@ -148,6 +150,7 @@ struct SurveyCommandTests {
           --db <FILE|URL>         The config's database: a SQLite file, or postgres://USER@HOST:PORT/DB[?sslmode=require]
                                   (password from BEACONMESH_DB_PASSWORD).
           --json                  Print the store, its seconds per department and its fit as one JSON object.
+          --version               Show the version.
           -h, --help              Show help information.
         """#
 
@@ -160,6 +163,7 @@ struct SurveyCommandTests {
           --store <store>         The store's number.
           --db <FILE|URL>         The config's database: a SQLite file, or postgres://USER@HOST:PORT/DB[?sslmode=require]
                                   (password from BEACONMESH_DB_PASSWORD).
+          --version               Show the version.
           -h, --help              Show help information.
         """#
 }

@@ -91,6 +91,7 @@ struct SurveyMarkCommandTests {
           --username <U>          Broker user name.
           --password-file <F>     File holding the broker password (or set BEACONMESH_PASSWORD).
           --cafile <F>            CA certificate file to verify an mqtts:// broker (default: the system store).
+          --version               Show the version.
           -h, --help              Show help information.
         """#
 }

@@ -102,6 +102,7 @@ struct BeaconDashboardCommandTests {
           --tls-cert <F>          Serve HTTPS with this PEM certificate (chain); needs --tls-key.
           --tls-key <F>           The PEM private key of --tls-cert.
           --log-level <log-level> Log level: trace, debug, info, notice, warning, error or critical. (default: notice)
+          --version               Show the version.
           -h, --help              Show help information.
 
         SUBCOMMANDS:

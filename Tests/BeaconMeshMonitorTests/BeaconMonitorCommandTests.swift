@@ -62,6 +62,7 @@ struct BeaconMonitorCommandTests {
           --till <DEPT>           Show the till panel of this department (marked till: true): members near it, numbered;
                                   pressing a number checks that member in.
           --till-name <till-name> The name this till gives its check-in requests (default: till-DEPT on this host).
+          --version               Show the version.
           -h, --help              Show help information.
         """#
 }

@@ -104,6 +104,7 @@ struct BeaconPhoneCommandTests {
           --clock-offset <DURATION>
                                   How far this phone's clock is off, e.g. -3h or 90s (it stamps its reports with it). (default:
                                   0s)
+          --version               Show the version.
           -h, --help              Show help information.
         """#
 }

@@ -12,7 +12,7 @@ struct PhotoThumbnailTests {
         convert.arguments = ["-size", "1600x1200", "plasma:", folder + "/big.png"]
         try convert.run()
         convert.waitUntilExit()
-        #expect(convert.terminationStatus == 0, "ImageMagick is needed (deploy/install-deps.sh installs it)")
+        #expect(convert.terminationStatus == 0, "ImageMagick is needed (deploy/install-deps.sh tests installs it)")
         let url = try PhotoThumbnail.dataURL(fromFile: folder + "/big.png")
         #expect(url.hasPrefix("data:image/jpeg;base64,"))
         let jpeg = try #require(Data(base64Encoded: String(url.dropFirst("data:image/jpeg;base64,".count))))

@@ -133,6 +133,7 @@ struct BeaconScannerCommandTests {
           --sim-outside <DURATION>
                                   How long simulated shoppers stay away between walks (sim only; default 60s, 0s: never leave).
           --log-level <LEVEL>     Log level: trace, debug, info (default), notice, warning, error or critical.
+          --version               Show the version.
           -h, --help              Show help information.
         """#
 }

@@ -30,7 +30,7 @@ enum Curl {
     /// `curl -sS -i` of `url` with `options` (e.g. `-u`, `-H`, `--data-urlencode`, `--cacert`).
     static func request(_ url: String, _ options: [String] = [], maxTime: Int = 15) async throws -> CurlReply {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
-            throw TestSupportError("\(executable) is missing: run deploy/install-deps.sh (apt-get install curl)")
+            throw TestSupportError("\(executable) is missing: run deploy/install-deps.sh tests (apt-get install curl)")
         }
         let process = try TestProcess(
             executable: executable, arguments: ["-sS", "-i", "-N", "--max-time", "\(maxTime)"] + options + [url])

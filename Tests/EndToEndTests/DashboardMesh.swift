@@ -100,11 +100,11 @@ struct DashboardMesh {
         await broker.stop()
     }
 
-    /// A head-and-shoulders picture drawn with ImageMagick (installed by deploy/install-deps.sh): a real PNG for
+    /// A head-and-shoulders picture drawn with ImageMagick (installed by deploy/install-deps.sh tests): a real PNG for
     /// the coordinator's photo import to shrink into the member's thumbnail.
     static func drawPhoto(to path: String) throws {
         let convert = ["/usr/bin/convert", "/usr/local/bin/convert"].first { FileManager.default.isExecutableFile(atPath: $0) }
-        guard let convert else { throw TestSupportError("ImageMagick's convert is missing: run deploy/install-deps.sh") }
+        guard let convert else { throw TestSupportError("ImageMagick's convert is missing: run deploy/install-deps.sh tests") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: convert)
         process.arguments = [
