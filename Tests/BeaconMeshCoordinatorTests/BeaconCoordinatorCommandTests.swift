@@ -124,6 +124,7 @@ struct BeaconCoordinatorCommandTests {
           survey                  Survey a store: mark where a carried beacon is or import a recorded walk, then learn, show or
                                   clear its fit.
           webhooks                Try the webhook endpoints of a config.
+          nodes                   List the nodes the broker holds a status of, or change their settings live (node config).
 
           See 'beacon-coordinator help <subcommand>' for detailed help.
         """#
@@ -184,9 +185,9 @@ struct BeaconCoordinatorCommandTests {
 
         User names: node-<store>-<department>-<node> (node-1-10-a), monitor-<store> (monitor-1), till-<store> (till-9, from
         monitor --till), coordinator-<id> (coordinator-backoffice-1), bridge-store-<store> (on the head-office broker),
-        dashboard-<id> (dashboard-hq, which writes only survey marks), and for a member's app the member id itself (ana),
-        because the ACL patterns (beaconmesh/v1/members/%u/offers, …/members/%u/checkins, …/stores/+/members/%u/ranging) put
-        the user name into the topic.
+        dashboard-<id> (dashboard-hq, which writes only survey marks), fleet-<name> (fleet-hq, the only one that writes node
+        configs), and for a member's app the member id itself (ana), because the ACL patterns (beaconmesh/v1/members/%u/offers,
+        …/members/%u/checkins, …/stores/+/members/%u/ranging) put the user name into the topic.
         Each credential gets a random password in <credentials>/<user>.pass (mode 0600); hand that file to the program
         (--password-file, or passwordFile: in its config). Running a command again changes nothing; --rotate draws a new
         password. The broker reads the files only when reloaded: add --reload, or run `systemctl reload mosquitto` afterwards.
@@ -210,6 +211,8 @@ struct BeaconCoordinatorCommandTests {
           dashboard               A web dashboard's credential: it may read its stores' presence, events, node status and
                                   alerts and the coordinators' status and health, and write only their survey marks; no
                                   --store: every store (head office).
+          fleet                   Head office's fleet credential: the only one that may publish node configs (nodes set); it
+                                  reads them and every node's status and health (nodes list), nothing else.
           revoke                  Remove a credential: its password entry, ACL block and credential file.
           database                A chain registry's PostgreSQL role for coordinators: migrates the schema as the owner, then
                                   grants the role rows only (no DDL, no other schema).
