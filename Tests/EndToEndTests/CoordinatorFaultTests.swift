@@ -21,6 +21,11 @@ struct CoordinatorFaultTests {
         async let clothing: Void = run.send(department: 10, minor: 1, from: 1, count: 16, clockAhead: -3 * CoordinatorFaultTests.hour)
         async let housewares: Void = run.send(department: 20, minor: 4, from: 1, count: 16, clockAhead: CoordinatorFaultTests.hour)
         _ = try await (clothing, housewares)
+        // Ana's node goes on (its clock still 3 h behind) while the checks below wait: on a loaded machine they can take
+        // longer than exitAfter, and a silence that long would end her visit before her node's clock jumps.
+        let keepHearing = Task {
+            try await run.send(department: 10, minor: 1, from: 17, count: 80, clockAhead: -3 * CoordinatorFaultTests.hour)
+        }
         let greeted = await eventually(timeout: .seconds(5)) { run.events(ofType: "arrived").count >= 2 }
         let arrivals = run.events(ofType: "arrived").map { "\(($0["member"] as? [String: Any])?["id"] ?? "?") \($0["department"] ?? "?")" }
         #expect(greeted && Set(arrivals) == ["ana 10", "zoe 20"], "\(arrivals)\n\(run.coordinator.transcript)")
@@ -38,7 +43,9 @@ struct CoordinatorFaultTests {
         #expect(skews.map { abs($0[20, default: 0] - CoordinatorFaultTests.hour) < 5_000 } == true, "\(String(describing: skews))")
 
         // Clothing's node gets network time mid-visit: its clock jumps 3 h forward. Ana stays, nobody leaves.
-        try await run.send(department: 10, minor: 1, from: 17, count: 12)
+        keepHearing.cancel()
+        _ = await keepHearing.result
+        try await run.send(department: 10, minor: 1, from: 100, count: 12)
         #expect(!run.events(ofType: "left").contains { ($0["member"] as? [String: Any])?["id"] as? String == "ana" }, "\(run.events.lines)")
         let left = await eventually(timeout: .seconds(8)) { run.events(ofType: "left").count >= 2 }
         #expect(left, "both leave exitAfter after their last reading: \(run.events.lines)")
