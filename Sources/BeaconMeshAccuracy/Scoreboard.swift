@@ -98,6 +98,27 @@ public struct Scoreboard: Sendable {
         return lines.joined(separator: "\n")
     }
 
+    /// Per recording decided from a survey, the surveyed decisions beside the uncalibrated engine's and the naive
+    /// rules': right (points against each), wrong, and department changes against the true ones — the issue's
+    /// "never worse than not surveying" read recording by recording. Empty without surveyed rows.
+    public var surveyedVersusOthers: String {
+        var lines: [String] = []
+        for row in rows {
+            guard let surveyed = row.scores[.surveyed] else { continue }
+            var line =
+                "\(row.recording): surveyed \(Self.percent(surveyed.rightShare)) right, \(Self.percent(surveyed.wrongShare)) wrong, \(surveyed.changes) (\(surveyed.trueChanges)) changes"
+            for other in [Decider.beaconMesh, .strongestNode, .confirmed3s] {
+                guard let score = row.scores[other] else { continue }
+                let points = Int(((surveyed.rightShare - score.rightShare) * 1000).rounded())
+                let sign = points < 0 ? "-" : "+"
+                line +=
+                    "; \(other == .beaconMesh ? "unsurveyed" : other.rawValue) \(Self.percent(score.rightShare)) (\(sign)\(abs(points) / 10).\(abs(points) % 10)), \(score.changes) changes"
+            }
+            lines.append(line)
+        }
+        return lines.joined(separator: "\n")
+    }
+
     /// The confusion matrices of `decider`: one per recording, then the total when there are several. Seconds by true
     /// department (rows) and decided one (columns, `?` for unknown).
     public func confusionTables(_ decider: Decider = .beaconMesh) -> String {

@@ -82,6 +82,8 @@ struct AccuracyScoreCommand: ParsableCommand {
         }
         for trace in scoreboard.traces { print(trace + "\n") }
         print(scoreboard.table)
+        let versus = scoreboard.surveyedVersusOthers
+        if !versus.isEmpty { print("\nsurveyed against the others, per recording (points of right):\n" + versus) }
         let fitness = scoreboard.rows.compactMap { row in
             row.surveyFitness.map { "\(row.recording) \(Int(($0.share * 100).rounded())) %\($0.isStale ? " (stale)" : "")" }
         }

@@ -11,7 +11,8 @@ import Testing
             .init(beacon: beacon, from: 2000, to: 3000, department: 2), .init(beacon: beacon, from: 4000, to: 5000, department: 1),
         ])
         #expect(truth.spans[beacon]?.count == 3)
-        #expect(truth.changes(of: beacon).map(\.to) == [2], "a gap between spans is no change")
+        #expect(truth.changes(of: beacon).map(\.to) == [2, 1], "a change across an unscored gap is a change")
+        #expect(truth.changes(of: beacon).map(\.at) == [2000, 4000])
         #expect(truth.department(of: beacon, at: 1999) == 1)
         #expect(truth.department(of: beacon, at: 2000) == 2)
         #expect(truth.department(of: beacon, at: 3500) == nil)

@@ -45,7 +45,7 @@ extension PresenceEngine {
         if !surveys.isEmpty {
             var buffer: [Reading] = []
             swap(&buffer, &surveyBuffer)
-            surveyed = surveyedReadings(of: person, at: now, into: &buffer)
+            surveyed = surveyedReadings(of: &person, at: now, into: &buffer)
             if surveyed != nil {
                 person.surveyedAt = now
                 swap(&person.readings, &buffer)
@@ -58,8 +58,10 @@ extension PresenceEngine {
             person.nextCheck = Self.nextCheck(of: person, after: now, nodes: nodes, timings: timings, neighbours: neighbours)
             if let surveyed {
                 swap(&person.readings, &person.heard)
-                Self.carryOver(from: person.heard, to: &person.readings, store: surveyed)
-                swap(&person.heard, &surveyBuffer)
+                var decided: [Reading] = []
+                swap(&decided, &person.heard)
+                Self.carryOver(from: decided, to: &person, store: surveyed)
+                swap(&decided, &surveyBuffer)
             }
             let nextCheck = person.nextCheck
             let visit = outputs[outputsBefore...].contains(where: \.changesVisit) ? person.visit : nil
@@ -81,7 +83,8 @@ extension PresenceEngine {
     }
 
     /// A member in a store: leaves once unheard for `exitAfter`, switches department on decisive or lasting
-    /// evidence, or stays (and may turn "unknown" while a challenger leads).
+    /// evidence (in a surveyed store, on the belief: `weighSurveyed`), or stays (and may turn "unknown" while a
+    /// challenger leads).
     private static func evaluateInStore(
         _ person: inout Person, visit: Visit, member id: String, at now: Int64, nodes: [NodeTrack], timings: DepartmentTimings,
         neighbours: [UInt32: Set<UInt16>], into outputs: inout [Output]
@@ -98,6 +101,12 @@ extension PresenceEngine {
         }
         guard let best else { return }
         if let current { visit.proximity = current.proximity }
+        if best.fromSurvey {
+            weighSurveyed(
+                &person, visit: &visit, best: best, current: current, member: id, at: now, nodes: nodes, timings: timings,
+                neighbours: neighbours, into: &outputs)
+            return
+        }
         if let decisive = decisiveChallenger(
             of: &person, current: current, store: visit.store, at: now, nodes: nodes, timings: timings, neighbours: neighbours)
         {
@@ -246,6 +255,7 @@ extension PresenceEngine {
         visit.leftAt = Timestamp(milliseconds: gone)
         person.visit = visit
         person.readings.removeAll { $0.lastSeen < gone }
+        person.surveyBelief = SurveyBelief()
         person.challengerDepartment = nil
         person.decisiveDepartment = nil
         person.firstHeard = now

@@ -5,7 +5,8 @@ extension PresenceEngine {
         of person: Person, after now: Int64, nodes: [NodeTrack], timings: DepartmentTimings, neighbours: [UInt32: Set<UInt16>]
     ) -> Int64 {
         var next = Int64.max
-        // A node's reading going stale changes a surveyed store's fit too (`heard` holds them then).
+        // A node's reading going stale changes a surveyed store's fit too (`heard` holds them then; a surveyed
+        // decision has no decisive rule, its belief is the evidence).
         for reading in person.readings {
             let stale = reading.lastSeen + nodes[Int(reading.node)].staleAfter
             if stale > now { next = min(next, stale) }
@@ -19,7 +20,9 @@ extension PresenceEngine {
                 next, visit.lastSeen.milliseconds + timings.timing(store: visit.store, department: visit.department).exitAfter)
             if let challenger = person.decisiveDepartment {
                 next = min(next, person.decisiveSince + timings.timing(store: visit.store, department: challenger).switchDwell / 3)
-            } else if decisiveLead(of: person, over: visit.department, store: visit.store, at: now, nodes: nodes, timings: timings) != nil {
+            } else if person.heard.isEmpty,
+                decisiveLead(of: person, over: visit.department, store: visit.store, at: now, nodes: nodes, timings: timings) != nil
+            {
                 // A lead that began outside the in-store evaluation (at the arrival itself) is tracked from the next tick.
                 next = min(next, now + 1)
             }

@@ -24,8 +24,8 @@ extension PresenceEngine {
         var proximity: Proximity
         /// For a guest: this reading is the one that counts the guest in its store's occupancy (`GuestTracker`).
         var counted = false
-        /// A surveyed store's department as its fit weighs it (`rssi` is the department's log-probability in dB of
-        /// lead, `PresenceEngine.surveyDecibelsPerNat`), not a node's reading.
+        /// A surveyed store's department as its belief weighs it (`rssi` and `latest` are the department's
+        /// probability given the readings so far, as a natural log), not a node's reading.
         var fromSurvey = false
         /// Milliseconds since the epoch, on our clock (the node's time turned into ours by its `SenderClock`).
         var lastSeen: Int64

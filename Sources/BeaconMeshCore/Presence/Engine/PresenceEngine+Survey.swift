@@ -1,9 +1,9 @@
 extension PresenceEngine {
-    /// How the decisions weigh a surveyed store's fit: each natural-log unit of odds between two departments counts
-    /// as this many dB of lead, so the contract's `switchMargin` and `switchDwell` (and the decisive rule at three
-    /// times the margin) keep their meaning: with the default 4 dB, a department must be e^1.3 ≈ 4 times likelier than
-    /// the current one for `switchDwell`, or e⁴ ≈ 55 times for a third of it. Measured on the shared recordings (issue 36): 2 dB
-    /// per nat switched too late (SAL car 80 % right), 4–6 too often (an open office 36–42 changes for 17).
+    /// How the decisions of a surveyed store read the contract's dB rules: a lead of `switchMargin` dB counts as
+    /// `switchMargin / surveyDecibelsPerNat` nats of evidence per second (the fit's log-odds of a department against
+    /// the likeliest, gathered by the belief), so with the default 4 dB a department e^1.3 ≈ 4 times likelier than
+    /// the current one moves the member within `switchDwell`, and three times that lead (the most a second counts)
+    /// within a third of it (`surveyEvidenceNeeded`).
     public static let surveyDecibelsPerNat = 3.0
 
     /// A member decided from a survey is decided at most this often on batches (milliseconds): weighing every
@@ -16,7 +16,7 @@ extension PresenceEngine {
     /// they are until the fit's evidence moves them.
     public mutating func setSurvey(_ fit: SurveyFit?, store: UInt16) {
         if let fit {
-            surveys[store] = SurveyState(fit: fit)
+            surveys[store] = SurveyState(fit: fit, timings: timings, neighbours: neighbours)
         } else {
             surveys[store] = nil
         }
@@ -57,13 +57,13 @@ extension PresenceEngine {
         return result.isEmpty ? nil : result
     }
 
-    /// For a person heard in a surveyed store: fills `buffer` with the readings the decisions weigh instead of the
-    /// nodes' own — in that store, a reading per department that can matter, its "RSSI" the log-probability of the
-    /// department (× `surveyDecibelsPerNat`), as fresh as the freshest node reading behind it; other stores' readings
-    /// as they are. Returns the store, or `nil` (and leaves `buffer` alone) when no surveyed store hears the person
+    /// For a person heard in a surveyed store: brings their belief (`Person.surveyBelief`) up to `now` and fills
+    /// `buffer` with the readings the decisions weigh instead of the nodes' own — in that store, a reading per
+    /// department that can matter, its "RSSI" the department's probability given the readings so far (a natural
+    /// log), as fresh as the freshest node reading behind it; other stores' readings as they are. Returns the store, or `nil` (and leaves `buffer` alone) when no surveyed store hears the person
     /// through a node its survey knows: they are decided by the uncalibrated rules. One store is decided from its
     /// fit at a time (a person is in one store; the first surveyed store heard is taken).
-    mutating func surveyedReadings(of person: Person, at now: Int64, into buffer: inout [Reading]) -> UInt16? {
+    mutating func surveyedReadings(of person: inout Person, at now: Int64, into buffer: inout [Reading]) -> UInt16? {
         // Only a node of a surveyed store has a feature index: the first such reading names the store.
         var previousStore: UInt16?
         for reading in person.readings where reading.store != previousStore && nodes[Int(reading.node)].surveyFeature >= 0 {
@@ -80,7 +80,9 @@ extension PresenceEngine {
             buffer.removeAll(keepingCapacity: true)
             for reading in person.readings where reading.store != store { buffer.append(reading) }
             let current = person.visit.flatMap { $0.store == store && $0.leftAt == nil ? $0.department : nil }
-            surveys.values[survey].weigh(person.readings, as: freshest, current: current, into: &buffer, at: now, nodes: nodes)
+            surveys.values[survey].weigh(
+                person.readings, as: freshest, current: current, belief: &person.surveyBelief, decidedAt: person.surveyedAt,
+                into: &buffer, at: now, nodes: nodes)
             return store
         }
         return nil
@@ -88,22 +90,16 @@ extension PresenceEngine {
 
     /// After a decision on the surveyed readings `decided` of `store`, what it did to them carried over to the nodes'
     /// own `readings`: all dropped when the decision dropped them all (the member left), the store's dropped when its
-    /// surveyed ones were (the visit ended), set to their latest when the surveyed ones were (a decisive switch).
-    static func carryOver(from decided: [Reading], to readings: inout [Reading], store: UInt16) {
+    /// surveyed ones were (the visit ended); with them, the belief.
+    static func carryOver(from decided: [Reading], to person: inout Person, store: UInt16) {
         guard !decided.isEmpty else {
-            readings.removeAll()
+            person.readings.removeAll()
+            person.surveyBelief = SurveyBelief()
             return
         }
-        var kept = false
-        var decisive = true
-        for reading in decided where reading.store == store {
-            kept = true
-            if reading.rssi != reading.latest { decisive = false }
-        }
-        if !kept {
-            readings.removeAll { $0.store == store }
-        } else if decisive {
-            for index in readings.indices where readings[index].store == store { readings[index].rssi = readings[index].latest }
+        if !decided.contains(where: { $0.store == store }) {
+            person.readings.removeAll { $0.store == store }
+            person.surveyBelief = SurveyBelief()
         }
     }
 }

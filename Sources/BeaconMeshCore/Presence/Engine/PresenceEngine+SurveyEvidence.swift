@@ -1,11 +1,11 @@
 extension PresenceEngine {
-    /// The fit's probability of a surveyed department's reading, to two decimals.
+    /// A surveyed department's probability given the readings so far (the belief's), to two decimals.
     static func surveyProbability(_ reading: Reading) -> Double {
-        (SurveyMath.exp(reading.rssi / surveyDecibelsPerNat) * 100).rounded() / 100
+        (SurveyMath.exp(reading.rssi) * 100).rounded() / 100
     }
 
-    /// Why a surveyed store's member is placed where they are: the fit's probability of the department and of the
-    /// runner-up, and what the strongest nodes hear — "survey: department 20 0.96, department 10 0.03; node up
+    /// Why a surveyed store's member is placed where they are: the probability of the department and of the
+    /// runner-up given the readings so far, and what the strongest nodes hear — "survey: department 20 0.96, department 10 0.03; node up
     /// -78.0, node living -72.0".
     static func surveyEvidence(of person: Person, mine: Reading, rival: Reading?, at now: Int64, nodes: [NodeTrack])
         -> DecisionEvidence
