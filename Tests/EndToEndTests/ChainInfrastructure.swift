@@ -12,8 +12,6 @@ struct ChainInfrastructure {
     let relay: TCPRelay
     let directory: String
     let watch: Subscription
-    /// The simulated nodes' connections.
-    let nodes: SimulatedNodes
 
     static func start(members: String, filters: [String]) async throws -> ChainInfrastructure {
         let server = try PostgresServer.start()
@@ -23,9 +21,7 @@ struct ChainInfrastructure {
         let directory = try Mesh.temporaryDirectory()
         try members.write(toFile: directory + "/members.csv", atomically: true, encoding: .utf8)
         let watch = try await MosquittoClients.subscribe(port: broker.port, filters: filters, qos: 1)
-        return ChainInfrastructure(
-            server: server, url: url, broker: broker, relay: relay, directory: directory, watch: watch,
-            nodes: SimulatedNodes(port: broker.port))
+        return ChainInfrastructure(server: server, url: url, broker: broker, relay: relay, directory: directory, watch: watch)
     }
 
     /// The database's URL through the relay.
@@ -82,7 +78,6 @@ struct ChainInfrastructure {
     /// Stops `coordinators` (SIGTERM), then the subscription, the broker, the relay and the server.
     func stop(_ coordinators: [TestProcess]) async {
         for coordinator in coordinators { _ = await coordinator.stop(with: SIGTERM, timeout: .seconds(10)) }
-        await nodes.close()
         await watch.stop()
         await broker.stop()
         relay.stop()

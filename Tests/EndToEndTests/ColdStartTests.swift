@@ -36,9 +36,9 @@ struct ColdStartTests {
         let first = Mesh.nowMilliseconds
         try await paced(seconds * 4, every: .milliseconds(250)) { seq in
             let at = seq == 0 ? first : Mesh.nowMilliseconds
-            try await base.nodes.publish(topic: "beaconmesh/v1/stores/2/departments/10/nodes/a/sightings") {
-                Mesh.batch(store: 2, department: 10, boot: "b-\(minor)-\(first)", seq: seq + 1, minor: minor, at: at)
-            }
+            try await MosquittoClients.publish(
+                port: base.broker.port, topic: "beaconmesh/v1/stores/2/departments/10/nodes/a/sightings",
+                string: Mesh.batch(store: 2, department: 10, boot: "b-\(minor)-\(first)", seq: seq + 1, minor: minor, at: at), qos: 1)
         }
         return first
     }

@@ -9,8 +9,6 @@ struct CoordinatorRun {
     let config: String
     var coordinator: TestProcess
     let events: Subscription
-    /// The simulated nodes' connections (`send`).
-    let nodes: SimulatedNodes
 
     /// A broker and a coordinator (run with `arguments` after its config) in a new folder, or in `directory`.
     static func start(
@@ -25,9 +23,7 @@ struct CoordinatorRun {
         let running = await coordinator.waitForLine(in: .stderr, timeout: .seconds(15)) { $0.contains("coordinator running") }
         try #require(running != nil, "\(coordinator.transcript)")
         try await Task.sleep(for: .milliseconds(300))
-        return CoordinatorRun(
-            broker: broker, directory: directory, config: config, coordinator: coordinator, events: events,
-            nodes: SimulatedNodes(port: broker.port))
+        return CoordinatorRun(broker: broker, directory: directory, config: config, coordinator: coordinator, events: events)
     }
 
     /// Sends `count` batches, one every `every`, from node `a` of `department` with one sighting of `minor`, from a
@@ -37,11 +33,11 @@ struct CoordinatorRun {
         clockAhead: Int64 = 0
     ) async throws {
         try await paced(count, every: every) { index in
-            try await nodes.publish(topic: "beaconmesh/v1/stores/1/departments/\(department)/nodes/a/sightings") {
-                Mesh.batch(
+            try await MosquittoClients.publish(
+                port: broker.port, topic: "beaconmesh/v1/stores/1/departments/\(department)/nodes/a/sightings",
+                string: Mesh.batch(
                     store: 1, department: department, boot: boot, seq: firstSeq + index, minor: minor,
-                    at: Mesh.nowMilliseconds + clockAhead)
-            }
+                    at: Mesh.nowMilliseconds + clockAhead), qos: 1)
         }
     }
 
@@ -65,7 +61,6 @@ struct CoordinatorRun {
     /// Stops everything; the events seen must read as the contract orders them (`EventGrammar`).
     func stop() async {
         _ = await coordinator.stop(with: SIGTERM, timeout: .seconds(10))
-        await nodes.close()
         await events.stop()
         await broker.stop()
         let broken = EventGrammar.violations(inLines: events.lines)

@@ -119,12 +119,10 @@ struct DashboardMesh {
     }
 }
 
-/// The department nodes of store 1, played through a long-lived connection per node (`SimulatedNodes`): every 300 ms
-/// each department with somebody in it publishes a sighting batch of the beacons (minors of `…:1:N`) placed there.
-/// Also publishes node status (with `mosquitto_pub`).
+/// The department nodes of store 1, played through `mosquitto_pub`: every 300 ms each department with somebody in
+/// it publishes a sighting batch of the beacons (minors of `…:1:N`) placed there. Also publishes node status.
 final class Shoppers: Sendable {
     private let port: Int
-    private let nodes: SimulatedNodes
     private let placement = Placement()
     private let task: Task<Void, Never>
 
@@ -135,8 +133,6 @@ final class Shoppers: Sendable {
 
     init(port: Int) {
         self.port = port
-        let nodes = SimulatedNodes(port: port)
-        self.nodes = nodes
         let boot = String(UInt32.random(in: 0...UInt32.max), radix: 16)
         let placement = self.placement
         task = Task {
@@ -144,20 +140,19 @@ final class Shoppers: Sendable {
             try? await paced(.max, every: .milliseconds(300)) { _ in
                 for (department, minors) in placement.minors.withLock({ $0 }) where !minors.isEmpty {
                     seq[department, default: 0] += 1
-                    let number = seq[department]!
-                    try? await nodes.publish(topic: "beaconmesh/v1/stores/1/departments/\(department)/nodes/a/sightings") {
-                        let now = Mesh.nowMilliseconds
-                        let sightings = minors.sorted().map { minor in
-                            """
-                            {"beacon":"ibeacon:\(Mesh.uuid):1:\(minor)","rssi":-60,"count":4,"txPower":-59,"distance":1.1,\
-                            "proximity":"near","lastSeen":\(now)}
-                            """
-                        }.joined(separator: ",")
-                        return """
-                            {"v":1,"store":1,"department":\(department),"node":"a","boot":"\(boot)","seq":\(number),\
-                            "sentAt":\(now),"sightings":[\(sightings)]}
-                            """
-                    }
+                    let now = Mesh.nowMilliseconds
+                    let sightings = minors.sorted().map { minor in
+                        """
+                        {"beacon":"ibeacon:\(Mesh.uuid):1:\(minor)","rssi":-60,"count":4,"txPower":-59,"distance":1.1,\
+                        "proximity":"near","lastSeen":\(now)}
+                        """
+                    }.joined(separator: ",")
+                    let batch = """
+                        {"v":1,"store":1,"department":\(department),"node":"a","boot":"\(boot)","seq":\(seq[department]!),\
+                        "sentAt":\(now),"sightings":[\(sightings)]}
+                        """
+                    try? await MosquittoClients.publish(
+                        port: port, topic: "beaconmesh/v1/stores/1/departments/\(department)/nodes/a/sightings", string: batch, qos: 1)
                 }
             }
         }
@@ -183,7 +178,6 @@ final class Shoppers: Sendable {
     func stop() async {
         task.cancel()
         await task.value
-        await nodes.close()
     }
 }
 
