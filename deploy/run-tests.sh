@@ -14,30 +14,14 @@ phase() {
 deploy/install-deps.sh tests
 deploy/install-schemathesis.sh
 phase "installing what was missing"
-# The Debian packages and their install into a pristine Debian (PackageInstallTests) run as one job beside every phase
-# from here, at the idle scheduling class (a core only when no phase wants it): the pristine tree (debootstrap; 7 min
-# here, almost all of it waiting on the archive) beside a release build of four programs with the Swift runtime
-# inside (deploy/package.sh, in a build folder of its own so that it never waits on the tests' lock), the upgrade's
-# packages, then, once the tests are built, the install test itself (apt, mostly downloads; it lifts only its few
-# seconds of greeting out of the idle class). Its result is read last.
+# The pristine Debian the packages are installed into (debootstrap; 7 min here, almost all of it waiting on the
+# archive) is made beside every phase, at the idle scheduling class. The packages themselves (a release build of four
+# programs with the Swift runtime inside, ≈ 24 minutes of CPU) are built after the tests, with the cores to
+# themselves: beside the tests, even at the idle class, the timing-bound end-to-end tests failed on the load.
 mkdir -p .build
 rm -f .build/run-tests.test-binary
-packages_job() {
-  set -e
-  export BEACONMESH_PACKAGE_SCRATCH="$PWD/.build/package"
-  chrt --idle 0 deploy/test-packages.sh --base-only > .build/debootstrap.log 2>&1 &
-  local base=$! version
-  rm -rf .build/packages .build/packages-upgrade
-  chrt --idle 0 deploy/package.sh --out .build/packages --compression gzip
-  version="$(dpkg-deb -f .build/packages/beaconmesh-scanner_*.deb Version)"
-  chrt --idle 0 deploy/package.sh --out .build/packages-upgrade --package-version "$version+upgrade" --compression gzip
-  wait "$base" || { cat .build/debootstrap.log; return 1; }
-  until [ -s .build/run-tests.test-binary ]; do sleep 2; done
-  BEACONMESH_PACKAGES="$PWD/.build/packages" BEACONMESH_PACKAGES_UPGRADE="$PWD/.build/packages-upgrade" \
-    chrt --idle 0 "$(cat .build/run-tests.test-binary)" --filter PackageInstallTests --testing-library swift-testing
-}
-# In a process group of its own (setsid), so that an early end stops the builds and chroots it started too.
-setsid bash -c "$(declare -f packages_job); packages_job" > .build/packages.log 2>&1 &
+# In a process group of its own (setsid), so that an early end stops the chroot work it started too.
+setsid chrt --idle 0 deploy/test-packages.sh --base-only > .build/debootstrap.log 2>&1 &
 packages=$!
 trap 'kill -- -$packages 2> /dev/null || true' EXIT
 # House style: the toolchain's formatter with the repository's .swift-format; any finding fails the run.
@@ -78,8 +62,10 @@ phase "the build (and the fuzzer beside it)"
 # the alerts' end-to-end tests, which time the alert against the greeting (within 1 s: topic, monitor, browser).
 # So do the in-memory lease tests: their keeper renews at a real pace, and at the start of the parallel phase a check
 # that takes 2 s alone (or beside two busy loops) twice ran out of its 20 s (a store-undecided alert not heard).
-# So does the scanner on a fake hci0 fed at a steady 2 000 adverts/s (beacon-bench scanner-live-process).
-load_tests='ScannerLiveProcessBenchTests|LeaseServiceTests|AlertEndToEndTests|RestoredDwellAlertTests|WebhookEndToEndTests|WebhookFailoverTests|DashboardAlertBrowserTests|AnalyticsEndToEndTests|ColdStartTests|RefusedDatabaseTests|FirstRunEndToEndTests|LeaseFailoverTests|BeaconMeshRegistryTests|ChainRegistryTests|CoordinatorHostileInputTests|BrokerRestartTests|StuckConsumerTests|MQTTBackpressureTests|TestProcessOutputTests'
+# So does the scanner on a fake hci0 fed at a steady 2 000 adverts/s (beacon-bench scanner-live-process), and so do
+# the resumed visit, the broker restarted under a TLS scanner and the fleet benchmark (timed against exitAfter or a
+# reconnect; beside the parallel phase they failed on its load).
+load_tests='ScannerLiveProcessBenchTests|LeaseServiceTests|AlertEndToEndTests|RestoredDwellAlertTests|ResumedVisitTests|SystemTrustReconnectTests|NodesBenchTests|WebhookEndToEndTests|WebhookFailoverTests|DashboardAlertBrowserTests|AnalyticsEndToEndTests|ColdStartTests|RefusedDatabaseTests|FirstRunEndToEndTests|LeaseFailoverTests|BeaconMeshRegistryTests|ChainRegistryTests|CoordinatorHostileInputTests|BrokerRestartTests|StuckConsumerTests|MQTTBackpressureTests|TestProcessOutputTests'
 # Six load tests keep no timing that load could break: three use both cores — the scoreboard's floors (both; a minute
 # of replay on the concurrency pool's threads, which starved every other test's tasks in the parallel phase), the
 # million-advert replay's peak memory and schemathesis against the dashboard (116 s together) — and three mostly
@@ -118,6 +104,17 @@ finish_beside "$idle" .build/idle-tests.log 3
 phase "the load tests, one at a time (and the idle-class ones beside them)"
 finish_beside "$fuzz" .build/fuzz-hci.log 1
 phase "waiting for the fuzzer"
-finish_beside "$packages" .build/packages.log 40
+finish_beside "$packages" .build/debootstrap.log 3
 trap - EXIT
-phase "waiting for the Debian packages and their install test"
+phase "waiting for the pristine Debian"
+# The Debian packages (deploy/package.sh: its own build folder), the upgrade's (the same, another version), and their
+# install into the pristine Debian (PackageInstallTests).
+export BEACONMESH_PACKAGE_SCRATCH="$PWD/.build/package"
+rm -rf .build/packages .build/packages-upgrade
+deploy/package.sh --out .build/packages --compression gzip
+version="$(dpkg-deb -f .build/packages/beaconmesh-scanner_*.deb Version)"
+deploy/package.sh --out .build/packages-upgrade --package-version "$version+upgrade" --compression gzip
+phase "the Debian packages"
+BEACONMESH_PACKAGES="$PWD/.build/packages" BEACONMESH_PACKAGES_UPGRADE="$PWD/.build/packages-upgrade" \
+  swift test --skip-build --filter "$package_test"
+phase "their install into a pristine Debian"
