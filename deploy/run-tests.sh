@@ -14,16 +14,12 @@ phase() {
 deploy/install-deps.sh tests
 deploy/install-schemathesis.sh
 phase "installing what was missing"
-# The pristine Debian the packages are installed into (debootstrap; 7 min here, almost all of it waiting on the
-# archive) is made beside every phase, at the idle scheduling class. The packages themselves (a release build of four
-# programs with the Swift runtime inside, ≈ 24 minutes of CPU) are built after the tests, with the cores to
-# themselves: beside the tests, even at the idle class, the timing-bound end-to-end tests failed on the load.
+# The Debian packages (a release build of four programs with the Swift runtime inside, ≈ 24 minutes of CPU) and the
+# pristine Debian they are installed into (debootstrap; 7 min here, almost all of it waiting on the archive and
+# writing 320 MB) are made after the tests: beside them, even at the idle class, the timing-bound end-to-end tests
+# failed on the load (CPU for the build, disk for debootstrap).
 mkdir -p .build
 rm -f .build/run-tests.test-binary
-# In a process group of its own (setsid), so that an early end stops the chroot work it started too.
-setsid chrt --idle 0 deploy/test-packages.sh --base-only > .build/debootstrap.log 2>&1 &
-packages=$!
-trap 'kill -- -$packages 2> /dev/null || true' EXIT
 # House style: the toolchain's formatter with the repository's .swift-format; any finding fails the run.
 swift format lint --strict --recursive --parallel Sources Tests Package.swift
 phase "swift format lint"
@@ -38,7 +34,7 @@ mkdir -p .build
 FUZZ_SECONDS="${FUZZ_SECONDS:-20}" deploy/fuzz-hci.sh > .build/fuzz-hci.log 2>&1 &
 fuzz=$!
 # Whatever still runs beside a phase is stopped if the run ends early.
-trap 'kill -- -$packages 2> /dev/null; kill $(jobs -p) 2> /dev/null || true' EXIT
+trap 'kill $(jobs -p) 2> /dev/null || true' EXIT
 # Waits for a job run beside a phase: its whole log if it failed (and the run stops there), else the log's last lines.
 finish_beside() {
   if ! wait "$1"; then
@@ -64,8 +60,9 @@ phase "the build (and the fuzzer beside it)"
 # that takes 2 s alone (or beside two busy loops) twice ran out of its 20 s (a store-undecided alert not heard).
 # So does the scanner on a fake hci0 fed at a steady 2 000 adverts/s (beacon-bench scanner-live-process), and so do
 # the resumed visit, the broker restarted under a TLS scanner and the fleet benchmark (timed against exitAfter or a
-# reconnect; beside the parallel phase they failed on its load).
-load_tests='ScannerLiveProcessBenchTests|LeaseServiceTests|AlertEndToEndTests|RestoredDwellAlertTests|ResumedVisitTests|SystemTrustReconnectTests|NodesBenchTests|WebhookEndToEndTests|WebhookFailoverTests|DashboardAlertBrowserTests|AnalyticsEndToEndTests|ColdStartTests|RefusedDatabaseTests|FirstRunEndToEndTests|LeaseFailoverTests|BeaconMeshRegistryTests|ChainRegistryTests|CoordinatorHostileInputTests|BrokerRestartTests|StuckConsumerTests|MQTTBackpressureTests|TestProcessOutputTests'
+# reconnect; beside the parallel phase they failed on its load), and this round's other process-heavy suites (the fleet
+# credential's broker, the nodes pages' browser, every program's --version, package.sh's bad input on a clone).
+load_tests='FleetACLTests|DashboardNodesBrowserTests|VersionTests|PackageScriptTests|ScannerLiveProcessBenchTests|LeaseServiceTests|AlertEndToEndTests|RestoredDwellAlertTests|ResumedVisitTests|SystemTrustReconnectTests|NodesBenchTests|WebhookEndToEndTests|WebhookFailoverTests|DashboardAlertBrowserTests|AnalyticsEndToEndTests|ColdStartTests|RefusedDatabaseTests|FirstRunEndToEndTests|LeaseFailoverTests|BeaconMeshRegistryTests|ChainRegistryTests|CoordinatorHostileInputTests|BrokerRestartTests|StuckConsumerTests|MQTTBackpressureTests|TestProcessOutputTests'
 # Six load tests keep no timing that load could break: three use both cores — the scoreboard's floors (both; a minute
 # of replay on the concurrency pool's threads, which starved every other test's tasks in the parallel phase), the
 # million-advert replay's peak memory and schemathesis against the dashboard (116 s together) — and three mostly
@@ -104,9 +101,9 @@ finish_beside "$idle" .build/idle-tests.log 3
 phase "the load tests, one at a time (and the idle-class ones beside them)"
 finish_beside "$fuzz" .build/fuzz-hci.log 1
 phase "waiting for the fuzzer"
-finish_beside "$packages" .build/debootstrap.log 3
 trap - EXIT
-phase "waiting for the pristine Debian"
+deploy/test-packages.sh --base-only > .build/debootstrap.log 2>&1 || { cat .build/debootstrap.log; exit 1; }
+phase "the pristine Debian"
 # The Debian packages (deploy/package.sh: its own build folder), the upgrade's (the same, another version), and their
 # install into the pristine Debian (PackageInstallTests).
 export BEACONMESH_PACKAGE_SCRATCH="$PWD/.build/package"
