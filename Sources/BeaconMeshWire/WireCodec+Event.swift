@@ -16,10 +16,7 @@ extension WireCodec {
                 body.member("member") { writeMember(member, detail, into: &$0) }
                 body.member("department", department)
                 body.member("departmentName", departmentName)
-                body.member("visit") { writer in
-                    writer.member("number", visit.number)
-                    writer.member("previousAt", orNull: visit.previousAt)
-                }
+                body.member("visit") { writeVisit(visit, into: &$0) }
                 if detail == .full { body.member("greeting", greeting) }
                 if let evidence { writeEvidence(evidence, into: &body) }
             case .moved(let member, let from, let to, let fromName, let toName, let evidence):
@@ -33,10 +30,7 @@ extension WireCodec {
                 body.member("member") { writeMember(member, detail, into: &$0) }
                 body.member("department", department)
                 body.member("departmentName", departmentName)
-                body.member("visit") { writer in
-                    writer.member("number", visit.number)
-                    writer.member("previousAt", orNull: visit.previousAt)
-                }
+                body.member("visit") { writeVisit(visit, into: &$0) }
                 if let evidence { writeEvidence(evidence, into: &body) }
             case .left(let member, let department, let dwellSeconds):
                 body.member("member") { writeMember(member, detail, into: &$0) }
@@ -91,6 +85,17 @@ extension WireCodec {
 
     static let reservedMemberFields: Set<String> = ["id", "name", "favoriteDrink", "visits", "lastVisitAt", "photo", "checkins"]
 
+    /// Writes the `visit` object of an `arrived` or `resumed` event: `{"number":12,"previousAt":…|null}`.
+    static func writeVisit(_ visit: VisitNumber, into writer: inout JSONStreamWriter) {
+        writer.member("number", visit.number)
+        writer.member("previousAt", orNull: visit.previousAt)
+    }
+
+    /// Reads the `visit` object of an `arrived` or `resumed` event.
+    static func decodeVisit(_ visit: JSONReader) throws(WireError) -> VisitNumber {
+        VisitNumber(number: Int(try visit.int("number")), previousAt: try visit.optionalTimestamp("previousAt"))
+    }
+
     /// Writes the contract's `confidence` and `reason` of an `arrived`, `moved` or `resumed` event.
     static func writeEvidence(_ evidence: DecisionEvidence, into writer: inout JSONStreamWriter) {
         writer.member("confidence", evidence.confidence)
@@ -120,22 +125,20 @@ extension WireCodec {
         let type = try body.string("type")
         switch type {
         case "arrived":
-            let visit = try body.object("visit")
             kind = .arrived(
                 member: try decodeMember(try body.object("member")), department: try body.uint16("department"),
                 departmentName: try body.string("departmentName"),
-                visit: VisitNumber(number: Int(try visit.int("number")), previousAt: try visit.optionalTimestamp("previousAt")),
+                visit: try decodeVisit(try body.object("visit")),
                 greeting: try body.string("greeting"), evidence: try decodeEvidence(body))
         case "moved":
             kind = .moved(
                 member: try decodeMember(try body.object("member")), from: try body.uint16("from"), to: try body.uint16("to"),
                 fromName: try body.string("fromName"), toName: try body.string("toName"), evidence: try decodeEvidence(body))
         case "resumed":
-            let visit = try body.object("visit")
             kind = .resumed(
                 member: try decodeMember(try body.object("member")), department: try body.uint16("department"),
                 departmentName: try body.string("departmentName"),
-                visit: VisitNumber(number: Int(try visit.int("number")), previousAt: try visit.optionalTimestamp("previousAt")),
+                visit: try decodeVisit(try body.object("visit")),
                 evidence: try decodeEvidence(body))
         case "left":
             kind = .left(

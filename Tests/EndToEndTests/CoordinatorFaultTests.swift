@@ -198,7 +198,22 @@ struct CoordinatorFaultTests {
         try #require(
             await mount.waitForExit() == .exited(0), "this test makes a small file system with mount (as root): \(mount.transcript)")
         let filler = directory + "/filler"
-        defer { _ = try? TestProcess(executable: "/usr/bin/env", arguments: ["umount", "-l", directory]) }
+        // Unmounted (and waited for) whether the test passes or throws: a `defer` could only start umount, and a
+        // test process that ended first left the small file system mounted under /tmp.
+        var failure: (any Error)?
+        do {
+            try await Self.fillAndFree(directory: directory, filler: filler)
+        } catch {
+            failure = error
+        }
+        let umount = try TestProcess(executable: "/usr/bin/env", arguments: ["umount", "-l", directory])
+        #expect(await umount.waitForExit(timeout: .seconds(10)) == .exited(0), "\(umount.transcript)")
+        try? FileManager.default.removeItem(atPath: directory)
+        if let failure { throw failure }
+    }
+
+    /// The full-disk test's body: a visit while `filler` fills `directory`, written once it is removed.
+    private static func fillAndFree(directory: String, filler: String) async throws {
         try await CoordinatorFaultTests.visitWhileDatabaseFails(
             cause: "full", directory: directory,
             fault: { _ in
