@@ -112,8 +112,9 @@ public final class WebhookReceiver: Sendable {
         task = Task { try await application.runService() }
     }
 
+    /// Generous: an in-process server whose task waits for a busy concurrency pool (a start, not a timing under test).
     private func waitUntilListening() async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             if FreePort.isAccepting(port: port) { return }
             try await Task.sleep(for: .milliseconds(20))
