@@ -218,6 +218,15 @@ let package = Package(
         // naive rules to compare with, and the scoreboard.
         .target(name: "BeaconMeshAccuracy", dependencies: ["BeaconMeshCore", "BeaconMeshCaptures"]),
 
+        // Loyalty fobs nobody else can track: Eddystone-EID's rotating ids from a fob's identity key (AES-128 from
+        // swift-crypto, never our own).
+        .target(
+            name: "BeaconMeshFobs",
+            dependencies: [
+                "BeaconMeshCore", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]),
+
         // Test support: a mosquitto broker on a free loopback port, process helpers, and the seams for fast service
         // tests: an in-memory broker and client (`MQTTClientProtocol`) and a manual clock (`ServiceClock`).
         // And a webhook receiver (Hummingbird, HTTPS with a test CA) that checks signatures as receivers are told to.
@@ -230,6 +239,7 @@ let package = Package(
 
         .testTarget(name: "BeaconMeshCoreTests", dependencies: ["BeaconMeshCore", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshWireTests", dependencies: ["BeaconMeshWire"]),
+        .testTarget(name: "BeaconMeshFobsTests", dependencies: ["BeaconMeshFobs"]),
         .testTarget(name: "BeaconMeshThreadsTests", dependencies: ["BeaconMeshThreads", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshMQTTTests", dependencies: ["BeaconMeshMQTT", "BeaconMeshTesting"]),
         .testTarget(name: "BeaconMeshBLETests", dependencies: ["BeaconMeshBLE", "BeaconMeshCaptures", "BeaconMeshTesting"]),
@@ -273,6 +283,6 @@ let package = Package(
             name: "BeaconMeshAccuracyTests",
             dependencies: ["BeaconMeshAccuracy", "BeaconMeshCore", "BeaconMeshBLE", "BeaconMeshCaptures", "BeaconMeshTesting"]),
         // The survey's end-to-end test seeds a registry through its API before running the commands.
-        .testTarget(name: "EndToEndTests", dependencies: ["BeaconMeshTesting", "BeaconMeshCore", "BeaconMeshRegistry"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["BeaconMeshTesting", "BeaconMeshCore", "BeaconMeshRegistry", "BeaconMeshFobs"]),
     ]
 )

@@ -49,12 +49,12 @@ public struct GroundTruth: Sendable {
         return low < spans.count && spans[low].from <= time ? spans[low].department : nil
     }
 
-    /// The times the person with `beacon` went from one department straight into another (no gap between spans),
-    /// with the department entered.
+    /// The times the person with `beacon` went from one department into another, with the department entered: the
+    /// start of the next span, also across an unscored gap between the two (a walk's truth leaves the crossing out).
     public func changes(of beacon: BeaconKey) -> [(at: Int64, to: UInt16)] {
         let spans = spans[beacon] ?? []
         return zip(spans, spans.dropFirst()).compactMap { previous, next in
-            previous.department != next.department && previous.to == next.from ? (next.from, next.department) : nil
+            previous.department != next.department ? (next.from, next.department) : nil
         }
     }
 

@@ -206,7 +206,7 @@ struct YAMLReader {
     }
 
     func store(_ node: Node, at place: String, presence: PresenceRules) throws(ConfigurationError) -> CoordinatorConfiguration.Store {
-        let fields = try mapping(node, at: place, allowed: ["id", "name", "greeting", "firstVisitGreeting", "departments"])
+        let fields = try mapping(node, at: place, allowed: ["id", "name", "greeting", "firstVisitGreeting", "timeZone", "departments"])
         guard let idNode = fields["id"] else { throw error(node, "\(place) needs an id") }
         let id = try uint16(idNode, at: "\(place).id")
         var store = CoordinatorConfiguration.Store(
@@ -217,6 +217,13 @@ struct YAMLReader {
         if let greeting = fields["greeting"] { store.greeting = GreetingTemplate(try string(greeting, at: "\(place).greeting")) }
         if let greeting = fields["firstVisitGreeting"] {
             store.firstVisitGreeting = GreetingTemplate(try string(greeting, at: "\(place).firstVisitGreeting"))
+        }
+        if let zone = fields["timeZone"] {
+            let name = try string(zone, at: "\(place).timeZone")
+            guard let timeZone = TimeZone(identifier: name) else {
+                throw error(zone, "\(place).timeZone '\(name)' is not a time zone (an IANA name such as Europe/Lisbon)")
+            }
+            store.timeZone = timeZone
         }
         if let departments = fields["departments"] {
             let items = try sequence(departments, at: "\(place).departments")

@@ -1,5 +1,6 @@
 import BeaconMeshCore
 import BeaconMeshService
+import Foundation
 
 /// Everything a coordinator needs to run: the contract's coordinator config, with a default for every field.
 public struct CoordinatorConfiguration: Sendable, Equatable {
@@ -86,10 +87,18 @@ public struct CoordinatorConfiguration: Sendable, Equatable {
         /// The greeting of a member's first visit (`nil`: `greeting`).
         public var firstVisitGreeting: GreetingTemplate?
         public var departments: [Department] = []
+        /// The store's local time for promo hours and alerts' quiet hours (`timeZone:`, an IANA name; `nil`: the
+        /// coordinator's).
+        public var timeZone: TimeZone?
 
         public init(id: UInt16, name: String) {
             self.id = id
             self.name = name
+        }
+
+        /// The local day and minute of `time` in this store.
+        public func localDayAndMinute(of time: Timestamp) -> (PromoWindow.Day, Int) {
+            LocalCalendar.dayAndMinute(of: time, in: timeZone ?? .current)
         }
 
         /// The greeting of a member's `visit`-th visit.

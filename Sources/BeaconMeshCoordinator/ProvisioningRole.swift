@@ -109,9 +109,10 @@ public enum ProvisioningRole: Sendable, Equatable {
         case .member:
             return []
         case .bridge(let store):
-            return [
-                "topic write \(topics.everything(store: store))", "topic read \(topics.offersFilter(member: nil))",
-                "topic read \(topics.checkinsFilter(member: nil))",
+            // Its store's tree goes up, but node configs: those only come down, from the fleet credential.
+            return topics.uplinkFilters(store: store).map { "topic write \($0)" } + [
+                "topic read \(topics.storeNodeConfigFilter(store: store))", "topic read \(topics.nodeConfigFilter(store: store))",
+                "topic read \(topics.offersFilter(member: nil))", "topic read \(topics.checkinsFilter(member: nil))",
             ]
         case .dashboard(_, let stores):
             let storeLevels: [UInt16?] = stores.isEmpty ? [nil] : Set(stores).sorted()

@@ -369,7 +369,7 @@ public final class ScannerService: Service {
             uptimeSeconds: (now - state.startedAt).wholeMilliseconds / 1000, adverts: counters.adverts,
             advertsPerSecond: Double(counters.adverts - state.advertsAtLastHealth) / elapsed,
             beacons: state.pipeline.aggregator.trackedBeacons, batches: counters.batches, dropped: state.queue.dropped,
-            queued: state.queue.count, rssBytes: ProcessMemory.residentBytes())
+            queued: state.queue.count, rssBytes: ProcessMemory.residentBytes(), malformedFrames: counters.malformedFrames)
         state.lastHealth = now
         state.advertsAtLastHealth = counters.adverts
         do {

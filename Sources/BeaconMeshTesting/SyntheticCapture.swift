@@ -62,6 +62,36 @@ public enum SyntheticCapture {
         return size + buffer.count
     }
 
+    /// Writes one record per report (an advertiser's address and its AD data, heard at `rssi`), `interval` apart from
+    /// `startMicroseconds` on; returns the file size in bytes. For captures of chosen adverts (a fob's EID frames).
+    @discardableResult
+    public static func write(
+        to path: String, reports: [(address: UInt64, data: [UInt8])], rssi: Int8 = -60, interval: Duration = .milliseconds(100),
+        startMicroseconds: Int64 = 1_763_769_600_000_000
+    ) throws -> Int {
+        var bytes: [UInt8] = Array("btsnoop\0".utf8)
+        appendBigEndian(1, to: &bytes)
+        appendBigEndian(1002, to: &bytes)
+        let step = interval.components.seconds * 1_000_000 + interval.components.attoseconds / 1_000_000_000_000
+        let epochOffset: Int64 = 0x00DC_DDB3_0F2F_8000  // btsnoop counts microseconds from year 0
+        for (index, report) in reports.enumerated() {
+            let start = bytes.count
+            bytes += record(LEAdvertisingReportEvent.make(address: BluetoothAddress(value: report.address), rssi: rssi, data: report.data))
+            let timestamp = UInt64(bitPattern: startMicroseconds + Int64(index) * step + epochOffset)
+            for byte in 0..<8 { bytes[start + 16 + byte] = UInt8(truncatingIfNeeded: timestamp >> (8 * UInt64(7 - byte))) }
+        }
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { throw TestSupportError("cannot create \(path)") }
+        return bytes.count
+    }
+
+    /// The AD data of an Eddystone-EID fob advertising `ephemeralID` (flags, the Eddystone service UUID, and the
+    /// service data `AA FE 30 tx id…`); `extra` bytes after the id make a malformed frame.
+    public static func eddystoneEIDAdvert(ephemeralID: UInt64, txPower: Int8 = -20, extra: [UInt8] = []) -> [UInt8] {
+        let id = (0..<8).map { UInt8(truncatingIfNeeded: ephemeralID >> (8 * UInt64(7 - $0))) }
+        let serviceData: [UInt8] = [0xAA, 0xFE, 0x30, UInt8(bitPattern: txPower)] + id + extra
+        return [0x02, 0x01, 0x06, 0x03, 0x03, 0xAA, 0xFE, UInt8(serviceData.count + 1), 0x16] + serviceData
+    }
+
     /// How many of `adverts` records are iBeacons' when `noise` Continuity adverts come between two of them.
     public static func iBeaconAdverts(of adverts: Int, noise: Int) -> Int {
         let period = max(0, noise) + 1

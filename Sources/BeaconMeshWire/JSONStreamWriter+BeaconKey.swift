@@ -19,6 +19,10 @@ extension JSONStreamWriter {
                 at += 21
                 HexDigits.write(instance, digits: 12, into: text, at: at)
                 end = at + 12
+            case .eddystoneEID(let ephemeralID):
+                let at = BeaconKeyText.literal("eddystone-eid:", into: text, at: 0)
+                HexDigits.write(ephemeralID, digits: 16, into: text, at: at)
+                end = at + 16
             }
             string(ascii: UnsafeBufferPointer(rebasing: text[..<end]))
         }

@@ -37,6 +37,7 @@ extension WireCodec {
             body.member("dropped", health.dropped)
             body.member("queued", health.queued)
             body.member("rssBytes", health.rssBytes)
+            body.member("malformed", health.malformedFrames)
         }
     }
 
@@ -47,7 +48,8 @@ extension WireCodec {
                 uptimeSeconds: try body.int("uptime"), adverts: UInt64(clamping: try body.int("adverts")),
                 advertsPerSecond: try body.double("advertsPerSec"), beacons: Int(try body.int("beacons")),
                 batches: UInt64(clamping: try body.int("batches")), dropped: UInt64(clamping: try body.int("dropped")),
-                queued: Int(try body.int("queued")), rssBytes: Int(try body.int("rssBytes")))
+                queued: Int(try body.int("queued")), rssBytes: Int(try body.int("rssBytes")),
+                malformedFrames: UInt64(clamping: try body.optionalInt("malformed") ?? 0))
         }
     }
 

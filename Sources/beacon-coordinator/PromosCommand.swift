@@ -24,9 +24,9 @@ struct PromosCommand: ParsableCommand {
                 throw UsageError(error.description)
             }
             let now = WallClock.now()
-            let (day, minute) = LocalCalendar.dayAndMinute(of: now)
             var lines: [String] = []
             for store in configuration.stores {
+                let (day, minute) = store.localDayAndMinute(of: now)
                 for department in store.departments {
                     guard let rule = department.promo else { continue }
                     let (open, reason) = rule.window.check(day: day, minute: minute)

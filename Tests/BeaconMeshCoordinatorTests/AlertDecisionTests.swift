@@ -1,6 +1,7 @@
 import BeaconMeshCore
 import BeaconMeshRegistry
 import BeaconMeshWire
+import Foundation
 import Logging
 import Testing
 
@@ -10,9 +11,10 @@ import Testing
 /// what fires goes to the store's `alerts` topic (QoS 1, not retained) under an id of its own.
 @Suite("Coordinator decisions: alerts")
 struct AlertDecisionTests {
-    static func state(alerts: [AlertRule]) -> CoordinatorState {
+    static func state(alerts: [AlertRule], timeZone: TimeZone? = nil) -> CoordinatorState {
         var configuration = CoordinatorConfiguration(id: "test")
         var store = CoordinatorConfiguration.Store(id: 1, name: "High Street")
+        store.timeZone = timeZone
         store.departments = [.init(id: 10, name: "Clothing", presence: PresenceRules())]
         configuration.stores = [store]
         configuration.alerts = alerts
@@ -54,6 +56,37 @@ struct AlertDecisionTests {
         // The payload as a staff app reads it.
         let decoded = try WireCodec.decodeAlert(WireCodec.encode(vip))
         #expect(decoded == vip)
+    }
+
+    @Test(
+        "quiet hours are the store's local time: 22:00-07:00 holds a VIP's alert at midnight in London, not at 09:00 in Tokyo (the same instant)"
+    )
+    func quietHoursInTheStoresTimeZone() throws {
+        // The walk starts at 2025-11-22 00:00 UTC.
+        let quiet = try #require(PromoWindow.Hours("22:00-07:00"))
+        let rule = AlertRule(id: "vip-arrived", stores: .all, when: .memberArrived(fields: ["tier": "vip"], department: nil), quiet: quiet)
+        for (zone, sent) in [("Asia/Tokyo", true), ("Europe/London", false)] {
+            var state = Self.state(alerts: [rule], timeZone: TimeZone(identifier: zone))
+            var seq: UInt64 = 0
+            let actions = CoordinatorDecisionTests.walk(
+                &state, in: CoordinatorDecisionTests.clothing, from: CoordinatorDecisionTests.start, seconds: 6, seq: &seq)
+            #expect(actions.flatMap(CoordinatorDecisionTests.events).contains { $0.type == "arrived" })
+            #expect(Self.alerts(actions).map(\.1.rule) == (sent ? ["vip-arrived"] : []), "\(zone)")
+        }
+    }
+
+    @Test("a store's local day and minute follow its zone across midnight and a change to summer time")
+    func localCalendar() throws {
+        let lisbon = try #require(TimeZone(identifier: "Europe/Lisbon"))
+        let tokyo = try #require(TimeZone(identifier: "Asia/Tokyo"))
+        // 2026-03-28 23:30 UTC: still the 28th in Lisbon (UTC+0), already the 29th in Tokyo (UTC+9).
+        let (lisbonDay, lisbonMinute) = LocalCalendar.dayAndMinute(of: Timestamp(milliseconds: 1_774_740_600_000), in: lisbon)
+        #expect(lisbonDay == PromoWindow.Day(year: 2026, month: 3, day: 28) && lisbonMinute == 23 * 60 + 30)
+        let (tokyoDay, tokyoMinute) = LocalCalendar.dayAndMinute(of: Timestamp(milliseconds: 1_774_740_600_000), in: tokyo)
+        #expect(tokyoDay == PromoWindow.Day(year: 2026, month: 3, day: 29) && tokyoMinute == 8 * 60 + 30)
+        // Lisbon goes from 00:59 to 02:00 at 01:00 UTC on 2026-03-29.
+        #expect(LocalCalendar.dayAndMinute(of: Timestamp(milliseconds: 1_774_745_940_000), in: lisbon).1 == 59)
+        #expect(LocalCalendar.dayAndMinute(of: Timestamp(milliseconds: 1_774_746_000_000), in: lisbon).1 == 120)
     }
 
     @Test("without rules nothing is published on the alerts topic")

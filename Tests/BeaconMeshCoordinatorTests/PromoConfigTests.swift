@@ -64,4 +64,16 @@ struct GreetingConfigTests {
             "\(error)".contains("firstVisitGreeting")
         }
     }
+
+    @Test("a store's timeZone is an IANA name (default the coordinator's); anything else exits 2 naming the line and the key")
+    func timeZone() throws {
+        let configuration = try CoordinatorConfiguration.parse(
+            yaml: "stores:\n  - {id: 1, timeZone: Europe/Lisbon}\n  - {id: 2}", file: "c.yaml", defaultID: "x")
+        #expect(configuration.stores[0].timeZone?.identifier == "Europe/Lisbon" && configuration.stores[1].timeZone == nil)
+        #expect {
+            try CoordinatorConfiguration.parse(yaml: "stores:\n  - {id: 1, timeZone: Mars/Olympus}", file: "c.yaml", defaultID: "x")
+        } throws: { error in
+            "\(error)".hasPrefix("c.yaml:2: stores[0].timeZone 'Mars/Olympus' is not a time zone") && !"\(error)".contains("\n")
+        }
+    }
 }

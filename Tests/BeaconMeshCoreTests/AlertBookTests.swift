@@ -129,6 +129,35 @@ struct AlertBookTests {
         #expect(book.tick(at: Self.at(250), localMinute: { _ in Self.noon }).count == 1)
     }
 
+    @Test("alerts due in one tick come out by the spell that began first, then member id, node or store: the same order every run")
+    func oneTickInAStableOrder() throws {
+        var book = AlertBook(rules: [
+            AlertRule(id: "long-try-on", stores: .all, when: .dwell(department: 30, over: .seconds(60))),
+            AlertRule(id: "node-down", stores: .all, when: .nodeOffline(over: .seconds(60))),
+            AlertRule(id: "nobody-decides", stores: .all, when: .storeUndecided(over: .seconds(60))),
+        ])
+        // Twelve members, entered in an order that is neither their ids' nor their stays'.
+        let members = (0..<12).map { MemberProfile(id: "m\(($0 * 7) % 12)", name: "Member \(($0 * 7) % 12)") }
+        for (index, member) in members.enumerated() {
+            _ = book.arrived(
+                member, store: 4, department: 30, departmentName: "Fitting rooms", at: Self.at(index % 3), localMinute: Self.noon)
+        }
+        for department: UInt16 in [50, 10, 40, 20] {
+            book.node(
+                try #require(NodeAddress(store: 4, department: department, node: "a")), online: false, departmentName: "D", at: Self.at(0))
+        }
+        for store: UInt16 in [9, 3, 6] { book.store(store, decided: false, at: Self.at(0)) }
+        let due = book.tick(at: Self.at(100), localMinute: { _ in Self.noon })
+        let stays = due.filter { $0.kind == .dwell }.compactMap { $0.member?.id }
+        let expected = members.enumerated().sorted { ($0.offset % 3, $0.element.id) < ($1.offset % 3, $1.element.id) }.map(\.element.id)
+        #expect(stays == expected)
+        #expect(due.filter { $0.kind == .nodeOffline }.compactMap(\.department) == [10, 20, 40, 50])
+        #expect(due.filter { $0.kind == .storeUndecided }.map(\.store) == [3, 6, 9])
+        #expect(
+            due.map(\.kind) == Array(repeating: .dwell, count: 12) + Array(repeating: .nodeOffline, count: 4)
+                + Array(repeating: .storeUndecided, count: 3))
+    }
+
     @Test("the book looks at its spells once a second, whatever the tick rate")
     func scansOncePerSecond() {
         var book = AlertBook(rules: [AlertRule(id: "nobody-decides", stores: .all, when: .storeUndecided(over: .seconds(1)))])

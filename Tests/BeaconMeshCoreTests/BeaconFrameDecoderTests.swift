@@ -183,6 +183,16 @@ struct BeaconFrameDecoderTests {
             BeaconFrameDecoder.frames(inAdvertisingData: Self.eddystone(eid)) == [
                 .eddystoneEID(ephemeralID: 0x4549_445F_7465_7374, txPower: -29)
             ])
+        #expect(
+            BeaconFrameDecoder.frames(inAdvertisingData: Self.eddystone(eid)).first?.key?.description
+                == "eddystone-eid:4549445f74657374")
+        // Google's EID frame has no optional bytes: one byte more or less is malformed, dropped and counted.
+        for wrong in [eid + [0x00], Array(eid.dropLast())] {
+            let data = Self.eddystone(wrong)
+            #expect(BeaconFrameDecoder.frames(inAdvertisingData: data).isEmpty)
+            #expect(data.withUnsafeBytes { BeaconFrameDecoder.forEachFrame(inAdvertisingData: $0) { _ in } } == 1)
+        }
+        #expect(Self.eddystone(eid).withUnsafeBytes { BeaconFrameDecoder.forEachFrame(inAdvertisingData: $0) { _ in } } == 0)
         #expect(BeaconFrameDecoder.frames(inAdvertisingData: Self.eddystone([0x40, 0x00] + Array(repeating: 0, count: 16))).isEmpty)
         // Service data for another UUID (Estimote 0xFE9A) is not Eddystone.
         #expect(BeaconFrameDecoder.frames(inAdvertisingData: [UInt8(eid.count + 3), 0x16, 0x9A, 0xFE] + eid).isEmpty)

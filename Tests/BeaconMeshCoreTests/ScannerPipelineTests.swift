@@ -49,4 +49,24 @@ struct ScannerPipelineTests {
         #expect(pipeline.tick(at: start + .milliseconds(500))?.sightings.first?.count == 1)
         #expect(pipeline.counters.adverts == 2 && pipeline.counters.beaconFrames == 2)
     }
+
+    @Test("an Eddystone-EID fob is a sighting of the id it advertises; an EID frame of the wrong length is dropped and counted")
+    func eddystoneEIDFrames() {
+        let node = NodeAddress(store: 1, department: 10, node: "a")!
+        var pipeline = ScannerPipeline(aggregator: SightingAggregator(node: node, boot: "b"))
+        let frame: [UInt8] = [0x30, 0xF4, 0xA9, 0xB7, 0x6A, 0x71, 0xC5, 0xF8, 0x92, 0x90]
+        func advert(_ frame: [UInt8]) -> [UInt8] {
+            LEAdvertisingReportEvent.make(
+                address: BluetoothAddress(value: 0xC0FF_EE00_0002), rssi: -70,
+                data: [0x02, 0x01, 0x06, 0x03, 0x03, 0xAA, 0xFE, UInt8(frame.count + 3), 0x16, 0xAA, 0xFE] + frame)
+        }
+        let start = Timestamp(milliseconds: 1_000_000)
+        let batch = pipeline.handle(h4Event: advert(frame), at: start)
+        #expect(batch?.sightings.map(\.beacon.description) == ["eddystone-eid:a9b76a71c5f89290"])
+        #expect(pipeline.counters.malformedFrames == 0)
+        _ = pipeline.handle(h4Event: advert(frame + [0x00]), at: start + .milliseconds(10))
+        _ = pipeline.handle(h4Event: advert(Array(frame.dropLast())), at: start + .milliseconds(20))
+        #expect(pipeline.counters.malformedFrames == 2 && pipeline.counters.beaconFrames == 1 && pipeline.counters.adverts == 3)
+        #expect(pipeline.aggregator.trackedBeacons == 1)
+    }
 }

@@ -16,8 +16,10 @@ private struct Chain {
         try await hq.provision(["monitor", "--store", "1"])
         try await hq.provision(["monitor", "--store", "2"])
         try await hq.provision(["coordinator", "--id", "hq"])
+        try await hq.provision(["fleet", "--name", "hq"])
         let store = try await ProfileBroker(caFrom: hq.tls)
         try await store.provision(["coordinator", "--id", "backoffice", "--store", "1"])
+        try await store.provision(["node", "--store", "1", "--department", "10", "--node", "a"])
         try await store.provision(["member", "ana"])
         try writeBridge(into: store, towards: hq)
         try await hq.start()
@@ -139,6 +141,61 @@ struct BridgeTests {
         #expect(
             events.filter { $0.contains("event 1") }.isEmpty,
             "an event already delivered to this durable session is not delivered again: \(events)")
+        await chain.store.stop()
+        await chain.hq.stop()
+    }
+
+    @Test(
+        "nodes set at HQ (the fleet credential) reaches a node at the store through the bridge and hears it applied; the config is not sent back up, and the bridge credential cannot write one at HQ"
+    )
+    func nodeConfigsComeDown() async throws {
+        let chain = try await Chain.start()
+        let storeConfig = "\(Chain.tree)/stores/1/nodes/config"
+        let scanner = try Mesh.program(
+            "beacon-scanner",
+            [
+                "--store", "1", "--department", "10", "--source", "sim", "--broker", chain.store.url, "--cafile",
+                chain.store.caFile, "--username", "node-1-10-a", "--password-file", chain.store.credentialFile(of: "node-1-10-a"),
+            ])
+        defer { scanner.send(SIGKILL) }
+        let fleet = [
+            "--broker", chain.hq.url, "--cafile", chain.hq.caFile, "--username", "fleet-hq", "--password-file",
+            chain.hq.credentialFile(of: "fleet-hq"),
+        ]
+        // The node's status goes up the bridge: head office lists it online.
+        let online = await BrokerSecurityTests.retrying(for: .seconds(30)) {
+            guard let list = try? Mesh.program("beacon-coordinator", ["nodes", "list", "--store", "1", "--json"] + fleet) else {
+                return false
+            }
+            _ = await list.waitForExit(timeout: .seconds(20))
+            return list.stdoutLines.joined().contains(#""state":"online""#)
+        }
+        #expect(online, "\(scanner.transcript)\nstore log:\n\(chain.store.log)\nHQ log:\n\(chain.hq.log)")
+        // HQ's view of the config, and of a node status the bridge may write (a barrier below: one subscriber, so in order).
+        let barrierTopic = "\(Chain.tree)/stores/1/departments/99/nodes/barrier/status"
+        let atHQ = try await MosquittoClients.subscribe(
+            port: chain.hq.port, filters: [storeConfig, barrierTopic], qos: 1, extraArguments: try chain.hq.login("fleet-hq"))
+        let set = try Mesh.program("beacon-coordinator", ["nodes", "set", "--store", "1", "rssiAdjustment=2"] + fleet)
+        #expect(await set.waitForExit(timeout: .seconds(30)) == .exited(0), "\(set.transcript)\n\(scanner.transcript)\n\(chain.store.log)")
+        #expect(set.stdoutLines.contains("1/10/a applied revision 1"), "\(set.transcript)")
+        // The store's broker keeps it retained for the store's nodes (a node that starts later reads it there).
+        let atStore = try await MosquittoClients.subscribe(
+            port: chain.store.port, filter: storeConfig, qos: 1, extraArguments: try chain.store.login("node-1-10-a"))
+        let kept = await atStore.waitForLine(timeout: .seconds(10)) { $0.hasPrefix(storeConfig) }
+        await atStore.stop()
+        #expect(kept?.contains(#""revision":1,"#) == true && kept?.contains(#""rssiAdjustment":2"#) == true, "\(kept ?? "none")")
+        // Whoever holds the store's bridge password cannot write a node config at HQ; what HQ holds is nodes set's,
+        // published once (the bridge did not send it back up).
+        try await MosquittoClients.publish(
+            port: chain.hq.port, topic: storeConfig, string: "denied: the bridge", qos: 1, retain: true,
+            extraArguments: try chain.hq.login("bridge-store-1"))
+        try await MosquittoClients.publish(
+            port: chain.hq.port, topic: barrierTopic, string: "barrier", qos: 1, extraArguments: try chain.hq.login("bridge-store-1"))
+        _ = await atHQ.waitForLine(timeout: .seconds(10)) { $0.hasSuffix("barrier") }
+        await atHQ.stop()
+        let configs = atHQ.lines.filter { $0.hasPrefix(storeConfig) }
+        #expect(configs.count == 1 && configs.first?.contains(#""revision":1,"#) == true, "\(atHQ.lines)")
+        #expect(await scanner.stop(with: SIGTERM, timeout: .seconds(15)) == .exited(0), "\(scanner.transcript)")
         await chain.store.stop()
         await chain.hq.stop()
     }

@@ -41,7 +41,7 @@ struct WebhookEndToEndTests {
         }
     }
 
-    static let allTypes = "arrived, moved, left, promo, checkin, node, alert, member-forgotten"
+    static let allTypes = "arrived, moved, left, resumed, promo, checkin, node, alert, member-forgotten"
 
     /// Ana's visit: arrives in Clothing (arrived, then the promo after 1 s), moves to Housewares, leaves.
     static func anasVisit(_ run: CoordinatorRun, boot: String = "b00t") async throws {

@@ -6,7 +6,7 @@ import BeaconMeshMQTT
 extension CoordinatorState {
     /// Tells the rules what `event` says: an arrival, a move, a resumed visit, a departure, a node's change.
     mutating func alertRules(see event: StoreEvent) {
-        let minute = LocalCalendar.dayAndMinute(of: event.at).1
+        let minute = Self.localMinute(of: event.store, at: event.at, stores: configuration.stores)
         var due: [Alert] = []
         switch event.kind {
         case .arrived(let member, let department, let departmentName, _, _, _):
@@ -52,7 +52,8 @@ extension CoordinatorState {
     /// rest only by the store's holder.
     mutating func tickAlerts(at now: Timestamp) {
         guard !alertBook.isEmpty else { return }
-        for alert in alertBook.tick(at: now, localMinute: { _ in LocalCalendar.dayAndMinute(of: now).1 }) {
+        let stores = configuration.stores
+        for alert in alertBook.tick(at: now, localMinute: { Self.localMinute(of: $0, at: now, stores: stores) }) {
             if leases != nil, !active.contains(alert.store), alert.kind != .storeUndecided { continue }
             publish(alert: alert)
         }
@@ -67,5 +68,11 @@ extension CoordinatorState {
         actions.publications.append(
             Publication(topic: topics.alerts(store: alert.store), message: .alert(alert), qos: .atLeastOnce, retain: false, store: fence))
         logger.notice("alert", metadata: ["rule": "\(alert.rule)", "store": "\(alert.store)", "text": "\(alert.text)"])
+    }
+
+    /// The minute after local midnight of `time` in `store` (its `timeZone:`, or the coordinator's).
+    static func localMinute(of store: UInt16, at time: Timestamp, stores: [CoordinatorConfiguration.Store]) -> Int {
+        if let store = stores.first(where: { $0.id == store }) { return store.localDayAndMinute(of: time).1 }
+        return LocalCalendar.dayAndMinute(of: time).1
     }
 }

@@ -11,8 +11,8 @@ extension CoordinatorState {
 
     mutating func firePromos(_ present: [UInt16: [PresenceEngine.Visit]], at now: Timestamp) {
         guard !present.isEmpty else { return }
-        let (day, minute) = LocalCalendar.dayAndMinute(of: now)
         for store in configuration.stores where promoStores.contains(store.id) {
+            let (day, minute) = store.localDayAndMinute(of: now)
             // A member whose department is unknown gets no department's promo: no event is published for them.
             for visit in present[store.id] ?? [] where !visit.departmentUnknown {
                 guard let department = store.department(visit.department), let rule = department.promo,

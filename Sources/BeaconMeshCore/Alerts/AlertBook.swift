@@ -115,7 +115,8 @@ public struct AlertBook: Sendable {
     }
 
     /// The spells grown past a rule's duration by `now` (looked at once a second); `localMinute` gives a store's
-    /// local minute after midnight.
+    /// local minute after midnight. Alerts of one tick come out in a stable order: by rule, then the spell that began
+    /// first, then member id, node or store (so a cap keeps the same ones whatever the dictionaries' order).
     public mutating func tick(at now: Timestamp, localMinute: (UInt16) -> Int) -> [Alert] {
         guard now >= nextScan, !rules.isEmpty else { return [] }
         nextScan = now + .seconds(1)
@@ -125,7 +126,8 @@ public struct AlertBook: Sendable {
             case .memberArrived:
                 continue
             case .dwell(let department, let over):
-                for (subject, stay) in stays where stay.department == department && now - stay.since >= over {
+                let due = stays.filter { $0.value.department == department && now - $0.value.since >= over }
+                for (subject, stay) in due.sorted(by: { ($0.value.since, $0.value.member.id) < ($1.value.since, $1.value.member.id) }) {
                     guard case .member(_, let store) = subject, rule.stores.contains(store) else { continue }
                     let alert = Alert(
                         rule: rule.id, kind: .dwell, store: store, at: now, department: department, departmentName: stay.departmentName,
@@ -133,7 +135,12 @@ public struct AlertBook: Sendable {
                     if let sent = spell(index, subject, since: stay.since, alert, localMinute: localMinute(store)) { alerts.append(sent) }
                 }
             case .nodeOffline(let over):
-                for (node, outage) in outages where rule.stores.contains(node.store) && now - outage.since >= over {
+                let due = outages.filter { rule.stores.contains($0.key.store) && now - $0.value.since >= over }
+                for (node, outage) in due.sorted(by: {
+                    ($0.value.since, $0.key.store, $0.key.department, $0.key.node) < (
+                        $1.value.since, $1.key.store, $1.key.department, $1.key.node
+                    )
+                }) {
                     let alert = Alert(
                         rule: rule.id, kind: .nodeOffline, store: node.store, at: now, department: node.department,
                         departmentName: outage.departmentName, node: node.node,
@@ -143,7 +150,8 @@ public struct AlertBook: Sendable {
                     }
                 }
             case .storeUndecided(let over):
-                for (store, since) in undecided where rule.stores.contains(store) && now - since >= over {
+                let due = undecided.filter { rule.stores.contains($0.key) && now - $0.value >= over }
+                for (store, since) in due.sorted(by: { ($0.value, $0.key) < ($1.value, $1.key) }) {
                     // One id for the spell, whoever tells it: every coordinator standing by for the store sees it.
                     var alert = Alert(
                         rule: rule.id, kind: .storeUndecided, store: store, at: now,

@@ -26,7 +26,8 @@ public enum BeaconFrame: Hashable, Sendable {
     /// Eddystone calibrates its power at 0 m; the expected RSSI at 1 m is about 41 dB lower.
     public static let eddystoneZeroToOneMetreLoss = 41
 
-    /// The beacon's canonical identity; `nil` for frames that carry no stable identity (URL, TLM, eTLM, EID).
+    /// The beacon's canonical identity; `nil` for frames that identify no beacon (URL, TLM, eTLM). An EID frame's is
+    /// the id it advertises now (`eddystone-eid:`), which the coordinator resolves.
     public var key: BeaconKey? {
         switch self {
         case .iBeacon(let uuid, let major, let minor, _):
@@ -35,7 +36,9 @@ public enum BeaconFrame: Hashable, Sendable {
             return .altBeacon(id1: id1, id2: id2, id3: id3)
         case .eddystoneUID(let namespace, let instance, _):
             return .eddystone(namespaceHigh: namespace.high, namespaceLow: namespace.low, instance: instance.value)
-        case .eddystoneURL, .eddystoneTLM, .eddystoneETLM, .eddystoneEID:
+        case .eddystoneEID(let ephemeralID, _):
+            return .eddystoneEID(ephemeralID: ephemeralID)
+        case .eddystoneURL, .eddystoneTLM, .eddystoneETLM:
             return nil
         }
     }

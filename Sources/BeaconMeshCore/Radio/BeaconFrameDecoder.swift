@@ -15,11 +15,19 @@ public enum BeaconFrameDecoder {
     /// The Eddystone 16-bit service UUID.
     public static let eddystoneServiceUUID: UInt16 = 0xFEAA
 
-    /// Calls `body` with each beacon frame in `data` (a run of AD structures), in order.
-    public static func forEachFrame(inAdvertisingData data: UnsafeRawBufferPointer, _ body: (BeaconFrame) -> Void) {
+    /// Calls `body` with each beacon frame in `data` (a run of AD structures), in order; returns how many AD
+    /// structures were beacon frames of a known kind with the wrong length (`isMalformedFrame`), dropped.
+    @discardableResult
+    public static func forEachFrame(inAdvertisingData data: UnsafeRawBufferPointer, _ body: (BeaconFrame) -> Void) -> Int {
+        var malformed = 0
         AdvertisingDataStructures.forEach(in: data) { type, payload in
-            if let frame = frame(adType: type, payload: payload) { body(frame) }
+            if let frame = frame(adType: type, payload: payload) {
+                body(frame)
+            } else if isMalformedFrame(adType: type, payload: payload) {
+                malformed += 1
+            }
         }
+        return malformed
     }
 
     /// All beacon frames in `data` (a run of AD structures), in order.
@@ -70,7 +78,8 @@ public enum BeaconFrameDecoder {
     /// Eddystone service data: `AA FE | frame type | …`. Minimum payload sizes (including UUID and frame type):
     /// UID 20 (`tx, namespace 10, instance 6`, RFU optional), URL 5 (`tx, scheme, encoded URL…`),
     /// TLM version 0: 16 (`version, battery 2, temperature 2, advert count 4, uptime 4`),
-    /// TLM version 1 (eTLM): 20 (`version, encrypted 12, salt 2, MIC 2`), EID 12 (`tx, EID 8`).
+    /// TLM version 1 (eTLM): 20 (`version, encrypted 12, salt 2, MIC 2`); EID exactly 12 (`tx, EID 8`: Google's
+    /// specification has no optional bytes, so a longer or shorter one is malformed, see `isMalformedFrame`).
     static func eddystoneFrame(in payload: UnsafeRawBufferPointer) -> BeaconFrame? {
         guard payload.count >= 4, littleEndian16(payload, 0) == eddystoneServiceUUID else { return nil }
         switch payload[2] {
@@ -98,13 +107,20 @@ public enum BeaconFrameDecoder {
                 encryptedTLM: Array(payload[4..<16]),
                 salt: bigEndian16(payload, 16),
                 messageIntegrityCheck: bigEndian16(payload, 18))
-        case 0x30 where payload.count >= 12:
+        case 0x30 where payload.count == 12:
             var ephemeralID: UInt64 = 0
             for index in 4..<12 { ephemeralID = ephemeralID << 8 | UInt64(payload[index]) }
             return .eddystoneEID(ephemeralID: ephemeralID, txPower: Int8(bitPattern: payload[3]))
         default:
             return nil
         }
+    }
+
+    /// Whether one AD structure that yielded no frame is a beacon frame of a known kind with the wrong length (an
+    /// Eddystone-EID frame not of exactly 12 bytes): the scanner drops and counts those.
+    public static func isMalformedFrame(adType: UInt8, payload: UnsafeRawBufferPointer) -> Bool {
+        adType == AdvertisingDataStructures.serviceData16 && payload.count >= 3
+            && littleEndian16(payload, 0) == eddystoneServiceUUID && payload[2] == 0x30 && payload.count != 12
     }
 
     // The caller guarantees the bytes exist.

@@ -68,6 +68,8 @@ public struct BeaconTable<Value: Sendable>: Sendable {
             value = id1.high &* 0xC2B2_AE3D_27D4_EB4F ^ id1.low ^ (UInt64(id2) << 16 | UInt64(id3))
         case .eddystone(let namespaceHigh, let namespaceLow, let instance):
             value = namespaceHigh &* 0x1656_67B1_9E37_79F9 ^ instance ^ UInt64(namespaceLow) << 48
+        case .eddystoneEID(let ephemeralID):
+            value = ephemeralID &* 0x27D4_EB2F_1656_67C5
         }
         value ^= seed
         value = (value ^ (value >> 32)) &* 0xD6E8_FEB8_6659_FD93

@@ -18,6 +18,8 @@ public struct ScannerPipeline: Sendable {
         public var beaconFrames: UInt64 = 0
         /// Reports dropped because their event was malformed.
         public var malformedReports: UInt64 = 0
+        /// Beacon frames of a known kind with the wrong length (an Eddystone-EID frame not of 12 bytes), dropped.
+        public var malformedFrames: UInt64 = 0
         /// Batches made.
         public var batches: UInt64 = 0
         public init() {}
@@ -48,7 +50,7 @@ public struct ScannerPipeline: Sendable {
                 if outcome == .newBeacon { sawNewBeacon = true }
                 return
             }
-            BeaconFrameDecoder.forEachFrame(inAdvertisingData: data) { frame in
+            let malformed = BeaconFrameDecoder.forEachFrame(inAdvertisingData: data) { frame in
                 if let key = frame.key {
                     counters.beaconFrames += 1
                     let outcome = aggregator.record(
@@ -59,6 +61,7 @@ public struct ScannerPipeline: Sendable {
                     _ = aggregator.recordTelemetry(address: header.address, batteryMillivolts: Int(battery), temperature: temperature)
                 }
             }
+            counters.malformedFrames += UInt64(malformed)
         }
         counters.malformedReports += UInt64(max(0, summary.droppedReports))
         guard sawNewBeacon, aggregator.isNewBeaconFlushDue(at: time) else { return nil }

@@ -1,5 +1,6 @@
 /// The identity of one beacon, spelled on the wire as the contract's canonical key
-/// (`ibeacon:<uuid>:<major>:<minor>`, `altbeacon:<id1>:<id2>:<id3>`, `eddystone:<namespace>:<instance>`).
+/// (`ibeacon:<uuid>:<major>:<minor>`, `altbeacon:<id1>:<id2>:<id3>`, `eddystone:<namespace>:<instance>`,
+/// `eddystone-eid:<ephemeral id>`).
 ///
 /// A value type of plain integers: hashing it on the scanner's hot path never allocates.
 public enum BeaconKey: Hashable, Comparable, Sendable {
@@ -7,6 +8,9 @@ public enum BeaconKey: Hashable, Comparable, Sendable {
     case altBeacon(id1: BeaconUUID, id2: UInt16, id3: UInt16)
     /// Eddystone-UID: a 10-byte namespace (`namespaceHigh` holds its first 8 bytes) and a 6-byte instance.
     case eddystone(namespaceHigh: UInt64, namespaceLow: UInt16, instance: UInt64)
+    /// Eddystone-EID: the 8-byte ephemeral id a fob advertises now (it rotates every 2^K seconds; only the
+    /// coordinator, holding the members' identity keys, knows whose it is).
+    case eddystoneEID(ephemeralID: UInt64)
 
     /// Parses a canonical key; `nil` if `text` is not one (wrong scheme, bad hex, number out of range).
     public init?(_ text: some StringProtocol) {
@@ -40,6 +44,11 @@ public enum BeaconKey: Hashable, Comparable, Sendable {
                 let instance = BeaconKey.hex(UnsafeBufferPointer(rebasing: bytes[31..<43]))
             else { return nil }
             self = .eddystone(namespaceHigh: namespaceHigh, namespaceLow: UInt16(namespaceLow), instance: instance)
+        } else if hasPrefix("eddystone-eid:") {
+            guard bytes.count == 14 + 16, let ephemeralID = BeaconKey.hex(UnsafeBufferPointer(rebasing: bytes[14...])) else {
+                return nil
+            }
+            self = .eddystoneEID(ephemeralID: ephemeralID)
         } else {
             return nil
         }
@@ -78,10 +87,12 @@ public enum BeaconKey: Hashable, Comparable, Sendable {
         case .eddystone(let namespaceHigh, let namespaceLow, let instance):
             hasher.combine(namespaceHigh ^ 0xEDD1_5707)
             hasher.combine(instance ^ UInt64(namespaceLow) << 48)
+        case .eddystoneEID(let ephemeralID):
+            hasher.combine(ephemeralID ^ 0xE1D0_0000_E1D0)
         }
     }
 
-    /// Orders by kind (AltBeacon, Eddystone, iBeacon), then by identifiers as numbers — cheap, no strings built.
+    /// Orders by kind (AltBeacon, Eddystone, Eddystone-EID, iBeacon: as their keys sort), then by identifiers as numbers — cheap, no strings built.
     public static func < (lhs: BeaconKey, rhs: BeaconKey) -> Bool {
         switch (lhs, rhs) {
         case (.altBeacon(let a1, let a2, let a3), .altBeacon(let b1, let b2, let b3)):
@@ -90,6 +101,8 @@ public enum BeaconKey: Hashable, Comparable, Sendable {
             return (a1, a2, a3) < (b1, b2, b3)
         case (.iBeacon(let a1, let a2, let a3), .iBeacon(let b1, let b2, let b3)):
             return (a1.high, a1.low, a2, a3) < (b1.high, b1.low, b2, b3)
+        case (.eddystoneEID(let a), .eddystoneEID(let b)):
+            return a < b
         default:
             return lhs.kindRank < rhs.kindRank
         }
@@ -99,7 +112,8 @@ public enum BeaconKey: Hashable, Comparable, Sendable {
         switch self {
         case .altBeacon: return 0
         case .eddystone: return 1
-        case .iBeacon: return 2
+        case .eddystoneEID: return 2
+        case .iBeacon: return 3
         }
     }
 }
@@ -115,6 +129,8 @@ extension BeaconKey: CustomStringConvertible {
         case .eddystone(let namespaceHigh, let namespaceLow, let instance):
             return "eddystone:" + HexDigits.string(namespaceHigh, digits: 16) + HexDigits.string(UInt64(namespaceLow), digits: 4)
                 + ":" + HexDigits.string(instance, digits: 12)
+        case .eddystoneEID(let ephemeralID):
+            return "eddystone-eid:" + HexDigits.string(ephemeralID, digits: 16)
         }
     }
 }

@@ -38,11 +38,14 @@ public struct NodeHealth: Hashable, Sendable {
     public var dropped: UInt64
     public var queued: Int
     public var rssBytes: Int
+    /// Beacon frames of a known kind with the wrong length, dropped (`malformed`; 0 from scanners before it).
+    public var malformedFrames: UInt64
 
     public init(
         uptimeSeconds: Int64, adverts: UInt64, advertsPerSecond: Double, beacons: Int, batches: UInt64,
-        dropped: UInt64, queued: Int, rssBytes: Int
+        dropped: UInt64, queued: Int, rssBytes: Int, malformedFrames: UInt64 = 0
     ) {
+        self.malformedFrames = malformedFrames
         self.uptimeSeconds = uptimeSeconds
         self.adverts = adverts
         self.advertsPerSecond = advertsPerSecond

@@ -41,6 +41,15 @@ public struct Topics: Sendable, Equatable {
     public func allNodeStatus(store: UInt16) -> String { nodeStatusFilter(store: store) }
     /// The filter for everything of one store.
     public func everything(store: UInt16) -> String { "\(prefix)/stores/\(store)/#" }
+    /// The filters of everything a store's broker sends up to head office over its bridge: the store's tree but its
+    /// node configs, which only come down (`storeNodeConfigFilter`, `nodeConfigFilter`).
+    public func uplinkFilters(store: UInt16) -> [String] {
+        [
+            sightingsFilter(store: store), nodeStatusFilter(store: store), nodeHealthFilter(store: store), events(store: store),
+            presence(store: store), alerts(store: store), rangingFilter(store: store, member: nil), checkins(store: store),
+            survey(store: store),
+        ]
+    }
 
     // Subscription filters and ACL topics: a `nil` level is `+`, any one value.
 
