@@ -210,8 +210,8 @@ let package = Package(
             ],
             // C for an LD_PRELOAD library that `scanner-live-process` compiles with clang at run time: it gives the
             // real beacon-scanner an hci0 without Bluetooth in the kernel (not Swift: the scanner must not load a
-            // second Swift runtime for it).
-            exclude: ["FakeHCIAdapter.c"]),
+            // second Swift runtime for it). README.md holds the measurements the benchmarks print.
+            exclude: ["FakeHCIAdapter.c", "README.md"]),
 
         // Presence accuracy on labelled real recordings: converters of the public recordings into per-node btsnoop
         // captures and ground truth, a virtual-time replay through the scanner pipeline and the presence engine, the

@@ -5,7 +5,8 @@ import Testing
 
 /// The scoreboard on the shared labelled recordings (`../shared/data/accuracy`), converted afresh: floors that fail
 /// on a regression of BeaconMesh's decisions, with the contract's default presence settings. The figures the floors
-/// sit under are in the README's "Measured performance" (`beacon-bench accuracy score --baseline`).
+/// sit under are in `Sources/beacon-bench/README.md`, "Presence accuracy on real radio" (`beacon-bench accuracy score
+/// --baseline`).
 @Suite("Presence accuracy on labelled recordings", .serialized)
 struct ScoreboardFloorTests {
     /// Converts `files` of `kind` into a fresh folder and scores every recording with the naive rules beside.

@@ -5,8 +5,8 @@ import Testing
 
 /// The scoreboard of surveyed stores on the shared labelled recordings: each recording decided from a survey of the
 /// other recordings of the same place (leave one recording out: never the seconds scored), against the uncalibrated
-/// engine and the naive rules on the same packets. The figures are in the README's "Presence accuracy on real radio"
-/// (`beacon-bench accuracy score --leave-one-out --baseline`).
+/// engine and the naive rules on the same packets. The figures are in `Sources/beacon-bench/README.md`, "Presence
+/// accuracy on real radio" (`beacon-bench accuracy score --leave-one-out --baseline`).
 @Suite("Presence accuracy on labelled recordings, surveyed", .serialized)
 struct SurveyedScoreboardFloorTests {
     /// Converts `files` of one place into a fresh folder and scores them surveyed, leaving one out, RSSI shifted by

@@ -3,8 +3,8 @@ import Foundation
 import Testing
 
 /// `beacon-bench nodes` measures head office's fleet commands on real processes (the figures, at 100 nodes and
-/// 10,000 statuses, are in the benchmarks' README). Run small here: what this checks is that every node's apply is
-/// counted from mosquitto_sub's stamps, and that nodes list lists every retained status.
+/// 10,000 statuses, are in `Sources/beacon-bench/README.md`). Run small here: what this checks is that every node's
+/// apply is counted from mosquitto_sub's stamps, and that nodes list lists every retained status.
 @Suite("beacon-bench nodes", .serialized)
 struct NodesBenchTests {
     @Test("five scanners, two rounds of nodes set, each applied by all five; nodes list of 300 retained statuses lists them all")

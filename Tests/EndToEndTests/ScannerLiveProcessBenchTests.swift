@@ -4,9 +4,9 @@ import Testing
 
 /// `beacon-bench scanner-live-process` measures the real `beacon-scanner` on `--source hci0` where the kernel has no
 /// Bluetooth: the library it compiles and preloads (`FakeHCIAdapter.c`) hands libbluetooth's hci0 to the benchmark's
-/// fake controller. Run small here (the figures are in the README); what this checks is that the scanner process
-/// really scans through it — every iBeacon advert among the Continuity noise in its batches, a clean exit on SIGTERM
-/// — and that the benchmark reports each run's peak and the worst of them.
+/// fake controller. Run small here (the figures are in `Sources/beacon-bench/README.md`); what this checks is that the
+/// scanner process really scans through it — every iBeacon advert among the Continuity noise in its batches, a clean
+/// exit on SIGTERM — and that the benchmark reports each run's peak and the worst of them.
 @Suite("beacon-bench scanner-live-process", .serialized)
 struct ScannerLiveProcessBenchTests {
     /// The figure in MiB before " MiB" after `marker` in `line`.
