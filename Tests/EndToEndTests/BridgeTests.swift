@@ -163,13 +163,7 @@ struct BridgeTests {
             chain.hq.credentialFile(of: "fleet-hq"),
         ]
         // The node's status goes up the bridge: head office lists it online.
-        let online = await BrokerSecurityTests.retrying(for: .seconds(30)) {
-            guard let list = try? Mesh.program("beacon-coordinator", ["nodes", "list", "--store", "1", "--json"] + fleet) else {
-                return false
-            }
-            _ = await list.waitForExit(timeout: .seconds(20))
-            return list.stdoutLines.joined().contains(#""state":"online""#)
-        }
+        let online = await FleetACLTests.listsANodeOnline(store: 1, within: .seconds(30), fleet)
         #expect(online, "\(scanner.transcript)\nstore log:\n\(chain.store.log)\nHQ log:\n\(chain.hq.log)")
         // HQ's view of the config, and of a node status the bridge may write (a barrier below: one subscriber, so in order).
         let barrierTopic = "\(Chain.tree)/stores/1/departments/99/nodes/barrier/status"

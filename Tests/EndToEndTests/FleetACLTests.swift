@@ -59,13 +59,7 @@ struct FleetACLTests {
         ]
         // The raw "fleet: …" payloads above are retained and unreadable: the scanner refuses them; nodes set then
         // writes revision 1 over them.
-        let online = await BrokerSecurityTests.retrying(for: .seconds(20)) {
-            guard let list = try? Mesh.program("beacon-coordinator", ["nodes", "list", "--store", "1", "--json"] + fleet) else {
-                return false
-            }
-            _ = await list.waitForExit(timeout: .seconds(20))
-            return list.stdoutLines.joined().contains(#""state":"online""#)
-        }
+        let online = await Self.listsANodeOnline(store: 1, within: .seconds(20), fleet)
         #expect(online, "\(scanner.transcript)\n\(broker.log)")
         let set = try Mesh.program("beacon-coordinator", ["nodes", "set", "--store", "1", "rssiAdjustment=2"] + fleet)
         #expect(await set.waitForExit(timeout: .seconds(30)) == .exited(0), "\(set.transcript)\n\(scanner.transcript)")
@@ -84,5 +78,16 @@ struct FleetACLTests {
         await retained.stop()
         #expect(kept?.contains(#""revision":1,"#) == true && kept?.contains(#""rssiAdjustment":2"#) == true, "\(kept ?? "none")")
         #expect(await scanner.stop(with: SIGTERM, timeout: .seconds(15)) == .exited(0), "\(scanner.transcript)")
+    }
+
+    /// Whether `beacon-coordinator nodes list --store N --json` with `arguments` (broker and credential) lists a node
+    /// online within `timeout`, asked again until it does.
+    static func listsANodeOnline(store: Int, within timeout: Duration, _ arguments: [String]) async -> Bool {
+        await BrokerSecurityTests.retrying(for: timeout) {
+            guard let list = try? Mesh.program("beacon-coordinator", ["nodes", "list", "--store", "\(store)", "--json"] + arguments)
+            else { return false }
+            _ = await list.waitForExit(timeout: .seconds(20))
+            return list.stdoutLines.joined().contains(#""state":"online""#)
+        }
     }
 }
