@@ -207,6 +207,8 @@ let package = Package(
                 "BeaconMeshCoordinator", "BeaconMeshRegistry",
                 // `accuracy` scores presence decisions on labelled real recordings.
                 "BeaconMeshAccuracy",
+                // `eid` times the coordinator's table of members' EID fobs.
+                "BeaconMeshFobs",
             ],
             // C for an LD_PRELOAD library that `scanner-live-process` compiles with clang at run time: it gives the
             // real beacon-scanner an hci0 without Bluetooth in the kernel (not Swift: the scanner must not load a

@@ -201,7 +201,12 @@ struct CoordinatorState {
                 apply(engine.nodeStatusChanged(node, state: status.state, boot: boot, at: now), at: now)
             }
         case .surveyMark(let mark, let store):
-            if let refused = surveyMarks.take(mark, store: configuration.store(store), storeID: store, at: now) {
+            let beacons: [BeaconKey]
+            switch mark.carried {
+            case .beacon(let beacon): beacons = [beacon]
+            case .member(let member): beacons = engine.beacons(of: member)
+            }
+            if let refused = surveyMarks.take(mark, beacons: beacons, store: configuration.store(store), storeID: store, at: now) {
                 drops.drop(reason: refused.reason, topic: topics.survey(store: store), detail: refused.detail, at: now, logger: logger)
             }
         case .ignored:

@@ -16,7 +16,7 @@ struct BeaconBench: ParsableCommand {
             CrowdArrivalBenchmark.self, WireBenchmark.self, CoordinatorBenchmark.self, CoordinatorInMemoryBenchmark.self,
             RangingBenchmark.self, RegistryBenchmark.self, RegistryLoadBenchmark.self, FailoverBenchmark.self, AnalyticsBenchmark.self,
             DashboardBenchmark.self, SoakBenchmark.self, AccuracyBenchmark.self, SurveyFitBenchmark.self, WebhookBenchmark.self,
-            BenchWebhookReceiver.self, NodesBenchmark.self,
+            BenchWebhookReceiver.self, NodesBenchmark.self, EIDBenchmark.self,
         ])
 
     static func main() {

@@ -5,7 +5,7 @@ import BeaconMeshService
 import BeaconMeshWire
 import Logging
 
-/// `beacon-coordinator survey mark --store N --beacon KEY --department D|none|stop`: publishes one survey mark to the
+/// `beacon-coordinator survey mark --store N --beacon KEY|member:ID --department D|none|stop`: publishes one survey mark to the
 /// store's survey topic at QoS 1 and exits 0 once the broker has acknowledged it; 1 with one line when the broker
 /// cannot be reached or does not acknowledge in time, 2 with one line for a bad flag or beacon key.
 struct SurveyMarkCommand: AsyncParsableCommand {
@@ -29,15 +29,22 @@ struct SurveyMarkCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The beacon the surveyor carries: ibeacon:<uuid>:<major>:<minor>, altbeacon:… or eddystone:….", valueName: "KEY"),
-        transform: { text in
+            "The beacon the surveyor carries: ibeacon:<uuid>:<major>:<minor>, altbeacon:…, eddystone:… or eddystone-eid:…; or member:ID for the beacons the registry gives that member (EID fobs included).",
+            valueName: "KEY|member:ID"),
+        transform: { text throws(ValidationError) in
+            if text.hasPrefix("member:") {
+                let member = String(text.dropFirst("member:".count))
+                guard (1...64).contains(member.count) else { throw ValidationError("member:ID needs a member id of 1-64 characters") }
+                return .member(member)
+            }
             guard let key = BeaconKey(text.lowercased()) else {
                 throw ValidationError(
-                    "not a beacon key (ibeacon:<uuid>:<major>:<minor>, altbeacon:<id1>:<id2>:<id3> or eddystone:<namespace>:<instance>)")
+                    "not a beacon key (ibeacon:<uuid>:<major>:<minor>, altbeacon:<id1>:<id2>:<id3>, eddystone:<namespace>:<instance> or eddystone-eid:<id>) nor member:ID"
+                )
             }
-            return key
+            return .beacon(key)
         })
-    var beacon: BeaconKey
+    var beacon: SurveyMark.Carried
 
     @Option(
         help: ArgumentHelp(

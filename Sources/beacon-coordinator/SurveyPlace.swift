@@ -19,12 +19,12 @@ enum SurveyPlace: ExpressibleByArgument, Hashable, Sendable {
         }
     }
 
-    /// The mark of `beacon` at this place, made `at`.
-    func mark(of beacon: BeaconKey, at: Timestamp) -> SurveyMark {
+    /// The mark of what the surveyor carries (a beacon, or a member's beacons) at this place, made `at`.
+    func mark(of carried: SurveyMark.Carried, at: Timestamp) -> SurveyMark {
         switch self {
-        case .department(let department): SurveyMark(beacon: beacon, department: department, at: at)
-        case .between: SurveyMark(beacon: beacon, department: nil, at: at)
-        case .stop: .stop(beacon, at: at)
+        case .department(let department): SurveyMark(carried, department: department, at: at)
+        case .between: SurveyMark(carried, department: nil, at: at)
+        case .stop: .stop(carried, at: at)
         }
     }
 }

@@ -16,7 +16,11 @@ struct SurveyMarkCommandTests {
                 "survey", "mark", "--store", "1", "--beacon", Self.key.uppercased(), "--department", "10", "--broker", "mqtts://hq:8883",
                 "--username", "surveyor", "--password-file", "/etc/beaconmesh/surveyor.pass", "--cafile", "/etc/beaconmesh/tls/ca.pem",
             ]) as? SurveyMarkCommand)
-        #expect(command.store == 1 && command.beacon == BeaconKey(Self.key) && command.department == .department(10))
+        #expect(command.store == 1 && command.beacon == .beacon(BeaconKey(Self.key)!) && command.department == .department(10))
+        let member = try #require(
+            try BeaconCoordinator.parseAsRoot(["survey", "mark", "--store", "1", "--beacon", "member:ana", "--department", "10"])
+                as? SurveyMarkCommand)
+        #expect(member.beacon == .member("ana"))
         #expect(
             command.brokerOptions.connection
                 == BrokerConnection(
@@ -35,22 +39,25 @@ struct SurveyMarkCommandTests {
     func marks() throws {
         let beacon = try #require(BeaconKey(Self.key))
         let at = Timestamp(milliseconds: 5)
-        #expect(SurveyPlace.department(10).mark(of: beacon, at: at) == SurveyMark(beacon: beacon, department: 10, at: at))
-        #expect(SurveyPlace.between.mark(of: beacon, at: at) == SurveyMark(beacon: beacon, department: nil, at: at))
-        #expect(SurveyPlace.stop.mark(of: beacon, at: at) == SurveyMark(beacon: beacon, department: nil, stop: true, at: at))
+        #expect(SurveyPlace.department(10).mark(of: .beacon(beacon), at: at) == SurveyMark(beacon: beacon, department: 10, at: at))
+        #expect(SurveyPlace.between.mark(of: .beacon(beacon), at: at) == SurveyMark(beacon: beacon, department: nil, at: at))
+        #expect(SurveyPlace.stop.mark(of: .beacon(beacon), at: at) == SurveyMark(beacon: beacon, department: nil, stop: true, at: at))
+        #expect(SurveyPlace.department(10).mark(of: .member("ana"), at: at) == SurveyMark(.member("ana"), department: 10, at: at))
+        #expect(SurveyPlace.stop.mark(of: .member("ana"), at: at) == SurveyMark(.member("ana"), department: nil, stop: true, at: at))
     }
 
     @Test(
         "a bad flag or a malformed key is refused in one line naming it (exit 2)",
         arguments: [
-            (["--beacon", "ibeacon:x:1:2", "--department", "10"], "The value 'ibeacon:x:1:2' is invalid for '--beacon <KEY>'"),
-            (["--beacon", "\(key):3", "--department", "10"], "is invalid for '--beacon <KEY>'"),
+            (["--beacon", "ibeacon:x:1:2", "--department", "10"], "The value 'ibeacon:x:1:2' is invalid for '--beacon <KEY|member:ID>'"),
+            (["--beacon", "\(key):3", "--department", "10"], "is invalid for '--beacon <KEY|member:ID>'"),
             (["--beacon", key, "--department", "ten"], "The value 'ten' is invalid for '--department <D|none|stop>'"),
             (["--beacon", key, "--department", "65536"], "The value '65536' is invalid for '--department <D|none|stop>'"),
             (["--beacon", key, "--department", "+1"], "The value '+1' is invalid for '--department <D|none|stop>'"),
             (["--beacon", key, "--department", "Stop"], "The value 'Stop' is invalid for '--department <D|none|stop>'"),
             (["--beacon", key], "Missing expected argument '--department <D|none|stop>'"),
-            (["--department", "10"], "Missing expected argument '--beacon <KEY>'"),
+            (["--department", "10"], "Missing expected argument '--beacon <KEY|member:ID>'"),
+            (["--beacon", "member:", "--department", "10"], "member:ID needs a member id of 1-64 characters"),
         ])
     func refused(arguments: [String], message: String) {
         do {
@@ -79,11 +86,14 @@ struct SurveyMarkCommandTests {
         reached or does not acknowledge it within 10 s. The broker password comes from --password-file or the
         BEACONMESH_PASSWORD environment variable.
 
-        USAGE: beacon-coordinator survey mark --store <N> --beacon <KEY> --department <D|none|stop> [--broker <URL>] [--username <U>] [--password-file <F>] [--cafile <F>]
+        USAGE: beacon-coordinator survey mark --store <N> --beacon <KEY|member:ID> --department <D|none|stop> [--broker <URL>] [--username <U>] [--password-file <F>] [--cafile <F>]
 
         OPTIONS:
           --store <N>             The store being surveyed (0-65535).
-          --beacon <KEY>          The beacon the surveyor carries: ibeacon:<uuid>:<major>:<minor>, altbeacon:… or eddystone:….
+          --beacon <KEY|member:ID>
+                                  The beacon the surveyor carries: ibeacon:<uuid>:<major>:<minor>, altbeacon:…, eddystone:… or
+                                  eddystone-eid:…; or member:ID for the beacons the registry gives that member (EID fobs
+                                  included).
           --department <D|none|stop>
                                   Where the surveyor is now: a department number, none (between departments) or stop (the
                                   survey of this beacon ends).

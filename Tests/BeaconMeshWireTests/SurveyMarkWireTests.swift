@@ -169,3 +169,22 @@ struct SurveyMarkWireTests {
         #expect(read > 0 && read < corrupted.count, "\(read) of \(corrupted.count) read")
     }
 }
+
+@Suite("Survey marks of a member's beacons on the wire")
+struct MemberSurveyMarkWireTests {
+    @Test("a member's mark is {\"member\":…} in place of the beacon, both ways; both, or an empty id, are refused naming member")
+    func memberMarks() throws {
+        let mark = SurveyMark(.member("ana"), department: 10, at: Timestamp(milliseconds: 5))
+        let text = String(decoding: WireCodec.encode(mark), as: UTF8.self)
+        #expect(text == #"{"v":1,"member":"ana","department":10,"at":5}"#)
+        #expect(try WireCodec.decodeSurveyMark(Array(text.utf8)) == mark)
+        let both = #"{"v":1,"member":"ana","beacon":"ibeacon:0cf052c2-97ca-407c-84f8-b62aac4e9020:9:6","department":10,"at":5}"#
+        for hostile in [both, #"{"v":1,"member":"","department":10,"at":5}"#, #"{"v":1,"member":7,"department":10,"at":5}"#] {
+            #expect {
+                try WireCodec.decodeSurveyMark(Array(hostile.utf8))
+            } throws: { error in
+                "\(error)".contains("member")
+            }
+        }
+    }
+}

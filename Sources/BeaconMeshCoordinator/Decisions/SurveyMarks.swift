@@ -4,7 +4,8 @@ import BeaconMeshCore
 /// samples to keep of it about once a second (a pure value: marks and time in, samples out).
 ///
 /// A mark holds until the beacon's next mark: another department, "between departments" (`department: nil`, kept
-/// but not sampled) or `stop`. Marks live in memory only: after a restart the surveyor marks again.
+/// but not sampled) or `stop`. A member's mark (`member:ID`) marks each of her beacons, as the caller resolved them.
+/// Marks live in memory only: after a restart the surveyor marks again.
 struct SurveyMarks: Sendable {
     /// A marked beacon: in which store, which department (`nil`: between departments), since when.
     struct Marking: Hashable, Sendable {
@@ -19,19 +20,23 @@ struct SurveyMarks: Sendable {
     private(set) var marked: [BeaconKey: Marking] = [:]
     private var lastSample: Timestamp?
 
-    /// Why a mark was refused (its drop reason and a line of detail), or `nil` when it was taken.
-    mutating func take(_ mark: SurveyMark, store: CoordinatorConfiguration.Store?, storeID: UInt16, at now: Timestamp) -> (
-        reason: String, detail: String
-    )? {
+    /// Why a mark was refused (its drop reason and a line of detail), or `nil` when it was taken. `beacons` are the
+    /// beacons it marks: its own, or its member's (none: a member the registry does not know, or without beacons).
+    mutating func take(
+        _ mark: SurveyMark, beacons: [BeaconKey], store: CoordinatorConfiguration.Store?, storeID: UInt16, at now: Timestamp
+    ) -> (reason: String, detail: String)? {
         guard let store else { return ("unknown-store", "store \(storeID) is not served here") }
+        if case .member(let member) = mark.carried, beacons.isEmpty {
+            return ("unknown-member", "no member '\(member)' with a beacon in the registry")
+        }
         if mark.stop {
-            marked[mark.beacon] = nil
+            for beacon in beacons { marked[beacon] = nil }
             return nil
         }
         if let department = mark.department, store.department(department) == nil {
             return ("unknown-department", "store \(store.id) has no department \(department)")
         }
-        marked[mark.beacon] = Marking(store: store.id, department: mark.department, since: now)
+        for beacon in beacons { marked[beacon] = Marking(store: store.id, department: mark.department, since: now) }
         return nil
     }
 

@@ -24,6 +24,13 @@ extension PresenceEngine {
         return changedStores.sorted().map { .presenceChanged(store: $0) }
     }
 
+    /// The beacons the directory gives `member` (a survey mark of a member's beacons), in key order; none for a member
+    /// it does not know. A pass over the beacons' owners: for a mark now and then, not for every sighting.
+    public func beacons(of member: String) -> [BeaconKey] {
+        guard let number = memberNumbers[member], beaconCounts[Int(number)] > 0 else { return [] }
+        return owners.keys.indices.filter { owners.values[$0] == number }.map { owners.keys[$0] }.sorted()
+    }
+
     /// Changes the directory for some members only, as `setDirectory` would with the whole of it: each member in
     /// `changed` now owns exactly the beacons listed (one no longer listed belongs to no one), and the `removed` are
     /// forgotten at once. A member whose beacons are those they had (a count changed: the usual case in a chain,

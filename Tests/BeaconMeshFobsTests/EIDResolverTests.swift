@@ -1,0 +1,90 @@
+import BeaconMeshFobs
+import Testing
+
+/// The coordinator's table of accepted EID ids: what resolves, what does not, and a drifting fob followed.
+@Suite("Eddystone-EID resolution")
+struct EIDResolverTests {
+    static let key: [UInt8] = [0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16]
+    static let eid = EddystoneEID(identityKey: key, rotationExponent: 10)!
+    /// 2026-12-02 00:00 UTC, and a fob that started counting 30 days before.
+    static let now: Int64 = 1_796_169_600
+    static let started = now - 30 * 86_400
+
+    static func resolver() -> EIDResolver {
+        let other = EddystoneEID(identityKey: Array(repeating: 0x42, count: 16), rotationExponent: 12)!
+        var resolver = EIDResolver(fobs: [
+            .init(member: "ana", eid: eid, offset: started), .init(member: "ben", eid: other, offset: 0),
+        ])
+        resolver.refresh(at: now)
+        return resolver
+    }
+
+    @Test("the window holding the expected counter, the ones either side, and those within 5 minutes resolve; further ones do not")
+    func acceptedWindows() {
+        let counter = UInt32(Self.now - Self.started)
+        // Each heard by a resolver of its own: hearing one moves the fob's offset toward it.
+        for heard in [counter, counter - 1024, counter + 1024] {
+            var resolver = Self.resolver()
+            #expect(resolver.resolve(Self.eid.ephemeralID(counter: heard), at: Self.now) == "ana", "\(heard)")
+        }
+        // Two windows away is neither adjacent nor within 5 minutes: a recording replayed, or another fob's.
+        var fresh = Self.resolver()
+        #expect(fresh.resolve(Self.eid.ephemeralID(counter: counter + 3 * 1024), at: Self.now) == nil)
+        #expect(fresh.resolve(Self.eid.ephemeralID(counter: counter - 3 * 1024), at: Self.now) == nil)
+        #expect(fresh.resolve(0x0123_4567_89AB_CDEF, at: Self.now) == nil)
+        let ben = EddystoneEID(identityKey: Array(repeating: 0x42, count: 16), rotationExponent: 12)!
+        #expect(fresh.resolve(ben.ephemeralID(counter: UInt32(Self.now)), at: Self.now) == "ben")
+        #expect((5...8).contains(fresh.count), "three or four windows a fob: \(fresh.count)")
+    }
+
+    @Test("an id recorded now and replayed two hours later resolves to nobody")
+    func replayedRecording() {
+        var resolver = Self.resolver()
+        let recorded = Self.eid.ephemeralID(counter: UInt32(Self.now - Self.started))
+        let later = Self.now + 7200
+        resolver.refresh(at: later)
+        #expect(resolver.resolve(recorded, at: later) == nil)
+    }
+
+    @Test("refreshing across rotations keeps the table the same size and the fob's new ids resolving")
+    func rotations() {
+        var resolver = Self.resolver()
+        let size = resolver.count
+        for step in 1...10 {
+            let time = Self.now + Int64(step) * 1024
+            resolver.refresh(at: time)
+            #expect(resolver.count == size)
+            #expect(resolver.resolve(Self.eid.ephemeralID(counter: UInt32(time - Self.started)), at: time) == "ana", "\(step)")
+        }
+    }
+
+    @Test("fobs 60 s fast and 60 s slow resolve; one drifting 13 s a day keeps resolving for 300 days (65 minutes off)")
+    func drift() {
+        for skew: Int64 in [60, -60] {
+            var resolver = Self.resolver()
+            let counter = UInt32(Self.now - Self.started + skew)
+            #expect(resolver.resolve(Self.eid.ephemeralID(counter: counter), at: Self.now) == "ana", "\(skew)")
+        }
+        var resolver = Self.resolver()
+        for day: Int64 in 1...300 {
+            let time = Self.now + day * 86_400
+            resolver.refresh(at: time)
+            let counter = UInt32(time - Self.started + day * 13)
+            #expect(resolver.resolve(Self.eid.ephemeralID(counter: counter), at: time) == "ana", "day \(day)")
+        }
+        #expect(abs(resolver.fobs[0].offset - (Self.started - 300 * 13)) < 1024, "the offset followed the fob")
+    }
+
+    @Test("heard changing window, the fob's offset is known to the second")
+    func rotationPinsTheOffset() {
+        var resolver = Self.resolver()
+        // The fob is 200 s fast: its counter reaches the next window 200 s before the expected one does.
+        let fast: Int64 = 200
+        let counter = Self.now - Self.started + fast
+        let nextWindow = (counter / 1024 + 1) * 1024
+        let before = Self.started - fast + nextWindow - 1
+        #expect(resolver.resolve(Self.eid.ephemeralID(counter: UInt32(nextWindow - 1)), at: before) == "ana")
+        #expect(resolver.resolve(Self.eid.ephemeralID(counter: UInt32(nextWindow)), at: before + 1) == "ana")
+        #expect(resolver.fobs[0].offset == Self.started - fast)
+    }
+}
