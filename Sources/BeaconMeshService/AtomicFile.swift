@@ -47,6 +47,7 @@ public enum AtomicFile {
         }
     }
 
+    @discardableResult
     private static func call<Result: BinaryInteger>(_ failure: String, _ body: () -> Result) throws(Failure) -> Result {
         let result = body()
         let savedErrno = errno
