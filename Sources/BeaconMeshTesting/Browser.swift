@@ -71,6 +71,19 @@ public final class Browser {
         return nil
     }
 
+    /// Fills the dashboard's sign-in form the browser was sent to and submits it; throws when no form came.
+    public func signIn(name: String, password: String) async throws {
+        guard try await waitFor("return !!document.getElementById('login');", timeout: .seconds(10)) != nil else {
+            throw TestSupportError("the browser was not sent to /login")
+        }
+        _ = try await evaluate(
+            """
+            document.getElementById('name').value = arguments[0];
+            document.getElementById('password').value = arguments[1];
+            document.getElementById('sign-in').click(); return true;
+            """, [name, password])
+    }
+
     /// Resizes the window (a phone: 390 × 844; a wall display: 1920 × 1080) and returns once the page has drawn two
     /// frames at the new size (`settled()`): its resize handlers have run and its layout is the new one.
     public func resize(width: Int, height: Int) async throws {

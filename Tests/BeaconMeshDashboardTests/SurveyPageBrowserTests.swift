@@ -70,18 +70,6 @@ struct SurveyPageBrowserTests {
         return folder + "/" + name
     }
 
-    /// Fills the sign-in form the browser was sent to and submits it.
-    static func signIn(_ browser: Browser, as user: (name: String, password: String)) async throws {
-        let form = try await browser.waitFor("return !!document.getElementById('login');", timeout: .seconds(10))
-        #expect(form != nil, "not sent to /login")
-        _ = try await browser.evaluate(
-            """
-            document.getElementById('name').value = arguments[0];
-            document.getElementById('password').value = arguments[1];
-            document.getElementById('sign-in').click(); return true;
-            """, [user.name, user.password])
-    }
-
     @Test(
         "a store-1 user signs in on a phone, picks the beacon, marks Clothing and stop: mosquitto_sub sees both marks; the seconds gathered refresh by themselves; a store-2 user gets 403 there"
     )
@@ -101,7 +89,7 @@ struct SurveyPageBrowserTests {
         let browser = try await Browser.start(width: 390, height: 844)
         do {
             try await browser.open(dashboard.url + "/stores/1/survey")
-            try await Self.signIn(browser, as: Self.anna)
+            try await browser.signIn(name: Self.anna.name, password: Self.anna.password)
             let buttons =
                 try await browser.waitFor(
                     """
@@ -175,7 +163,7 @@ struct SurveyPageBrowserTests {
             _ = try await browser.evaluate("document.getElementById('sign-out').click(); return true;")
             _ = try await browser.waitFor("return location.pathname === '/login';", timeout: .seconds(10))
             try await browser.open(dashboard.url + "/login?next=%2Fstores%2F1%2Fsurvey")
-            try await Self.signIn(browser, as: Self.bert)
+            try await browser.signIn(name: Self.bert.name, password: Self.bert.password)
             let refused =
                 try await browser.waitFor(
                     """

@@ -86,7 +86,7 @@ struct DashboardNodesBrowserTests {
         ) {
             // Head office signs in on the way to /nodes.
             try await browser.open(base + "/nodes")
-            try await Self.signIn(browser, as: (Users.office.name, Users.office.password))
+            try await browser.signIn(name: Users.office.name, password: Users.office.password)
             _ = try await browser.waitFor("return location.pathname === '/nodes' ? true : null;", timeout: .seconds(10))
             let rows = try #require(
                 try await browser.waitFor(Self.rowsScript, [4], timeout: .seconds(15)) as? [[String: Any]],
@@ -161,17 +161,5 @@ struct DashboardNodesBrowserTests {
             let redirected = try await Curl.request(base + "/stores/1/nodes", ["-H", "Accept: text/html"])
             #expect(redirected.status == 303 && redirected.header("location") == ["/login?next=%2Fstores%2F1%2Fnodes"])
         }
-    }
-
-    /// Fills the sign-in form the browser was sent to and submits it.
-    static func signIn(_ browser: Browser, as user: (name: String, password: String)) async throws {
-        let form = try await browser.waitFor("return !!document.getElementById('login') || null;", timeout: .seconds(10))
-        #expect(form != nil, "not sent to /login")
-        _ = try await browser.evaluate(
-            """
-            document.getElementById('name').value = arguments[0];
-            document.getElementById('password').value = arguments[1];
-            document.getElementById('sign-in').click(); return true;
-            """, [user.name, user.password])
     }
 }
