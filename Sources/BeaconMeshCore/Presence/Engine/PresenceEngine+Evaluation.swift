@@ -45,7 +45,7 @@ extension PresenceEngine {
         if !surveys.isEmpty {
             var buffer: [Reading] = []
             swap(&buffer, &surveyBuffer)
-            surveyed = surveyedReadings(of: person, at: now, into: &buffer)
+            surveyed = surveyedReadings(of: &person, at: now, into: &buffer)
             if surveyed != nil {
                 person.surveyedAt = now
                 swap(&person.readings, &buffer)

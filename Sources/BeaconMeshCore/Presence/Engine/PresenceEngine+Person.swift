@@ -26,6 +26,8 @@ extension PresenceEngine {
         /// When this person was last decided from a store's survey (`Int64.min`: never): a batch within
         /// `surveyDecisionInterval` after that only schedules the next decision (`PresenceEngine.surveyDecisionInterval`).
         var surveyedAt: Int64 = .min
+        /// Where a surveyed store's fit has placed this member over time (`SurveyBelief`).
+        var surveyBelief = SurveyBelief()
 
         /// Whether the engine counts this member as tracked: heard lately or with a visit to remember.
         var isTracked: Bool { !readings.isEmpty || visit != nil }

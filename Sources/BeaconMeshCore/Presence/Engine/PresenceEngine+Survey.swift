@@ -1,10 +1,11 @@
 extension PresenceEngine {
-    /// How the decisions weigh a surveyed store's fit: each natural-log unit of odds between two departments counts
-    /// as this many dB of lead, so the contract's `switchMargin` and `switchDwell` (and the decisive rule at three
-    /// times the margin) keep their meaning: with the default 4 dB, a department must be e^1.3 ≈ 4 times likelier than
-    /// the current one for `switchDwell`, or e⁴ ≈ 55 times for a third of it. Measured on the shared recordings (issue 36): 2 dB
-    /// per nat switched too late (SAL car 80 % right), 4–6 too often (an open office 36–42 changes for 17).
-    public static let surveyDecibelsPerNat = 3.0
+    /// How the decisions weigh a surveyed store's belief (`SurveyBelief`): each natural-log unit of odds between two
+    /// departments counts as this many dB of lead, so the contract's `switchMargin` and `switchDwell` keep their
+    /// meaning: with the default 4 dB, a department must be e^2.7 ≈ 14 times likelier than the current one for
+    /// `switchDwell`, and the decisive rule's three times the margin is a belief e^8 times surer. On one moment's fit
+    /// (issue 36) 3 dB per nat was measured best; on the belief (issue 51) 1.5: 3 switched on a second's burst
+    /// (an open office with one radio per department: 29–38 changes for 17), 1 switched late (SAL car 76 % right).
+    public static let surveyDecibelsPerNat = 1.5
 
     /// A member decided from a survey is decided at most this often on batches (milliseconds): weighing every
     /// department costs more than the uncalibrated rules, and scanners send a batch per node about every second, so
@@ -16,7 +17,9 @@ extension PresenceEngine {
     /// they are until the fit's evidence moves them.
     public mutating func setSurvey(_ fit: SurveyFit?, store: UInt16) {
         if let fit {
-            surveys[store] = SurveyState(fit: fit)
+            surveyGenerations &+= 1
+            if surveyGenerations == 0 { surveyGenerations = 1 }
+            surveys[store] = SurveyState(fit: fit, generation: surveyGenerations)
         } else {
             surveys[store] = nil
         }
@@ -63,7 +66,7 @@ extension PresenceEngine {
     /// as they are. Returns the store, or `nil` (and leaves `buffer` alone) when no surveyed store hears the person
     /// through a node its survey knows: they are decided by the uncalibrated rules. One store is decided from its
     /// fit at a time (a person is in one store; the first surveyed store heard is taken).
-    mutating func surveyedReadings(of person: Person, at now: Int64, into buffer: inout [Reading]) -> UInt16? {
+    mutating func surveyedReadings(of person: inout Person, at now: Int64, into buffer: inout [Reading]) -> UInt16? {
         // Only a node of a surveyed store has a feature index: the first such reading names the store.
         var previousStore: UInt16?
         for reading in person.readings where reading.store != previousStore && nodes[Int(reading.node)].surveyFeature >= 0 {
@@ -80,7 +83,8 @@ extension PresenceEngine {
             buffer.removeAll(keepingCapacity: true)
             for reading in person.readings where reading.store != store { buffer.append(reading) }
             let current = person.visit.flatMap { $0.store == store && $0.leftAt == nil ? $0.department : nil }
-            surveys.values[survey].weigh(person.readings, as: freshest, current: current, into: &buffer, at: now, nodes: nodes)
+            surveys.values[survey].weigh(
+                person.readings, as: freshest, current: current, belief: &person.surveyBelief, into: &buffer, at: now, nodes: nodes)
             return store
         }
         return nil
@@ -88,22 +92,13 @@ extension PresenceEngine {
 
     /// After a decision on the surveyed readings `decided` of `store`, what it did to them carried over to the nodes'
     /// own `readings`: all dropped when the decision dropped them all (the member left), the store's dropped when its
-    /// surveyed ones were (the visit ended), set to their latest when the surveyed ones were (a decisive switch).
+    /// surveyed ones were (the visit ended). A decisive switch needs nothing carried: the belief it was taken on
+    /// holds the new department already.
     static func carryOver(from decided: [Reading], to readings: inout [Reading], store: UInt16) {
         guard !decided.isEmpty else {
             readings.removeAll()
             return
         }
-        var kept = false
-        var decisive = true
-        for reading in decided where reading.store == store {
-            kept = true
-            if reading.rssi != reading.latest { decisive = false }
-        }
-        if !kept {
-            readings.removeAll { $0.store == store }
-        } else if decisive {
-            for index in readings.indices where readings[index].store == store { readings[index].rssi = readings[index].latest }
-        }
+        if !decided.contains(where: { $0.store == store }) { readings.removeAll { $0.store == store } }
     }
 }

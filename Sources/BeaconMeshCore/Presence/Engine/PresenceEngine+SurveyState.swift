@@ -8,23 +8,27 @@ extension PresenceEngine {
     /// store's ten), not for every node. The weights are kept node by node (`weightsByNode`) for that.
     struct SurveyState: Sendable {
         var fit: SurveyFit
+        /// Tells this fit's beliefs from those of the fit before (`SurveyBelief.generation`; never 0).
+        let generation: UInt32
         /// Per department, its score when no node hears.
         private let unheardScores: [Double]
         /// The fit's weights node by node: `weightsByNode[node × departments + department]`.
         private let weightsByNode: [Double]
         /// Reused per decision: what the fresh node readings of the store say (its node's feature index, the lift of
-        /// its feature over `notHeard`, smoothed and latest, its department and proximity), and each department's
-        /// score on the smoothed and on the latest readings.
-        private var counted: [(feature: Int, lift: Double, latestLift: Double, department: UInt16, proximity: Proximity)] = []
+        /// its feature over `notHeard`, its department and proximity), and each department's score (then its
+        /// log-posterior) on them.
+        private var counted: [(feature: Int, lift: Double, department: UInt16, proximity: Proximity)] = []
         private var scores: [Double]
-        private var latestScores: [Double]
+        /// Reused per decision: every department's probability in the member's belief.
+        private var believed: [Double] = []
         /// Reused for the fitness checks: every node's feature.
         private var features: [Double]
         var fitness = SurveyFitness()
         private var lastFitnessCheck: Int64 = 0
 
-        init(fit: SurveyFit) {
+        init(fit: SurveyFit, generation: UInt32) {
             self.fit = fit
+            self.generation = generation
             let width = fit.nodes.count
             let count = fit.departments.count
             unheardScores = (0..<count).map { department in
@@ -33,98 +37,75 @@ extension PresenceEngine {
             }
             weightsByNode = (0..<(width * count)).map { index in fit.weights[(index % count) * width + index / count] }
             scores = [Double](repeating: 0, count: count)
-            latestScores = scores
             features = [Double](repeating: SurveyFeatures.notHeard, count: width)
         }
 
         /// Appends to `result` the readings of the departments of the fit that can matter to a decision on the node
-        /// readings `heard` of its store (fresh ones count; `freshest` is the freshest of them): the likeliest two, the
-        /// likeliest by the latest readings alone (the decisive rule's), and `current`, the member's department now.
-        /// The others are far less likely than these, so no rule of the decisions would pick them. Checks now and then
-        /// how well the readings fit.
+        /// readings `heard` of its store (fresh ones count; `freshest` is the freshest of them), each department's
+        /// "RSSI" its log-probability in `belief` once the fit's evidence of now is added (`SurveyBelief`): the
+        /// likeliest two and `current`, the member's department now. The others are far less likely than these, so
+        /// no rule of the decisions would pick them. Checks now and then how well the readings fit.
         mutating func weigh(
-            _ heard: [Reading], as freshest: Reading, current: UInt16?, into result: inout [Reading], at now: Int64, nodes: [NodeTrack]
+            _ heard: [Reading], as freshest: Reading, current: UInt16?, belief: inout SurveyBelief, into result: inout [Reading],
+            at now: Int64, nodes: [NodeTrack]
         ) {
             let store = freshest.store
             counted.removeAll(keepingCapacity: true)
             var strongest = -Double.infinity
-            var strongestLatest = -Double.infinity
             for reading in heard where reading.store == store {
                 let feature = Int(nodes[Int(reading.node)].surveyFeature)
                 guard feature >= 0, now - reading.lastSeen < nodes[Int(reading.node)].staleAfter else { continue }
-                counted.append((feature, reading.rssi, reading.latest, reading.department, reading.proximity))
-                strongest = max(strongest, reading.rssi)
-                strongestLatest = max(strongestLatest, reading.latest)
+                // The latest readings, not the smoothed: the belief does the smoothing.
+                counted.append((feature, reading.latest, reading.department, reading.proximity))
+                strongest = max(strongest, reading.latest)
             }
             // Kept as RSSI until the strongest is known; now the feature's lift.
             for index in counted.indices {
                 counted[index].lift = max(SurveyFeatures.floor, counted[index].lift - strongest) - SurveyFeatures.notHeard
-                counted[index].latestLift = max(SurveyFeatures.floor, counted[index].latestLift - strongestLatest) - SurveyFeatures.notHeard
             }
             let likeliest = score()
             let currentIndex = current.flatMap { fit.departments.firstIndex(of: $0) } ?? -1
-            let logTotal = Self.logTotal(scores, largest: scores[likeliest.first])
-            // The latest readings serve the decisive rule, which compares them (a difference: no normalising) and,
-            // when it switches, makes them the smoothed ones (then they must be log-probabilities). It can only switch
-            // when the latest readings' likeliest department is not the current one: only then are they normalised.
-            let latestLargest = latestScores[likeliest.latest]
-            let latestLogTotal =
-                currentIndex >= 0 && likeliest.latest != currentIndex ? Self.logTotal(latestScores, largest: latestLargest) : latestLargest
+            let logTotal = Self.logTotal(scores, largest: scores[likeliest])
+            for index in scores.indices { scores[index] -= logTotal }
+            belief.advance(evidence: scores, generation: generation, current: currentIndex, at: now, into: &believed)
             if now - lastFitnessCheck >= SurveyFitness.interval {
                 lastFitnessCheck = now
                 for index in features.indices { features[index] = SurveyFeatures.notHeard }
                 for reading in counted { features[reading.feature] = SurveyFeatures.notHeard + reading.lift }
-                fitness.record(fits: fit.fitness(features, department: likeliest.first) <= fit.fitnessLimit)
+                fitness.record(fits: fit.fitness(features, department: likeliest) <= fit.fitnessLimit)
             }
+            let first = belief.count > 0 ? Int(belief.departments[0]) : likeliest
+            let second = belief.count > 1 ? Int(belief.departments[1]) : -1
             for (index, department) in fit.departments.enumerated()
-            where index == likeliest.first || index == likeliest.second || index == likeliest.latest || index == currentIndex {
+            where index == first || index == second || index == currentIndex {
                 var proximity = Proximity.unknown
                 for reading in counted where reading.department == department && reading.proximity < proximity {
                     proximity = reading.proximity
                 }
+                let rssi = PresenceEngine.surveyDecibelsPerNat * SurveyBelief.logProbability(believed[index])
                 result.append(
                     Reading(
-                        node: freshest.node, store: store, department: department,
-                        rssi: PresenceEngine.surveyDecibelsPerNat * (scores[index] - logTotal),
-                        latest: PresenceEngine.surveyDecibelsPerNat * (latestScores[index] - latestLogTotal), proximity: proximity,
+                        node: freshest.node, store: store, department: department, rssi: rssi, latest: rssi, proximity: proximity,
                         fromSurvey: true, lastSeen: freshest.lastSeen))
             }
         }
 
-        /// Fills `scores` and `latestScores` with each department's discriminant on the smoothed and on the latest
-        /// readings `counted` (each by its lift over not being heard); returns the likeliest two departments (indexes)
-        /// on the smoothed readings and the likeliest on the latest.
-        private mutating func score() -> (first: Int, second: Int, latest: Int) {
+        /// Fills `scores` with each department's discriminant on the readings `counted` (each by its lift over not
+        /// being heard); returns the likeliest department (an index).
+        private mutating func score() -> Int {
             let count = unheardScores.count
             var first = 0
-            var second = -1
-            var latest = 0
             scores.withUnsafeMutableBufferPointer { scores in
-                latestScores.withUnsafeMutableBufferPointer { latestScores in
-                    weightsByNode.withUnsafeBufferPointer { weights in
-                        for department in 0..<count {
-                            var score = unheardScores[department]
-                            var latestScore = score
-                            for reading in counted {
-                                let weight = weights[reading.feature * count + department]
-                                score += weight * reading.lift
-                                latestScore += weight * reading.latestLift
-                            }
-                            scores[department] = score
-                            latestScores[department] = latestScore
-                            if department == 0 { continue }
-                            if score > scores[first] {
-                                second = first
-                                first = department
-                            } else if second < 0 || score > scores[second] {
-                                second = department
-                            }
-                            if latestScore > latestScores[latest] { latest = department }
-                        }
+                weightsByNode.withUnsafeBufferPointer { weights in
+                    for department in 0..<count {
+                        var score = unheardScores[department]
+                        for reading in counted { score += weights[reading.feature * count + department] * reading.lift }
+                        scores[department] = score
+                        if score > scores[first] { first = department }
                     }
                 }
             }
-            return (first, second, latest)
+            return first
         }
 
         /// The log of the sum of e^score over all departments, `largest` the largest score (a department's
