@@ -273,7 +273,7 @@ enum PostgresSchema {
             try statements.execute("COMMIT")
             return done
         } catch {
-            try? statements.execute("ROLLBACK")
+            _ = try? statements.execute("ROLLBACK")
             throw error
         }
     }

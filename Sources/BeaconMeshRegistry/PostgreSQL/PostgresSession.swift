@@ -55,7 +55,7 @@ final class PostgresSession: @unchecked Sendable {
                     try statements.execute("COMMIT")
                     return value
                 } catch {
-                    try? statements.execute("ROLLBACK")
+                    _ = try? statements.execute("ROLLBACK")
                     throw error
                 }
             }
