@@ -128,6 +128,12 @@ extension CoordinatorConfiguration {
                 if configuration.stores.contains(where: { $0.id == store.id }) {
                     throw reader.error(node, "store \(store.id) appears twice")
                 }
+                for reference in store.references {
+                    if let other = configuration.stores.first(where: { $0.reference(reference.beacon) != nil }) {
+                        throw ConfigurationError(
+                            file: file, line: reference.line, message: "\(reference.beacon) is a reference of store \(other.id) already")
+                    }
+                }
                 configuration.stores.append(store)
             }
         }
@@ -206,7 +212,8 @@ struct YAMLReader {
     }
 
     func store(_ node: Node, at place: String, presence: PresenceRules) throws(ConfigurationError) -> CoordinatorConfiguration.Store {
-        let fields = try mapping(node, at: place, allowed: ["id", "name", "greeting", "firstVisitGreeting", "timeZone", "departments"])
+        let fields = try mapping(node, at: place, allowed: ["id", "name", "greeting", "firstVisitGreeting", "timeZone", "departments", "references"]
+        )
         guard let idNode = fields["id"] else { throw error(node, "\(place) needs an id") }
         let id = try uint16(idNode, at: "\(place).id")
         var store = CoordinatorConfiguration.Store(
@@ -238,7 +245,34 @@ struct YAMLReader {
                 try checkNeighbours(of: department, in: store, node: item, at: "\(place).departments[\(index)]")
             }
         }
+        if let references = fields["references"] {
+            for (index, item) in try sequence(references, at: "\(place).references").enumerated() {
+                let reference = try reference(item, at: "\(place).references[\(index)]", in: store)
+                store.references.append(reference)
+            }
+        }
         return store
+    }
+
+    /// One of a store's `references`: a beacon key no other reference of the chain's config names, in a department
+    /// of the store.
+    func reference(_ node: Node, at place: String, in store: CoordinatorConfiguration.Store) throws(ConfigurationError)
+        -> CoordinatorConfiguration.Reference
+    {
+        let fields = try mapping(node, at: place, allowed: ["beacon", "department"])
+        guard let beaconNode = fields["beacon"], let departmentNode = fields["department"] else {
+            throw error(node, "\(place) needs a beacon and a department")
+        }
+        let text = try string(beaconNode, at: "\(place).beacon")
+        guard let beacon = BeaconKey(text) else {
+            throw error(beaconNode, "\(place).beacon '\(text)' is not a beacon key (ibeacon:UUID:MAJOR:MINOR and the like)")
+        }
+        let department = try uint16(departmentNode, at: "\(place).department")
+        guard store.department(department) != nil else {
+            throw error(departmentNode, "\(place): store \(store.id) has no department \(department)")
+        }
+        guard store.reference(beacon) == nil else { throw error(beaconNode, "\(place): \(beacon) is a reference of store \(store.id) already") }
+        return CoordinatorConfiguration.Reference(beacon: beacon, department: department, line: node.mark.map { $0.line })
     }
 
     func department(_ node: Node, at place: String, presence: PresenceRules) throws(ConfigurationError)

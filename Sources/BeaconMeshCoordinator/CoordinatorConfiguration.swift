@@ -90,6 +90,9 @@ public struct CoordinatorConfiguration: Sendable, Equatable {
         /// The store's local time for promo hours and alerts' quiet hours (`timeZone:`, an IANA name; `nil`: the
         /// coordinator's).
         public var timeZone: TimeZone?
+        /// Fixed beacons placed in the store's departments (`references:`): never members, guests or visits; their
+        /// readings are trusted survey samples of their department.
+        public var references: [Reference] = []
 
         public init(id: UInt16, name: String) {
             self.id = id
@@ -105,6 +108,9 @@ public struct CoordinatorConfiguration: Sendable, Equatable {
         public func greeting(forVisit visit: Int) -> GreetingTemplate {
             visit == 1 ? firstVisitGreeting ?? greeting : greeting
         }
+
+        /// The reference placed as `beacon`, if the store has one.
+        public func reference(_ beacon: BeaconKey) -> Reference? { references.first { $0.beacon == beacon } }
 
         /// The department with `id`, if the store has one.
         public func department(_ id: UInt16) -> Department? { departments.first { $0.id == id } }
@@ -167,4 +173,20 @@ public struct CoordinatorConfiguration: Sendable, Equatable {
 
     /// The store with `id`, if served here.
     public func store(_ id: UInt16) -> Store? { stores.first { $0.id == id } }
+}
+
+extension CoordinatorConfiguration {
+    /// A fixed beacon placed in a department of a store (`references: [{beacon: KEY, department: D}]`).
+    public struct Reference: Sendable, Equatable {
+        public var beacon: BeaconKey
+        public var department: UInt16
+        /// The config file's line that lists it (for errors found after loading), if known.
+        public var line: Int?
+
+        public init(beacon: BeaconKey, department: UInt16, line: Int? = nil) {
+            self.beacon = beacon
+            self.department = department
+            self.line = line
+        }
+    }
 }

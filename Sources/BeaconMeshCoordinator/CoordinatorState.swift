@@ -75,6 +75,7 @@ struct CoordinatorState {
     static let retentionInterval: Duration = .seconds(3600)
     /// Surveyors' beacons marked in a department, sampled about once a second.
     var surveyMarks = SurveyMarks()
+    var referenceSamples: ReferenceSamples
     /// The surveyed stores whose survey no longer fits, as the last health report said (each is logged once).
     var staleSurveys: Set<UInt16> = []
     /// The survey fits decided from, by store (for the local cache).
@@ -117,6 +118,8 @@ struct CoordinatorState {
         }
         engine = PresenceEngine(rules: configuration.presence, stores: stores)
         _ = engine.setDirectory(start.contents.beaconOwners, members: start.contents.profiles.keys)
+        referenceSamples = ReferenceSamples(stores: configuration.stores)
+        engine.setReferences(Set(referenceSamples.placed.keys))
         lastCheckinPrune = startedAt
         for id in start.handledCheckins { handledCheckins[id] = startedAt }
         profiles = start.contents.profiles

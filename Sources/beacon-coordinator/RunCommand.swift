@@ -72,12 +72,26 @@ struct RunCommand: AsyncParsableCommand {
         }
         if let members = configuration.members, coldStart != nil {
             logger.warning("members CSV not merged: the database cannot be reached", metadata: ["file": "\(members)"])
-        } else if let members = configuration.members {
-            do {
-                let summary = try registry.merge(try MembersCSV.read(path: members))
-                logger.info("members merged from CSV", metadata: ["file": "\(members)", "result": "\(summary)"])
-            } catch {
-                throw UsageError("\(error)")
+        } else {
+            var records: [MemberRecord] = []
+            if let members = configuration.members {
+                do { records = try MembersCSV.read(path: members) } catch { throw UsageError("\(error)") }
+            }
+            // Checked before the CSV is merged: a config refused changes nothing.
+            try Self.checkReferences(
+                configuration,
+                owners: {
+                    var owners = try registry.contents().beaconOwners
+                    for record in records { for beacon in record.beacons { owners[beacon] = record.id } }
+                    return owners
+                }, config: config)
+            if let members = configuration.members {
+                do {
+                    let summary = try registry.merge(records)
+                    logger.info("members merged from CSV", metadata: ["file": "\(members)", "result": "\(summary)"])
+                } catch {
+                    throw UsageError("\(error)")
+                }
             }
         }
         MQTTLibrary.initialize()
@@ -101,6 +115,25 @@ struct RunCommand: AsyncParsableCommand {
                 services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         withExtendedLifetime(soleLock) {}
+    }
+
+    /// A usage error naming the config's line when a store's reference is a member's beacon: a reference is never
+    /// a member (its readings are trusted truth about its department).
+    static func checkReferences(
+        _ configuration: CoordinatorConfiguration, owners readOwners: () throws -> [BeaconKey: String], config: String
+    ) throws {
+        let references = configuration.stores.flatMap(\.references)
+        guard !references.isEmpty else { return }
+        let owners: [BeaconKey: String]
+        do { owners = try readOwners() } catch { throw UsageError("\(config): \(error)") }
+        for reference in references {
+            guard let member = owners[reference.beacon] else { continue }
+            throw UsageError(
+                ConfigurationError(
+                    file: config, line: reference.line,
+                    message: "the reference \(reference.beacon) is a beacon of member '\(member)': a reference is nobody's"
+                ).description)
+        }
     }
 
     /// The registry to connect to once the database is back, and the start from the local cache `cache`; a usage

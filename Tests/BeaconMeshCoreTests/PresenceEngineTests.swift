@@ -62,12 +62,12 @@ struct StoreScript {
     }
 
     /// Lets `duration` pass in 500 ms steps, with the same readings each step (none if `rssi` is empty).
-    mutating func hold(_ duration: Duration, _ rssi: [UInt16: Double] = [:], jitter: Double = 0) {
+    mutating func hold(_ duration: Duration, _ rssi: [UInt16: Double] = [:], jitter: Double = 0, beacon: BeaconKey = StoreScript.phone) {
         let steps = Int(duration.wholeMilliseconds / 500)
         for _ in 0..<steps {
             now = now + .milliseconds(500)
             if !rssi.isEmpty {
-                batch(rssi.mapValues { $0 + (jitter > 0 ? random.uniform(-jitter, jitter) : 0) })
+                batch(rssi.mapValues { $0 + (jitter > 0 ? random.uniform(-jitter, jitter) : 0) }, beacon: beacon)
             }
             outputs += engine.tick(at: now)
         }

@@ -107,3 +107,19 @@ struct SurveyPresenceTests {
         #expect(script.engine.surveyFitness[1]?.isStale == true)
     }
 }
+
+extension SurveyPresenceTests {
+    @Test("a store's reference is no guest: it counts in no department, yet its readings are there for survey samples")
+    func referencesAreNoGuests() {
+        var script = StoreScript()
+        script.hold(.seconds(2), [20: -60], beacon: StoreScript.guest)
+        #expect(script.engine.guestCounts(store: 1, at: script.now)[20] == 1, "a guest before it is a reference")
+        script.engine.setReferences([StoreScript.guest])
+        script.hold(.seconds(2), [20: -60, 10: -75], beacon: StoreScript.guest)
+        #expect(script.engine.guestCounts(store: 1, at: script.now).values.reduce(0, +) == 0)
+        let readings = script.engine.surveyReadings(of: StoreScript.guest, store: 1, at: script.now)
+        #expect(readings?[SurveyNode(department: 20, node: "a")] == -60)
+        #expect(readings?.count == 2)
+        #expect(script.story.isEmpty)
+    }
+}

@@ -10,14 +10,20 @@ extension CoordinatorState {
     // MARK: Surveys
 
     /// Keeps about once a second what the nodes hear of each surveyor's beacon marked in a department of a store
-    /// decided here, as the store's survey samples (written by the registry writer, off the path to events).
+    /// decided here, and every 10 s what they hear of its references, as the store's survey samples (written by the
+    /// registry writer, off the path to events).
     mutating func sampleSurveys(at now: Timestamp) {
         var marks = surveyMarks
         let samples = marks.samples(
             at: now, deciding: { store in leases == nil || active.contains(store) },
             readings: { beacon, store in engine.surveyReadings(of: beacon, store: store, at: now) })
         surveyMarks = marks
-        if !samples.isEmpty { actions.registry.addSurveySamples(samples) }
+        var references = referenceSamples
+        let referenced = references.samples(
+            at: now, deciding: { store in leases == nil || active.contains(store) },
+            readings: { beacon, store in engine.surveyReadings(of: beacon, store: store, at: now) })
+        referenceSamples = references
+        if !samples.isEmpty || !referenced.isEmpty { actions.registry.addSurveySamples(samples + referenced) }
     }
 
     /// Decides the stores in `fits` from their new fit (`nil`: the survey was cleared) from now on.

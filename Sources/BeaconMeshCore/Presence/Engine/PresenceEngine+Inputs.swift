@@ -59,6 +59,8 @@ extension PresenceEngine {
                     members[Int(member)].lastBatch = batchNumber
                     touched.append(member)
                 }
+            } else if !references.isEmpty, references[beacon] != nil {
+                references[beacon]!.absorb(reading)
             } else {
                 guests.hear(beacon, reading, at: nowMilliseconds)
             }
@@ -71,6 +73,8 @@ extension PresenceEngine {
                     members[Int(member)].lastBatch = batchNumber
                     touched.append(member)
                 }
+            } else if !references.isEmpty, references[beacon] != nil {
+                references[beacon]!.removeAll { $0.node == node }
             } else {
                 guests.lose(beacon, node: node, at: nowMilliseconds)
             }

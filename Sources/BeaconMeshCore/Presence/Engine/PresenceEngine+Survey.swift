@@ -54,6 +54,8 @@ extension PresenceEngine {
         }
         if let position = owners.position(of: beacon) {
             members[Int(owners.values[position])].readings.forEach(add)
+        } else if let readings = references[beacon] {
+            readings.forEach(add)
         } else if let readings = guests.readings(of: beacon) {
             readings.forEach(add)
         }
@@ -100,5 +102,18 @@ extension PresenceEngine {
             return
         }
         if !decided.contains(where: { $0.store == store }) { readings.removeAll { $0.store == store } }
+    }
+}
+
+extension PresenceEngine {
+    /// The stores' references: fixed beacons placed in departments. Their readings are kept (for survey samples and
+    /// the drift check: `surveyReadings(of:store:at:)`) but they are never members, guests or visits. A guest whose
+    /// beacon becomes a reference is forgotten.
+    public mutating func setReferences(_ beacons: Set<BeaconKey>) {
+        references = references.filter { beacons.contains($0.key) }
+        for beacon in beacons where references[beacon] == nil {
+            references[beacon] = []
+            guests.remove(beacon)
+        }
     }
 }

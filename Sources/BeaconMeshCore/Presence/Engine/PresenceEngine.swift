@@ -62,6 +62,8 @@ public struct PresenceEngine: Sendable {
     var batchNumber: UInt64 = 0
     /// The fits of surveyed stores (`setSurvey`): their members are decided from what each department sounds like.
     var surveys: [UInt16: SurveyState] = [:]
+    /// The readings of the stores' references (`setReferences`): fixed beacons, never members or guests.
+    var references: [BeaconKey: [Reading]] = [:]
     /// How many fits have been set: each new one starts its members' beliefs afresh (`SurveyBelief.generation`).
     var surveyGenerations: UInt32 = 0
     /// The storage a surveyed decision's readings are made in (lent to the person decided, then taken back).
