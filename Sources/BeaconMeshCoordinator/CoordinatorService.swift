@@ -244,7 +244,10 @@ public final class CoordinatorService: Service {
                     await withTaskCancellationHandler {
                         let poll = RegistryPoll(
                             contents: start.contents, coordinatorID: coordinatorID,
-                            stores: Set(self.configuration.storeIDs), feed: feed)
+                            stores: Set(self.configuration.storeIDs),
+                            references: self.configuration.stores.reduce(into: [:]) { references, store in
+                                if !store.references.isEmpty { references[store.id] = Set(store.references.map(\.beacon)) }
+                            }, feed: feed)
                         do {
                             try await (consume poll).run(with: parts, wait: CoordinatorService.registryPollInterval)
                         } catch {
@@ -286,8 +289,8 @@ public final class CoordinatorService: Service {
                         }
                     case .membersChanged(let changes):
                         actions = state.membersChanged(changes, at: now)
-                    case .surveysChanged(let fits):
-                        actions = state.surveysChanged(fits)
+                    case .surveysChanged(let fits, let baselines):
+                        actions = state.surveysChanged(fits, baselines: baselines)
                     case .leasesRenewed(let held, let sentAt, let undecided):
                         actions = state.leasesRenewed(held, sentAt: sentAt, at: now, instant: clock.instant(), undecided: undecided)
                     case .tookOver(let stores, let loaded):

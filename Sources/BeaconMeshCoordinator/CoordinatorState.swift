@@ -76,6 +76,7 @@ struct CoordinatorState {
     /// Surveyors' beacons marked in a department, sampled about once a second.
     var surveyMarks = SurveyMarks()
     var referenceSamples: ReferenceSamples
+    var referenceDrift = ReferenceDrift()
     /// The surveyed stores whose survey no longer fits, as the last health report said (each is logged once).
     var staleSurveys: Set<UInt16> = []
     /// The survey fits decided from, by store (for the local cache).

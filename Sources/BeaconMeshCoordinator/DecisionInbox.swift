@@ -44,10 +44,14 @@ extension Mailbox where Contents == DecisionQueue {
         put { $0.memberChanges.merge(changes) }
     }
 
-    /// Hands over stores' new survey fits (`nil`: cleared), merged over those not yet taken.
-    func surveysChanged(_ fits: [UInt16: SurveyFit?]) {
+    /// Hands over stores' new survey fits (`nil`: cleared) and their references' baselines, merged over those not
+    /// yet taken.
+    func surveysChanged(_ fits: [UInt16: SurveyFit?], baselines: [UInt16: ReferenceDrift.Baseline] = [:]) {
         guard !fits.isEmpty else { return }
-        put { $0.surveys.merge(fits) { _, newer in newer } }
+        put { queue in
+            queue.surveys.merge(fits) { _, newer in newer }
+            for store in fits.keys { queue.baselines[store] = baselines[store] }
+        }
     }
 
     /// The next item by priority; `nil` once closed, or when the waiting task is cancelled.
@@ -68,7 +72,7 @@ struct DecisionQueue: MailboxContents {
         /// Members as others (the `members` command, other coordinators) left them.
         case membersChanged(MemberChanges)
         /// Stores' new survey fits (`nil`: the survey was cleared).
-        case surveysChanged([UInt16: SurveyFit?])
+        case surveysChanged([UInt16: SurveyFit?], baselines: [UInt16: ReferenceDrift.Baseline])
         /// A lease renewal's answer: the stores held, with since when, and when (monotonic) it was sent; the stores
         /// nobody decides, with since when, when the keeper looked (`nil`: it did not).
         case leasesRenewed([UInt16: LeaseGrant], sentAt: ContinuousClock.Instant, undecided: [UInt16: Timestamp]?)
@@ -84,6 +88,7 @@ struct DecisionQueue: MailboxContents {
     var renewal: (held: [UInt16: LeaseGrant], sentAt: ContinuousClock.Instant, undecided: [UInt16: Timestamp]?)?
     var takeOvers: [(stores: Set<UInt16>, loaded: CoordinatorState.TakeOver?)] = []
     var surveys: [UInt16: SurveyFit?] = [:]
+    var baselines: [UInt16: ReferenceDrift.Baseline] = [:]
 
     init(capacity: Int) {
         chunks = BoundedQueue(capacity: capacity)
@@ -108,8 +113,11 @@ struct DecisionQueue: MailboxContents {
             return .membersChanged(memberChanges)
         }
         if !surveys.isEmpty {
-            defer { surveys = [:] }
-            return .surveysChanged(surveys)
+            defer {
+                surveys = [:]
+                baselines = [:]
+            }
+            return .surveysChanged(surveys, baselines: baselines)
         }
         if tickDue {
             tickDue = false

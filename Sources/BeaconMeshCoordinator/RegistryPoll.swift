@@ -27,10 +27,13 @@ struct RegistryPoll: Sendable {
     /// that waits on it.
     let feed: FeedHolder
 
-    init(contents: RegistryContents, coordinatorID: String, stores: Set<UInt16>, feed: FeedHolder = FeedHolder()) {
+    init(
+        contents: RegistryContents, coordinatorID: String, stores: Set<UInt16>, references: [UInt16: Set<BeaconKey>] = [:],
+        feed: FeedHolder = FeedHolder()
+    ) {
         self.contents = contents
         self.feed = feed
-        surveys = SurveyWatch(stores: stores)
+        surveys = SurveyWatch(stores: stores, references: references)
         outbox = RegistryEventOutbox(coordinatorID: coordinatorID)
     }
 
@@ -162,8 +165,8 @@ struct RegistryPoll: Sendable {
             // Written with the events' removal from their outbox: at once, or again after a restart.
             for delivery in owed { published.queueWebhook(delivery) }
             parts.writer.enqueue(published)
-            let (fits, unreadable) = try surveys.look(at: parts.registry, now: .now)
-            parts.inbox.surveysChanged(fits)
+            let (fits, baselines, unreadable) = try surveys.look(at: parts.registry, now: .now)
+            parts.inbox.surveysChanged(fits, baselines: baselines)
             for (store, error) in unreadable {
                 parts.logger.error(
                     "cannot read the store's new survey fit; deciding it as before",

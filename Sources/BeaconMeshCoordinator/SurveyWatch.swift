@@ -7,36 +7,46 @@ import BeaconMeshRegistry
 /// Each look reads only the stores' fit versions, a small query, and a fit itself only when its version changed.
 struct SurveyWatch: Sendable {
     let stores: Set<UInt16>
+    /// The references of the stores that have them, whose baselines come with each new fit (`ReferenceDrift`).
+    let references: [UInt16: Set<BeaconKey>]
     /// The fit version of each store as last handed over (absent: no fit).
     private var versions: [UInt16: Int64] = [:]
     private var lastLook: ContinuousClock.Instant?
     /// How often it looks at most.
     static let interval: Duration = .seconds(1)
 
-    init(stores: Set<UInt16>) {
+    init(stores: Set<UInt16>, references: [UInt16: Set<BeaconKey>] = [:]) {
         self.stores = stores
+        self.references = references
     }
 
-    /// The stores whose fit changed since the last look (a new fit, or `nil`: cleared), and those whose new fit could
-    /// not be read (they keep the fit they had; that version is not read again); nothing when it looked less than
-    /// `interval` ago, or when the registry keeps no surveys. Throws when the versions cannot be read.
+    /// The stores whose fit changed since the last look (a new fit, or `nil`: cleared), with the baselines of their
+    /// references in the samples of a new fit, and those whose new fit could not be read (they keep the fit they had;
+    /// that version is not read again); nothing when it looked less than `interval` ago, or when the registry keeps
+    /// no surveys. Throws when the versions cannot be read.
     mutating func look(at registry: any RegistryBackend, now: ContinuousClock.Instant) throws -> (
-        changed: [UInt16: SurveyFit?], unreadable: [UInt16: any Error]
+        changed: [UInt16: SurveyFit?], baselines: [UInt16: ReferenceDrift.Baseline], unreadable: [UInt16: any Error]
     ) {
-        guard let surveys = registry as? any SurveyRegistry else { return ([:], [:]) }
-        if let lastLook, now - lastLook < Self.interval { return ([:], [:]) }
+        guard let surveys = registry as? any SurveyRegistry else { return ([:], [:], [:]) }
+        if let lastLook, now - lastLook < Self.interval { return ([:], [:], [:]) }
         lastLook = now
         let current = try surveys.surveyFitVersions(stores: stores)
         var changed: [UInt16: SurveyFit?] = [:]
+        var baselines: [UInt16: ReferenceDrift.Baseline] = [:]
         var unreadable: [UInt16: any Error] = [:]
         for store in stores where current[store] != versions[store] {
             do {
-                changed[store] = .some(try surveys.surveyFit(store: store))
+                let fit = try surveys.surveyFit(store: store)
+                if let fit, let references = references[store] {
+                    baselines[store] = ReferenceDrift.baseline(
+                        from: try surveys.surveySamples(store: store), references: references, before: fit.fittedAt)
+                }
+                changed[store] = .some(fit)
             } catch {
                 unreadable[store] = error
             }
         }
         versions = current
-        return (changed, unreadable)
+        return (changed, baselines, unreadable)
     }
 }

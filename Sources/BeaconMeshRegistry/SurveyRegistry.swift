@@ -17,6 +17,8 @@ public protocol SurveyRegistry: AnyObject, Sendable {
 
     /// How many seconds of samples `store` has in each department it has any (one sample is one second).
     func surveySeconds(store: UInt16) throws -> [UInt16: Int]
+    /// The store's seconds of samples per department and where their department came from.
+    func surveySecondsBySource(store: UInt16) throws -> [UInt16: [SurveySample.Source: Int]]
 
     /// Keeps `fit` as its store's fit, replacing the one kept before, and changes the store's fit version.
     func saveSurveyFit(_ fit: SurveyFit) throws

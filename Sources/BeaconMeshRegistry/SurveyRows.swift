@@ -5,15 +5,16 @@ import BeaconMeshCore
 enum SurveyRows {
     /// The sample in one `survey_sample` row.
     static func sample(
-        store: UInt16, beacon: String, department: Int64, at: Int64, readings: String
+        store: UInt16, beacon: String, department: Int64, at: Int64, readings: String, source: String
     ) throws(RegistryFailure) -> SurveySample {
         guard let key = BeaconKey(beacon), let department = UInt16(exactly: department),
-            let values = SurveySample.readings(fromText: readings)
+            let values = SurveySample.readings(fromText: readings), let source = SurveySample.Source(rawValue: source)
         else {
             throw RegistryFailure(
                 .damaged, "a survey sample of store \(store) (beacon '\(beacon)', at \(at)) is unreadable: run survey clear and walk again")
         }
-        return SurveySample(store: store, beacon: key, department: department, at: Timestamp(milliseconds: at), readings: values)
+        return SurveySample(
+            store: store, beacon: key, department: department, at: Timestamp(milliseconds: at), readings: values, source: source)
     }
 
     /// The fit in one `survey_fit` row's bytes.

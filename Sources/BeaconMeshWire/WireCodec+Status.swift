@@ -190,13 +190,26 @@ extension WireCodec {
             entry.member("checks", survey.checks)
             entry.member("share", survey.share)
             entry.member("message", survey.message)
+            entry.key("drift")
+            entry.array(survey.drift) { drift, writer in
+                writer.object { item in
+                    item.member("node", drift.node)
+                    item.member("department", drift.department)
+                    item.member("db", drift.db)
+                }
+            }
         }
     }
 
     static func decodeSurveyStatus(_ entry: JSONReader) throws(WireError) -> SurveyStatus {
-        SurveyStatus(
+        var drift: [SurveyStatus.Drift] = []
+        try entry.forEachObject("drift", optional: true) { item throws(WireError) in
+            drift.append(.init(node: try item.string("node"), department: try item.uint16("department"), db: try item.double("db")))
+        }
+        return SurveyStatus(
             store: try entry.uint16("store"), fittedAt: try entry.timestamp("fittedAt"), accuracy: try entry.double("accuracy"),
-            checks: Int(try entry.int("checks")), share: try entry.double("share"), stale: try entry.string("state") == "stale")
+            checks: Int(try entry.int("checks")), share: try entry.double("share"), stale: try entry.string("state") == "stale",
+            drift: drift)
     }
 
     private static func decodeHealthLeases(_ body: JSONReader) throws(WireError) -> [CoordinatorHealth.Lease] {

@@ -1,16 +1,23 @@
 import BeaconMeshCore
 
 extension WireCodec {
-    /// `survey show --json`: a store's seconds of samples per department (ascending) and its fit, if any:
-    /// `{"store":1,"samples":[{"department":10,"seconds":240}],"fit":{"fittedAt":…,"accuracy":0.97}|null}`.
-    public static func encodeSurvey(store: UInt16, seconds: [UInt16: Int], fit: SurveyFit?) -> [UInt8] {
+    /// `survey show --json`: a store's seconds of samples per department (ascending), by where their department came
+    /// from, and its fit, if any: `{"store":1,"samples":[{"department":10,"seconds":300,
+    /// "sources":{"walk":240,"reference":60,"checkin":0}}],"fit":{"fittedAt":…,"accuracy":0.97}|null}`.
+    public static func encodeSurvey(store: UInt16, seconds: [UInt16: [SurveySample.Source: Int]], fit: SurveyFit?) -> [UInt8] {
         payload { body in
             body.member("store", store)
             body.key("samples")
             body.array(seconds.sorted { $0.key < $1.key }) { department, writer in
                 writer.object { item in
                     item.member("department", department.key)
-                    item.member("seconds", department.value)
+                    item.member("seconds", department.value.values.reduce(0, +))
+                    item.key("sources")
+                    item.object { sources in
+                        sources.member("walk", department.value[.walk] ?? 0)
+                        sources.member("reference", department.value[.reference] ?? 0)
+                        sources.member("checkin", department.value[.checkin] ?? 0)
+                    }
                 }
             }
             body.key("fit")

@@ -48,13 +48,13 @@ struct SurveyCommand: ParsableCommand {
         @Flag(help: "Print the store, its seconds per department and its fit as one JSON object.") var json = false
 
         func run() throws {
-            let (seconds, fit) = try target.database.use { registry in
-                (try registry.surveySeconds(store: target.store), try registry.surveyFit(store: target.store))
+            let (sources, fit) = try target.database.use { registry in
+                (try registry.surveySecondsBySource(store: target.store), try registry.surveyFit(store: target.store))
             }
             if json {
-                print(String(decoding: WireCodec.encodeSurvey(store: target.store, seconds: seconds, fit: fit), as: UTF8.self))
+                print(String(decoding: WireCodec.encodeSurvey(store: target.store, seconds: sources, fit: fit), as: UTF8.self))
             } else {
-                print(SurveyTable.render(store: target.store, seconds: seconds, fit: fit))
+                print(SurveyTable.render(store: target.store, seconds: sources.mapValues { $0.values.reduce(0, +) }, fit: fit))
             }
         }
     }

@@ -28,6 +28,23 @@ struct SurveyRegistryTests {
         #expect(try registry.surveySamples(store: 3) == [unheard], "a second no node heard is a sample too")
     }
 
+    @Test("each sample keeps where its department came from: seconds by source per department, samples as added", arguments: Backend.allCases)
+    func sources(backend: Backend) throws {
+        let registry = try backend.makeRegistry()
+        let walked = SurveySamples.walk(beacon: SurveySamples.beacon(1), department: 10, from: 0, seconds: 4)
+        let referenced = SurveySamples.walk(beacon: SurveySamples.beacon(2), department: 10, from: 0, seconds: 3).map { sample in
+            var sample = sample
+            sample.source = .reference
+            return sample
+        }
+        var checkin = SurveySamples.walk(beacon: SurveySamples.beacon(3), department: 20, from: 0, seconds: 1)[0]
+        checkin.source = .checkin
+        try registry.addSurveySamples(walked + referenced + [checkin])
+        #expect(try registry.surveySecondsBySource(store: 1) == [10: [.walk: 4, .reference: 3], 20: [.checkin: 1]])
+        #expect(try registry.surveySeconds(store: 1) == [10: 7, 20: 1])
+        #expect(try registry.surveySamples(store: 1).filter { $0.source == .reference } == referenced)
+    }
+
     @Test("seconds per department: one sample is one second, per store", arguments: Backend.allCases)
     func secondsPerDepartment(backend: Backend) throws {
         let registry = try backend.makeRegistry()

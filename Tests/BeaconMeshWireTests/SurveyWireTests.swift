@@ -7,15 +7,15 @@ private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8
 
 @Suite("Survey JSON")
 struct SurveyWireTests {
-    @Test("survey show's object is the contract's: departments ascending, the fit's time and accuracy, or null")
+    @Test("survey show's object is the contract's: departments ascending with their seconds by source, the fit's time and accuracy, or null")
     func show() throws {
         let fit = SurveyFit(
             store: 1, nodes: [], departments: [10, 20], weights: [], biases: [0, 0], means: [], inverseCovariance: [],
             fitnessLimit: 1, fittedAt: Timestamp(milliseconds: 1_763_769_600_000), accuracy: 0.97, samples: 420)
-        let shown = WireCodec.encodeSurvey(store: 1, seconds: [20: 180, 10: 240], fit: fit)
+        let shown = WireCodec.encodeSurvey(store: 1, seconds: [20: [.walk: 180], 10: [.walk: 240, .reference: 60]], fit: fit)
         #expect(
             text(shown)
-                == #"{"store":1,"samples":[{"department":10,"seconds":240},{"department":20,"seconds":180}],"fit":{"fittedAt":1763769600000,"accuracy":0.97}}"#
+                == #"{"store":1,"samples":[{"department":10,"seconds":300,"sources":{"walk":240,"reference":60,"checkin":0}},{"department":20,"seconds":180,"sources":{"walk":180,"reference":0,"checkin":0}}],"fit":{"fittedAt":1763769600000,"accuracy":0.97}}"#
         )
         _ = try WireCodec.parse(shown)
         #expect(text(WireCodec.encodeSurvey(store: 7, seconds: [:], fit: nil)) == #"{"store":7,"samples":[],"fit":null}"#)

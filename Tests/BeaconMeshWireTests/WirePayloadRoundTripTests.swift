@@ -181,6 +181,15 @@ struct WirePayloadRoundTripTests {
             ],
             database: .init(failing: true, queued: 12, error: awkward, since: Timestamp(milliseconds: 77)), rangingReports: 9)
         #expect(try WireCodec.decodeCoordinatorHealth(WireCodec.encode(coordinatorHealth)) == coordinatorHealth)
+        var surveyed = coordinatorHealth
+        surveyed.surveys = [
+            SurveyStatus(
+                store: 1, fittedAt: Timestamp(milliseconds: 5), accuracy: 0.97, checks: 40, share: 0.95, stale: false,
+                drift: [.init(node: "a", department: 10, db: -9.5), .init(node: "b", department: 20, db: 6)]),
+            SurveyStatus(store: 2, fittedAt: Timestamp(milliseconds: 6), accuracy: 0.9, checks: 0, share: 1, stale: true),
+        ]
+        #expect(try WireCodec.decodeCoordinatorHealth(WireCodec.encode(surveyed)) == surveyed)
+        #expect(text(WireCodec.encode(surveyed)).contains(#""drift":[{"node":"a","department":10,"db":-9.5},"#))
         let healthy = CoordinatorHealth(
             uptimeSeconds: 1, batches: 0, sightings: 0, events: 0, dropped: [:], gaps: 0, duplicates: 0,
             tracked: 0, rssBytes: 0)

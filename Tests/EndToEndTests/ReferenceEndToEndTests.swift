@@ -34,6 +34,8 @@ struct ReferenceEndToEndTests {
         #expect(samples.first?["department"] as? Int == 20)
         let seconds = try #require(samples.first?["seconds"] as? Int)
         #expect((1...2).contains(seconds), "12 s of sightings sampled every 10 s: \(seconds)")
+        let sources = try #require(samples.first?["sources"] as? [String: Int])
+        #expect(sources == ["walk": 0, "reference": seconds, "checkin": 0])
     }
 
     @Test("a reference that is a member's beacon exits 2 naming the config's line and the member")

@@ -23,13 +23,16 @@ extension CoordinatorState {
             at: now, deciding: { store in leases == nil || active.contains(store) },
             readings: { beacon, store in engine.surveyReadings(of: beacon, store: store, at: now) })
         referenceSamples = references
+        for sample in referenced { referenceDrift.record(sample) }
         if !samples.isEmpty || !referenced.isEmpty { actions.registry.addSurveySamples(samples + referenced) }
     }
 
-    /// Decides the stores in `fits` from their new fit (`nil`: the survey was cleared) from now on.
-    mutating func surveysChanged(_ fits: [UInt16: SurveyFit?]) -> CoordinatorActions {
+    /// Decides the stores in `fits` from their new fit (`nil`: the survey was cleared) from now on, and checks their
+    /// references against `baselines` (how the nodes heard them in the fit's samples).
+    mutating func surveysChanged(_ fits: [UInt16: SurveyFit?], baselines: [UInt16: ReferenceDrift.Baseline] = [:]) -> CoordinatorActions {
         for (store, fit) in fits.sorted(by: { $0.key < $1.key }) where configuration.store(store) != nil {
             engine.setSurvey(fit, store: store)
+            referenceDrift.setBaseline(fit == nil ? nil : baselines[store], store: store)
             surveys[store] = fit
             cacheSchedule.changedSoon()
             if let fit {
@@ -53,6 +56,7 @@ extension CoordinatorState {
         guard leases == nil || active.contains(store), let fit = engine.survey(of: store), let state = engine.surveyFitness(of: store)
         else { return nil }
         return SurveyStatus(
-            store: store, fittedAt: fit.fittedAt, accuracy: fit.accuracy, checks: state.checks, share: state.share, stale: state.isStale)
+            store: store, fittedAt: fit.fittedAt, accuracy: fit.accuracy, checks: state.checks, share: state.share, stale: state.isStale,
+            drift: referenceDrift.drift(store: store))
     }
 }

@@ -28,7 +28,8 @@ struct ReferenceSamples: Sendable {
         lastSample = lastSample.map { now - $0 < Self.interval * 2 ? $0 + Self.interval : now } ?? now
         return placed.sorted { $0.key.description < $1.key.description }.compactMap { beacon, place in
             guard deciding(place.store), let heard = readings(beacon, place.store) else { return nil }
-            return SurveySample(store: place.store, beacon: beacon, department: place.department, at: now, readings: heard)
+            return SurveySample(
+                store: place.store, beacon: beacon, department: place.department, at: now, readings: heard, source: .reference)
         }
     }
 }

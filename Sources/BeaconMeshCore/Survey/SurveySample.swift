@@ -32,8 +32,23 @@ public struct SurveySample: Hashable, Sendable {
     public var at: Timestamp
     /// Smoothed RSSI (dBm) by node; nodes that do not hear the beacon now are not listed.
     public var readings: [SurveyNode: Double]
+    /// Who said where the beacon was: the contract's trusted truth.
+    public var source: Source
 
-    public init(store: UInt16, beacon: BeaconKey, department: UInt16, at: Timestamp, readings: [SurveyNode: Double]) {
+    /// Where a sample's department comes from (never the coordinator's own decisions).
+    public enum Source: String, Hashable, Sendable, CaseIterable {
+        /// A surveyor's mark (a walk, live or imported).
+        case walk
+        /// A reference: a fixed beacon placed in the department (`references:`).
+        case reference
+        /// A verified check-in at a till department.
+        case checkin
+    }
+
+    public init(
+        store: UInt16, beacon: BeaconKey, department: UInt16, at: Timestamp, readings: [SurveyNode: Double], source: Source = .walk
+    ) {
+        self.source = source
         self.store = store
         self.beacon = beacon
         self.department = department

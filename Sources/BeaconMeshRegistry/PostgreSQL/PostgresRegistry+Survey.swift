@@ -17,10 +17,10 @@ extension PostgresRegistry: SurveyRegistry {
             let slice = samples[start..<min(samples.count, start + 5000)]
             try statements.execute(
                 """
-                INSERT INTO survey_sample (store, beacon, at, department, readings)
+                INSERT INTO survey_sample (store, beacon, at, department, readings, source)
                 SELECT * FROM unnest(\(slice.map { Int32($0.store) })::integer[], \(slice.map(\.beacon.description))::text[],
                     \(slice.map(\.at.milliseconds))::bigint[], \(slice.map { Int32($0.department) })::integer[],
-                    \(slice.map(\.readingsText))::text[])
+                    \(slice.map(\.readingsText))::text[], \(slice.map(\.source.rawValue))::text[])
                 ON CONFLICT DO NOTHING
                 """)
         }
@@ -36,13 +36,28 @@ extension PostgresRegistry: SurveyRegistry {
         try session.run { statements in
             try statements.query(
                 """
-                SELECT beacon, at, department, readings FROM survey_sample WHERE store = \(Int32(store))
+                SELECT beacon, at, department, readings, source FROM survey_sample WHERE store = \(Int32(store))
                 ORDER BY beacon COLLATE "C", at
                 """
             ).map { row in
-                let (beacon, at, department, readings) = try row.decode((String, Int64, Int32, String).self)
-                return try SurveyRows.sample(store: store, beacon: beacon, department: Int64(department), at: at, readings: readings)
+                let (beacon, at, department, readings, source) = try row.decode((String, Int64, Int32, String, String).self)
+                return try SurveyRows.sample(
+                    store: store, beacon: beacon, department: Int64(department), at: at, readings: readings, source: source)
             }
+        }
+    }
+
+    public func surveySecondsBySource(store: UInt16) throws -> [UInt16: [SurveySample.Source: Int]] {
+        try session.run { statements in
+            var seconds: [UInt16: [SurveySample.Source: Int]] = [:]
+            for row in try statements.query(
+                "SELECT department, source, COUNT(*) FROM survey_sample WHERE store = \(Int32(store)) GROUP BY department, source")
+            {
+                let (department, source, count) = try row.decode((Int32, String, Int64).self)
+                guard let department = UInt16(exactly: department) else { continue }
+                seconds[department, default: [:]][SurveySample.Source(rawValue: source) ?? .walk, default: 0] += Int(count)
+            }
+            return seconds
         }
     }
 

@@ -241,6 +241,11 @@ enum PostgresSchema {
                 ]),
             ]
         ),
+        (
+            8, "survey samples say where their department came from",
+            // A walk's mark, a reference or a check-in (`SurveySample.Source`); every sample before was a walk's.
+            ["ALTER TABLE survey_sample ADD COLUMN source text NOT NULL DEFAULT 'walk'"]
+        ),
     ]
 
     /// SQL granting `grants` (each "GRANT … ON …", without "TO") to every role that may add members: the roles

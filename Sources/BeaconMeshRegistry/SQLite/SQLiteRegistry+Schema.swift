@@ -175,6 +175,9 @@ extension SQLiteRegistry {
             try db.execute(sql: "CREATE INDEX webhook_outbox_endpoint ON webhook_outbox (endpoint, seq)")
             try db.execute(sql: "CREATE INDEX webhook_outbox_member ON webhook_outbox (member) WHERE member IS NOT NULL")
         }
+        migrator.registerMigration("v10: survey samples say where their department came from") { db in
+            try addSurveySampleSources(db)
+        }
         return migrator
     }
 }

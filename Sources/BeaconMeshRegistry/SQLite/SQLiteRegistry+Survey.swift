@@ -41,10 +41,14 @@ extension SQLiteRegistry: SurveyRegistry {
     static func insertSurveySamples(_ samples: [SurveySample], in db: Database) throws {
         guard !samples.isEmpty else { return }
         let insert = try db.cachedStatement(
-            sql: "INSERT INTO survey_sample (store, beacon, at, department, readings) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
+            sql: """
+                INSERT INTO survey_sample (store, beacon, at, department, readings, source) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT DO NOTHING
+                """)
         for sample in samples {
             try insert.execute(arguments: [
                 sample.store, sample.beacon.description, sample.at.milliseconds, sample.department, sample.readingsText,
+                sample.source.rawValue,
             ])
         }
     }
@@ -58,15 +62,35 @@ extension SQLiteRegistry: SurveyRegistry {
     public func surveySamples(store: UInt16) throws -> [SurveySample] {
         try database.read { db in
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT beacon, at, department, readings FROM survey_sample WHERE store = ? ORDER BY beacon, at",
+                db, sql: "SELECT beacon, at, department, readings, source FROM survey_sample WHERE store = ? ORDER BY beacon, at",
                 arguments: [store])
             var samples: [SurveySample] = []
             while let row = try rows.next() {
                 samples.append(
-                    try SurveyRows.sample(store: store, beacon: row[0], department: row[2], at: row[1], readings: row[3]))
+                    try SurveyRows.sample(store: store, beacon: row[0], department: row[2], at: row[1], readings: row[3], source: row[4]))
             }
             return samples
         }
+    }
+
+    public func surveySecondsBySource(store: UInt16) throws -> [UInt16: [SurveySample.Source: Int]] {
+        try database.read { db in
+            var seconds: [UInt16: [SurveySample.Source: Int]] = [:]
+            for row in try Row.fetchAll(
+                db, sql: "SELECT department, source, COUNT(*) FROM survey_sample WHERE store = ? GROUP BY department, source",
+                arguments: [store])
+            {
+                guard let department = UInt16(exactly: row[0] as Int64) else { continue }
+                seconds[department, default: [:]][SurveySample.Source(rawValue: row[1]) ?? .walk, default: 0] += row[2] as Int
+            }
+            return seconds
+        }
+    }
+
+    /// Migration v10: each sample says where its department came from (`SurveySample.Source`; before, every
+    /// sample was a walk's).
+    static func addSurveySampleSources(_ db: Database) throws {
+        try db.alter(table: "survey_sample") { table in table.add(column: "source", .text).notNull().defaults(to: "walk") }
     }
 
     public func surveySeconds(store: UInt16) throws -> [UInt16: Int] {
