@@ -83,7 +83,8 @@ idle_tests='ScoreboardFloorTests|ScannerReplayMemoryTests|DashboardOpenAPITests|
 # side by side after their preparations). A walk's figures bend under load as its scanners start (beside the other
 # walk's preparations, 0.548 of seconds right against the scoreboard's 0.679; alone, 0.679-0.702), so the walks
 # start only once those three have ended, beside the outage's quiet wait. One at a time these took 408 s.
-waiting_tests='LiveSurveyTests|ScannerFreezeTests|NetworkCutTests|NodeConfigEndToEndTests'
+# The references' drift check waits 75 s for a minute of samples 10 s apart.
+waiting_tests='LiveSurveyTests|ScannerFreezeTests|NetworkCutTests|NodeConfigEndToEndTests|ReferenceEndToEndTests'
 walks='AccuracyRealTimeTests'
 outage_test='WebhookOutageTests'
 package_test='PackageInstallTests'

@@ -1,3 +1,5 @@
+import BeaconMeshCore
+import BeaconMeshRegistry
 import BeaconMeshTesting
 import Foundation
 import Testing
@@ -53,5 +55,62 @@ struct ReferenceEndToEndTests {
         let list = try Mesh.program("beacon-coordinator", ["members", "list", "--db", directory + "/mesh.sqlite"])
         #expect(await list.waitForExit() == .exited(0), "\(list.transcript)")
         #expect(!list.stdoutLines.contains { $0.hasPrefix("ana") }, "\(list.stdoutLines)")
+    }
+}
+
+extension ReferenceEndToEndTests {
+    /// Samples of a walk of store 1 (each department's own node loudest) and of the reference in department 20 as
+    /// the nodes heard it then: node 20/a at -60, node 10/a at -75.
+    static func surveyed(until fittedAt: Int64) -> [SurveySample] {
+        let sounds: [UInt16: [UInt16: Double]] = [10: [10: -58, 20: -80], 20: [10: -78, 20: -59], 30: [30: -57, 20: -82]]
+        var samples: [SurveySample] = []
+        for (department, heard) in sounds {
+            for second in 0..<30 {
+                var readings: [SurveyNode: Double] = [:]
+                for (node, rssi) in heard { readings[SurveyNode(department: node, node: "a")] = rssi + Double(second % 5) - 2 }
+                samples.append(
+                    SurveySample(
+                        store: 1, beacon: BeaconKey("ibeacon:\(Mesh.uuid):1:9")!, department: department,
+                        at: Timestamp(milliseconds: fittedAt - 600_000 + Int64(department) * 10_000 + Int64(second) * 1000),
+                        readings: readings))
+            }
+        }
+        for index in 0..<12 {
+            samples.append(
+                SurveySample(
+                    store: 1, beacon: BeaconKey(reference)!, department: 20, at: Timestamp(milliseconds: fittedAt - 200_000 + Int64(index) * 10_000),
+                    readings: [SurveyNode(department: 20, node: "a"): -60, SurveyNode(department: 10, node: "a"): -75], source: .reference))
+        }
+        return samples
+    }
+
+    @Test("a node that hears the reference 10 dB louder than in the survey is named in health's drift within a few minutes")
+    func driftNamesTheNode() async throws {
+        let run = try await CoordinatorRun.start(
+            extraConfig: "    references: [{beacon: \"\(Self.reference)\", department: 20}]", arguments: ["--health-interval", "2s"])
+        let health = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/coordinators/+/health", qos: 0)
+        let now = Mesh.nowMilliseconds
+        let registry = try SQLiteRegistry(path: run.directory + "/mesh.sqlite")
+        try registry.addSurveySamples(Self.surveyed(until: now))
+        try registry.saveSurveyFit(try SurveyTraining(samples: registry.surveySamples(store: 1), store: 1).fit(at: Timestamp(milliseconds: now)).fit)
+        // Node 10/a now hears the reference at -65: knocked, 10 dB louder than in the survey.
+        try await paced(300, every: .milliseconds(250)) { index in
+            for department in [10, 20] {
+                try await MosquittoClients.publish(
+                    port: run.broker.port, topic: "beaconmesh/v1/stores/1/departments/\(department)/nodes/a/sightings",
+                    string: Mesh.batch(
+                        store: 1, department: department, boot: "b00t", seq: index + 1, minor: 7, rssi: department == 10 ? -65 : -60,
+                        at: Mesh.nowMilliseconds), qos: 1)
+            }
+        }
+        let line = await health.waitForLine(timeout: .seconds(15)) { $0.contains("\"drift\":[{") }
+        let payload = try #require(line.flatMap(Mesh.payload(of:)), "no drift in health:\n\(health.lines.suffix(2))\n\(run.coordinator.transcript)")
+        let survey = try #require((payload["surveys"] as? [[String: Any]])?.first)
+        let drift = try #require(survey["drift"] as? [[String: Any]])
+        #expect(drift.count == 1, "\(drift)")
+        #expect(drift.first?["node"] as? String == "a" && drift.first?["department"] as? Int == 10, "\(drift)")
+        #expect(abs((drift.first?["db"] as? Double ?? 0) - 10) < 0.5, "\(drift)")
+        #expect((survey["message"] as? String)?.contains("node a of department 10 hears the references 10.0 dB off") == true, "\(survey)")
+        await run.stop()
     }
 }
