@@ -212,7 +212,8 @@ struct YAMLReader {
     }
 
     func store(_ node: Node, at place: String, presence: PresenceRules) throws(ConfigurationError) -> CoordinatorConfiguration.Store {
-        let fields = try mapping(node, at: place, allowed: ["id", "name", "greeting", "firstVisitGreeting", "timeZone", "departments", "references"]
+        let fields = try mapping(
+            node, at: place, allowed: ["id", "name", "greeting", "firstVisitGreeting", "timeZone", "departments", "references"]
         )
         guard let idNode = fields["id"] else { throw error(node, "\(place) needs an id") }
         let id = try uint16(idNode, at: "\(place).id")
@@ -271,7 +272,9 @@ struct YAMLReader {
         guard store.department(department) != nil else {
             throw error(departmentNode, "\(place): store \(store.id) has no department \(department)")
         }
-        guard store.reference(beacon) == nil else { throw error(beaconNode, "\(place): \(beacon) is a reference of store \(store.id) already") }
+        guard store.reference(beacon) == nil else {
+            throw error(beaconNode, "\(place): \(beacon) is a reference of store \(store.id) already")
+        }
         return CoordinatorConfiguration.Reference(beacon: beacon, department: department, line: node.mark.map { $0.line })
     }
 

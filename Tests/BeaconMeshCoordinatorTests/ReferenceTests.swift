@@ -62,7 +62,8 @@ struct ReferenceTests {
         var taken: [SurveySample] = []
         for second in 0..<30 {
             taken += references.samples(
-                at: start + .seconds(second), deciding: { _ in deciding }, readings: { key, store in key == beacon && store == 1 ? heard : nil })
+                at: start + .seconds(second), deciding: { _ in deciding },
+                readings: { key, store in key == beacon && store == 1 ? heard : nil })
             if second == 15 { deciding = false }
         }
         #expect(taken.map(\.at) == [start, start + .seconds(10)])

@@ -129,7 +129,7 @@ extension SurveyBeliefTests {
                 }
             }
             changes += script.story.filter { $0.hasPrefix("moved") }.count
-                    }
+        }
         #expect(changes == 0)
     }
 }

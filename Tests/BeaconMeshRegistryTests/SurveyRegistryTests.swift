@@ -28,7 +28,8 @@ struct SurveyRegistryTests {
         #expect(try registry.surveySamples(store: 3) == [unheard], "a second no node heard is a sample too")
     }
 
-    @Test("each sample keeps where its department came from: seconds by source per department, samples as added", arguments: Backend.allCases)
+    @Test(
+        "each sample keeps where its department came from: seconds by source per department, samples as added", arguments: Backend.allCases)
     func sources(backend: Backend) throws {
         let registry = try backend.makeRegistry()
         let walked = SurveySamples.walk(beacon: SurveySamples.beacon(1), department: 10, from: 0, seconds: 4)

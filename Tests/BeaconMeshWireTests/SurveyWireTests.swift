@@ -7,7 +7,8 @@ private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8
 
 @Suite("Survey JSON")
 struct SurveyWireTests {
-    @Test("survey show's object is the contract's: departments ascending with their seconds by source, the fit's time and accuracy, or null")
+    @Test(
+        "survey show's object is the contract's: departments ascending with their seconds by source, the fit's time and accuracy, or null")
     func show() throws {
         let fit = SurveyFit(
             store: 1, nodes: [], departments: [10, 20], weights: [], biases: [0, 0], means: [], inverseCovariance: [],

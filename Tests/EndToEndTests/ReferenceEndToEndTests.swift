@@ -18,7 +18,8 @@ struct ReferenceEndToEndTests {
             for minor in [7, 8] {
                 try await MosquittoClients.publish(
                     port: run.broker.port, topic: "beaconmesh/v1/stores/1/departments/20/nodes/a/sightings",
-                    string: Mesh.batch(store: 1, department: 20, boot: "b00t", seq: 2 * index + minor - 6, minor: minor, at: Mesh.nowMilliseconds),
+                    string: Mesh.batch(
+                        store: 1, department: 20, boot: "b00t", seq: 2 * index + minor - 6, minor: minor, at: Mesh.nowMilliseconds),
                     qos: 1)
             }
         }
@@ -27,7 +28,8 @@ struct ReferenceEndToEndTests {
         #expect(guests.max() == 1, "the guest alone is counted: \(guests)")
         await run.stop()
 
-        let show = try Mesh.program("beacon-coordinator", ["survey", "show", "--store", "1", "--db", run.directory + "/mesh.sqlite", "--json"])
+        let show = try Mesh.program(
+            "beacon-coordinator", ["survey", "show", "--store", "1", "--db", run.directory + "/mesh.sqlite", "--json"])
         #expect(await show.waitForExit() == .exited(0), "\(show.transcript)")
         let json = try JSONSerialization.jsonObject(with: Data(show.stdoutLines.joined().utf8))
         let survey = try #require(json as? [String: Any], "\(show.transcript)")
@@ -44,7 +46,8 @@ struct ReferenceEndToEndTests {
     func memberBeaconRefused() async throws {
         let directory = try Mesh.temporaryDirectory()
         let config = try Mesh.writeCoordinatorConfig(
-            in: directory, brokerURL: "mqtt://127.0.0.1:1", extra: "    references: [{beacon: \"ibeacon:\(Mesh.uuid):1:1\", department: 20}]")
+            in: directory, brokerURL: "mqtt://127.0.0.1:1",
+            extra: "    references: [{beacon: \"ibeacon:\(Mesh.uuid):1:1\", department: 20}]")
         let coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", config])
         #expect(await coordinator.waitForExit() == .exited(2))
         let errors = coordinator.stderrLines.filter { !$0.isEmpty }
@@ -78,7 +81,8 @@ extension ReferenceEndToEndTests {
         for index in 0..<12 {
             samples.append(
                 SurveySample(
-                    store: 1, beacon: BeaconKey(reference)!, department: 20, at: Timestamp(milliseconds: fittedAt - 200_000 + Int64(index) * 10_000),
+                    store: 1, beacon: BeaconKey(reference)!, department: 20,
+                    at: Timestamp(milliseconds: fittedAt - 200_000 + Int64(index) * 10_000),
                     readings: [SurveyNode(department: 20, node: "a"): -60, SurveyNode(department: 10, node: "a"): -75], source: .reference))
         }
         return samples
@@ -92,7 +96,8 @@ extension ReferenceEndToEndTests {
         let now = Mesh.nowMilliseconds
         let registry = try SQLiteRegistry(path: run.directory + "/mesh.sqlite")
         try registry.addSurveySamples(Self.surveyed(until: now))
-        try registry.saveSurveyFit(try SurveyTraining(samples: registry.surveySamples(store: 1), store: 1).fit(at: Timestamp(milliseconds: now)).fit)
+        try registry.saveSurveyFit(
+            try SurveyTraining(samples: registry.surveySamples(store: 1), store: 1).fit(at: Timestamp(milliseconds: now)).fit)
         // Node 10/a now hears the reference at -65: knocked, 10 dB louder than in the survey.
         try await paced(300, every: .milliseconds(250)) { index in
             for department in [10, 20] {
@@ -104,7 +109,8 @@ extension ReferenceEndToEndTests {
             }
         }
         let line = await health.waitForLine(timeout: .seconds(15)) { $0.contains("\"drift\":[{") }
-        let payload = try #require(line.flatMap(Mesh.payload(of:)), "no drift in health:\n\(health.lines.suffix(2))\n\(run.coordinator.transcript)")
+        let payload = try #require(
+            line.flatMap(Mesh.payload(of:)), "no drift in health:\n\(health.lines.suffix(2))\n\(run.coordinator.transcript)")
         let survey = try #require((payload["surveys"] as? [[String: Any]])?.first)
         let drift = try #require(survey["drift"] as? [[String: Any]])
         #expect(drift.count == 1, "\(drift)")

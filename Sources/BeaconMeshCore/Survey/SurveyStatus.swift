@@ -41,7 +41,9 @@ public struct SurveyStatus: Hashable, Sendable {
 
     /// In words, for health and the dashboard.
     public var message: String {
-        let moved = drift.map { "node \($0.node) of department \($0.department) hears the references \(PresenceEngine.oneDecimal($0.db)) dB off" }
+        let moved = drift.map {
+            "node \($0.node) of department \($0.department) hears the references \(PresenceEngine.oneDecimal($0.db)) dB off"
+        }
         return (moved.isEmpty ? "" : moved.joined(separator: "; ") + "; ") + fitMessage
     }
 
