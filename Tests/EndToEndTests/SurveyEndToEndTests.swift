@@ -53,7 +53,9 @@ struct SurveyEndToEndTests {
         #expect(show.status == .exited(0), "\(show.transcript)")
         #expect(
             show.stdout == [
-                #"{"store":1,"samples":[{"department":10,"seconds":60},{"department":20,"seconds":60},{"department":30,"seconds":60}],"#
+                #"{"store":1,"samples":[{"department":10,"seconds":60,"sources":{"walk":60,"reference":0,"checkin":0}},"#
+                    + #"{"department":20,"seconds":60,"sources":{"walk":60,"reference":0,"checkin":0}},"#
+                    + #"{"department":30,"seconds":60,"sources":{"walk":60,"reference":0,"checkin":0}}],"#
                     + #""fit":{"fittedAt":\#(refit.fittedAt.milliseconds),"accuracy":\#(refit.accuracy)}}"#
             ])
 
