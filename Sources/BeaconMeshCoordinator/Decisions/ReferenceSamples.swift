@@ -9,7 +9,7 @@ struct ReferenceSamples: Sendable {
 
     /// Each reference's store and department, by beacon.
     let placed: [BeaconKey: (store: UInt16, department: UInt16)]
-    private var lastSample: Timestamp?
+    private var grid = SamplingGrid(every: interval)
 
     init(stores: [CoordinatorConfiguration.Store]) {
         var placed: [BeaconKey: (store: UInt16, department: UInt16)] = [:]
@@ -24,8 +24,7 @@ struct ReferenceSamples: Sendable {
         at now: Timestamp, deciding: (UInt16) -> Bool, readings: (BeaconKey, UInt16) -> [SurveyNode: Double]?
     ) -> [SurveySample] {
         guard !placed.isEmpty else { return [] }
-        if let lastSample, now - lastSample < Self.interval { return [] }
-        lastSample = lastSample.map { now - $0 < Self.interval * 2 ? $0 + Self.interval : now } ?? now
+        guard grid.isDue(at: now) else { return [] }
         return placed.sorted { $0.key.description < $1.key.description }.compactMap { beacon, place in
             guard deciding(place.store), let heard = readings(beacon, place.store) else { return nil }
             return SurveySample(

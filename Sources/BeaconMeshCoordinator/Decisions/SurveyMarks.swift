@@ -18,7 +18,7 @@ struct SurveyMarks: Sendable {
     static let interval: Duration = .seconds(1)
 
     private(set) var marked: [BeaconKey: Marking] = [:]
-    private var lastSample: Timestamp?
+    private var grid = SamplingGrid(every: interval)
 
     /// Why a mark was refused (its drop reason and a line of detail), or `nil` when it was taken. `beacons` are the
     /// beacons it marks: its own, or its member's (none: a member the registry does not know, or without beacons).
@@ -46,9 +46,7 @@ struct SurveyMarks: Sendable {
         at now: Timestamp, deciding: (UInt16) -> Bool, readings: (BeaconKey, UInt16) -> [SurveyNode: Double]?
     ) -> [SurveySample] {
         guard !marked.isEmpty else { return [] }
-        if let lastSample, now - lastSample < Self.interval { return [] }
-        // Kept on the second's grid, so that a tick a little late does not drift the samples apart.
-        lastSample = lastSample.map { now - $0 < Self.interval * 2 ? $0 + Self.interval : now } ?? now
+        guard grid.isDue(at: now) else { return [] }
         return marked.sorted { $0.key.description < $1.key.description }.compactMap { beacon, marking in
             guard let department = marking.department, deciding(marking.store), let heard = readings(beacon, marking.store) else {
                 return nil
