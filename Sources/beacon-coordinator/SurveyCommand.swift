@@ -22,16 +22,22 @@ struct SurveyCommand: ParsableCommand {
     struct Fit: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "Learn the store's fit from all its samples, keep it, and print its quality; exit 1, keeping the old fit, when a department has too few samples."
+                "Learn the store's fit from all its samples, keep it, and print its quality; exit 1, keeping the old fit, when a department has too few samples or the new fit decides the samples since the old one worse."
         )
         @OptionGroup var target: Target
         @Flag(help: "Print the quality as one JSON object.") var json = false
 
         /// A `SurveyFitError` leaves the command as it is thrown: one line, exit 1, nothing saved.
         func run() throws {
-            let samples = try target.database.use { try $0.surveySamples(store: target.store) }
+            let (samples, installed) = try target.database.use { registry in
+                (try registry.surveySamples(store: target.store), try registry.surveyFit(store: target.store))
+            }
             let training = try SurveyTraining(samples: samples, store: target.store)
-            let (fit, quality) = try training.fit(at: WallClock.now())
+            let now = WallClock.now()
+            let (fit, quality) = try training.fit(at: now)
+            if let installed, let comparison = training.compare(with: installed, at: now), comparison.isWorse {
+                throw SurveyFitError.worseThanInstalled(store: target.store, comparison)
+            }
             try target.database.use { try $0.saveSurveyFit(fit) }
             if json {
                 print(String(decoding: WireCodec.encode(quality, fittedAt: fit.fittedAt), as: UTF8.self))

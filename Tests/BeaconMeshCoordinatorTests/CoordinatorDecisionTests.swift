@@ -107,13 +107,19 @@ struct CoordinatorDecisionTests {
         #expect(events.map(\.type) == ["checkin"])
         #expect(first.registry.checkins["ana"] == 1)
         #expect(first.publications.contains { $0.topic == Topics().checkins(member: "ana") })
+        // Trusted truth: her readings at that moment, as a check-in sample of the till department.
+        let samples = first.registry.surveySamples
+        #expect(samples.count == 1)
+        #expect(samples.first?.source == .checkin && samples.first?.department == 20 && samples.first?.beacon == Self.anaFob)
+        #expect(samples.first?.readings.isEmpty == false)
         // A request handled before the restart counts nothing.
         let old = CheckinRequest(id: "old-request", member: "ana", department: 20, till: "till-1", at: now)
         #expect(state.handle([.checkin(old, store: 1)], at: now).isEmpty)
         // Clothing is not a till.
         let wrong = CheckinRequest(id: "r2", member: "ana", department: 10, till: "till-1", at: now)
-        let refused = Self.events(state.handle([.checkin(wrong, store: 1)], at: now))
-        #expect(refused.map(\.type) == ["checkin-refused"])
+        let refusal = state.handle([.checkin(wrong, store: 1)], at: now)
+        #expect(Self.events(refusal).map(\.type) == ["checkin-refused"])
+        #expect(refusal.registry.surveySamples.isEmpty, "a refused check-in is no truth")
         // Ten seconds later, nobody has heard her near the till.
         let late = CheckinRequest(id: "r3", member: "ana", department: 20, till: "till-1", at: now + .seconds(10))
         let tooLate = Self.events(state.handle([.checkin(late, store: 1)], at: now + .seconds(10)))

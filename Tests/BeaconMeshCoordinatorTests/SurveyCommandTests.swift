@@ -118,7 +118,8 @@ struct SurveyCommandTests {
           import                  Add the survey samples of a labelled recording (layout.csv, truth.csv, one btsnoop capture
                                   per node).
           fit                     Learn the store's fit from all its samples, keep it, and print its quality; exit 1, keeping
-                                  the old fit, when a department has too few samples.
+                                  the old fit, when a department has too few samples or the new fit decides the samples since
+                                  the old one worse.
           show                    Print the store's seconds of samples per department and its fit, as a table or JSON.
           clear                   Delete the store's samples and fit: its coordinators go back to deciding without a survey.
 
@@ -127,7 +128,7 @@ struct SurveyCommandTests {
 
     static let fitHelp = #"""
         OVERVIEW: Learn the store's fit from all its samples, keep it, and print its quality; exit 1, keeping the old fit, when
-        a department has too few samples.
+        a department has too few samples or the new fit decides the samples since the old one worse.
 
         USAGE: beacon-coordinator survey fit --store <store> --db <FILE|URL> [--json]
 

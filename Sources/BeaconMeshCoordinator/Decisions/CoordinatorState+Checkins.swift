@@ -16,7 +16,8 @@ extension CoordinatorState {
 
     /// Decides a till's check-in request: counted once per id; accepted for a member heard `immediate` or `near` in
     /// that till department within the last 5 s; the `checkin` event goes to the store and to the member's
-    /// `checkins` topic, a `checkin-refused` event to the store.
+    /// `checkins` topic, a `checkin-refused` event to the store. An accepted check-in is trusted truth: what the
+    /// nodes hear of her beacons at that moment becomes a survey sample of the till department.
     mutating func checkIn(_ request: CheckinRequest, store storeID: UInt16, at now: Timestamp) {
         guard handledCheckins[request.id] == nil else { return }
         guard let store = configuration.store(storeID) else { return }
@@ -33,6 +34,7 @@ extension CoordinatorState {
         else { return refuse(.notNearTill) }
         profile.checkins += 1
         profiles[request.member] = profile
+        sampleCheckin(of: profile.id, store: storeID, department: department.id, at: now)
         actions.registry.countCheckin(of: profile.id)
         if journal.visit(of: profile.id)?.store == storeID {
             keep(journal.checkedIn(member: profile.id, department: department.id, at: now))

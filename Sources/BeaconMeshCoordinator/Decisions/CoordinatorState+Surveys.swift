@@ -27,6 +27,17 @@ extension CoordinatorState {
         if !samples.isEmpty || !referenced.isEmpty { actions.registry.addSurveySamples(samples + referenced) }
     }
 
+    /// A verified check-in's trusted truth: what `store`'s nodes hear now of each of `member`'s beacons, as a survey
+    /// sample of the till `department` (a beacon no node hears gives none).
+    mutating func sampleCheckin(of member: String, store: UInt16, department: UInt16, at now: Timestamp) {
+        let samples = engine.beacons(of: member).compactMap { beacon in
+            engine.surveyReadings(of: beacon, store: store, at: now).map { readings in
+                SurveySample(store: store, beacon: beacon, department: department, at: now, readings: readings, source: .checkin)
+            }
+        }
+        if !samples.isEmpty { actions.registry.addSurveySamples(samples) }
+    }
+
     /// Decides the stores in `fits` from their new fit (`nil`: the survey was cleared) from now on, and checks their
     /// references against `baselines` (how the nodes heard them in the fit's samples).
     mutating func surveysChanged(_ fits: [UInt16: SurveyFit?], baselines: [UInt16: ReferenceDrift.Baseline] = [:]) -> CoordinatorActions {

@@ -20,6 +20,8 @@ public struct SurveyTraining: Sendable {
     private let labels: [Int]
     private let stretchOf: [Int]
     private let features: [[Double]]
+    /// The samples, in the order of `labels`.
+    let samples: [SurveySample]
     public let stretches: Int
 
     /// Prepares `samples` of `store` (samples of other stores are ignored). Throws when there are none, or when a
@@ -63,6 +65,7 @@ public struct SurveyTraining: Sendable {
         self.labels = labels
         self.stretchOf = stretchOf
         self.features = features
+        self.samples = mine
         stretches = stretch + 1
     }
 
@@ -72,21 +75,8 @@ public struct SurveyTraining: Sendable {
         guard var fit = model(from: all, at: time) else { throw .singular(store: store) }
         let width = departments.count
         var confusion = [Int](repeating: 0, count: width * width)
-        var logs: [Double] = []
-        for stretch in 0..<stretches {
-            let members = features.indices.filter { stretchOf[$0] == stretch }
-            var held = all
-            for index in members { held.remove(features[index], label: labels[index]) }
-            guard let fold = model(from: held, at: time) else { continue }
-            for index in members {
-                fold.logPosteriors(features[index], into: &logs)
-                // A department with no sample left in the fold cannot be decided.
-                var best = -1
-                for department in 0..<width where held.counts[department] > 0 && (best < 0 || logs[department] > logs[best]) {
-                    best = department
-                }
-                if best >= 0 { confusion[labels[index] * width + best] += 1 }
-            }
+        for (index, decided) in heldOutDecisions(at: time).enumerated() where decided >= 0 {
+            confusion[labels[index] * width + decided] += 1
         }
         let right = (0..<width).reduce(0) { $0 + confusion[$1 * width + $1] }
         let decided = confusion.reduce(0, +)
@@ -102,6 +92,31 @@ public struct SurveyTraining: Sendable {
             },
             confusion: confusion, accuracy: fit.accuracy)
         return (fit, quality)
+    }
+
+    /// Per sample, the department index a fit of all the other stretches decides it (`-1`: none could, its
+    /// stretch held every sample of the store's other departments).
+    func heldOutDecisions(at time: Timestamp) -> [Int] {
+        let all = Sums(features: features, labels: labels, departments: departments.count, including: { _ in true })
+        let width = departments.count
+        var decisions = [Int](repeating: -1, count: features.count)
+        var logs: [Double] = []
+        for stretch in 0..<stretches {
+            let members = features.indices.filter { stretchOf[$0] == stretch }
+            var held = all
+            for index in members { held.remove(features[index], label: labels[index]) }
+            guard let fold = model(from: held, at: time) else { continue }
+            for index in members {
+                fold.logPosteriors(features[index], into: &logs)
+                // A department with no sample left in the fold cannot be decided.
+                var best = -1
+                for department in 0..<width where held.counts[department] > 0 && (best < 0 || logs[department] > logs[best]) {
+                    best = department
+                }
+                decisions[index] = best
+            }
+        }
+        return decisions
     }
 
     /// The discriminant of the samples summed in `sums` (departments without samples get no say).
@@ -180,6 +195,8 @@ public enum SurveyFitError: Error, Equatable, CustomStringConvertible {
     case noSamples(store: UInt16)
     case tooFewSamples(store: UInt16, department: UInt16, seconds: Int)
     case singular(store: UInt16)
+    /// The refit decides the truth gathered since the installed fit worse than the installed fit does.
+    case worseThanInstalled(store: UInt16, RefitComparison)
 
     public var description: String {
         switch self {
@@ -187,6 +204,10 @@ public enum SurveyFitError: Error, Equatable, CustomStringConvertible {
         case .tooFewSamples(let store, let department, let seconds):
             "department \(department) of store \(store) has \(seconds) s of survey samples, fewer than \(SurveyTraining.minimumSeconds) s: walk it more"
         case .singular(let store): "the survey samples of store \(store) are too few or too alike to tell departments apart"
+        case .worseThanInstalled(let store, let comparison):
+            "keeping store \(store)'s installed fit: of the \(comparison.seconds) s of samples gathered since it was fitted, the refit decides \(Self.percent(comparison.refit)) right, the installed fit \(Self.percent(comparison.installed))"
         }
     }
+
+    private static func percent(_ share: Double) -> String { "\(Int((share * 100).rounded())) %" }
 }
