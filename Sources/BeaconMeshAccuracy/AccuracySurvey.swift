@@ -16,7 +16,7 @@ public enum AccuracySurvey {
         let walk = quality.needsWalking.map { "department \($0.department): \($0.why)" }
         return (
             fit,
-            "survey of store \(store) from \(folders.count) recording(s): \(samples.count) s of samples, \(Int((quality.accuracy * 1000).rounded()) / 10).\(Int((quality.accuracy * 1000).rounded()) % 10) % right by leave-one-stretch-out"
+            "survey of store \(store) from \(folders.count) recording(s): \(samples.count) s of samples, \(Int((quality.accuracy * 1000).rounded()) / 10).\(Int((quality.accuracy * 1000).rounded()) % 10) % right as estimated (each 15 s left out, through the belief)"
                 + (walk.isEmpty ? "" : "; walk again: " + walk.joined(separator: "; "))
         )
     }

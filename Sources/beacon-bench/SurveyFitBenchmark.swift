@@ -1,7 +1,7 @@
 import ArgumentParser
 import BeaconMeshCore
 
-/// `beacon-bench survey-fit`: how long `survey fit` takes to learn a store (leave-one-stretch-out included) and how
+/// `beacon-bench survey-fit`: how long `survey fit` takes to learn a store (its estimate included) and how
 /// large the fit it stores is, on a synthetic walk: each department's node hears the surveyor strongly, its
 /// neighbours' faintly, the rest not at all.
 struct SurveyFitBenchmark: ParsableCommand {
@@ -25,7 +25,7 @@ struct SurveyFitBenchmark: ParsableCommand {
         let (fit, quality) = try training.fit(at: Timestamp(milliseconds: 0))
         let took = clock.now - started
         print("survey fit benchmark: \(departments) departments, \(samples.count) s of samples in \(training.stretches) stretches")
-        print("  fit + leave-one-stretch-out   \(took)")
+        print("  fit + its estimate            \(took)")
         print("  fit size                      \(fit.encoded().count) bytes")
         print("  accuracy                      \((quality.accuracy * 1000).rounded() / 10) %")
     }

@@ -13,7 +13,7 @@ enum SurveyTable {
         let recall = quality.recall
         var lines = [
             "Store \(quality.store): fit learnt \(time(fittedAt, timeZone)) from \(quality.samples.reduce(0, +)) s of samples in \(count) departments",
-            "Right when each stretch is left out and decided by the others: \(percent(quality.accuracy)) of the seconds",
+            "Right as the decisions will run, each 15 s left out and decided by the others: \(percent(quality.accuracy)) of the seconds",
             "",
             TextColumns.render(
                 ["DEPARTMENT", "SECONDS", "STRETCHES", "RIGHT"],
@@ -48,7 +48,7 @@ enum SurveyTable {
         ]
         if let fit {
             lines.append(
-                "Fit: learnt \(time(fit.fittedAt, timeZone)) from \(fit.samples) s; \(percent(fit.accuracy)) right when each stretch is left out"
+                "Fit: learnt \(time(fit.fittedAt, timeZone)) from \(fit.samples) s; \(percent(fit.accuracy)) right as estimated when fitted"
             )
         } else {
             lines.append("Fit: none (the store is decided without a survey; run survey fit)")

@@ -89,7 +89,7 @@ struct SurveyCommandTests {
 
     static let qualityText = #"""
         Store 1: fit learnt 1970-01-01 00:00 from 105 s of samples in 2 departments
-        Right when each stretch is left out and decided by the others: 93.3 % of the seconds
+        Right as the decisions will run, each 15 s left out and decided by the others: 93.3 % of the seconds
 
         DEPARTMENT  SECONDS  STRETCHES  RIGHT
         10          60       2          96.7 %

@@ -21,7 +21,7 @@ public struct SurveyFit: Hashable, Sendable {
     /// The squared distance to its department's mean that 99 % of the survey's samples stay within.
     public var fitnessLimit: Double
     public var fittedAt: Timestamp
-    /// Seconds right by leave-one-stretch-out when it was fitted.
+    /// The share of seconds right as estimated when it was fitted (`SurveyTraining+Estimate`).
     public var accuracy: Double
     public var samples: Int
 

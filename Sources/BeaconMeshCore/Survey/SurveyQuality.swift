@@ -1,5 +1,5 @@
 /// How good a store's fit is, for the person who walked the survey: samples per department, seconds right by
-/// leave-one-stretch-out, the confusion matrix, and which departments to walk again.
+/// leaving out each block of seconds and deciding it as the coordinator will (`SurveyTraining+Estimate`), the confusion matrix, and which departments to walk again.
 public struct SurveyQuality: Hashable, Sendable {
     public var store: UInt16
     public var departments: [UInt16]

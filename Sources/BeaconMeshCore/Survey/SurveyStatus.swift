@@ -3,7 +3,7 @@
 public struct SurveyStatus: Hashable, Sendable {
     public var store: UInt16
     public var fittedAt: Timestamp
-    /// The fit's accuracy by leave-one-stretch-out when it was fitted.
+    /// The fit's accuracy as estimated when it was fitted.
     public var accuracy: Double
     /// How many live readings were checked against the survey since the fit was taken up, and the share of the
     /// recent ones that fit it.

@@ -1,6 +1,7 @@
-/// Learns a store's `SurveyFit` from its samples and says how good it is (`SurveyQuality`), by
-/// leave-one-stretch-out: each stretch (an unbroken run of one beacon's samples in one department) is decided by a
-/// fit of all the other samples.
+/// Learns a store's `SurveyFit` from its samples and says how good it is (`SurveyQuality`): each block of a stretch
+/// (an unbroken run of one beacon's samples in one department) decided by a fit of all the other samples, through the
+/// belief over departments (`SurveyTraining+Estimate`); a refit is judged by leave-one-stretch-out
+/// (`SurveyTraining+Refit`).
 ///
 /// A linear discriminant fits in closed form: class sums and one scatter matrix, so holding a stretch out is a
 /// subtraction and one small matrix inversion, and an hour of samples of 20 departments fits in well under a second.
@@ -17,9 +18,9 @@ public struct SurveyTraining: Sendable {
     public let nodes: [SurveyNode]
     public let departments: [UInt16]
     /// Per sample: its department's index, its stretch, its features.
-    private let labels: [Int]
-    private let stretchOf: [Int]
-    private let features: [[Double]]
+    let labels: [Int]
+    let stretchOf: [Int]
+    let features: [[Double]]
     /// The samples, in the order of `labels`.
     let samples: [SurveySample]
     public let stretches: Int
@@ -69,13 +70,14 @@ public struct SurveyTraining: Sendable {
         stretches = stretch + 1
     }
 
-    /// Fits all samples, and measures the fit by leave-one-stretch-out.
+    /// Fits all samples, and measures the fit as its decisions will run: each block of seconds decided by a fit of
+    /// the others, through the belief over departments (`heldOutEvidence`, `temporalDecisions`).
     public func fit(at time: Timestamp) throws(SurveyFitError) -> (fit: SurveyFit, quality: SurveyQuality) {
         let all = Sums(features: features, labels: labels, departments: departments.count, including: { _ in true })
         guard var fit = model(from: all, at: time) else { throw .singular(store: store) }
         let width = departments.count
         var confusion = [Int](repeating: 0, count: width * width)
-        for (index, decided) in heldOutDecisions(at: time).enumerated() where decided >= 0 {
+        for (index, decided) in temporalDecisions(heldOutEvidence(at: time)).enumerated() where decided >= 0 {
             confusion[labels[index] * width + decided] += 1
         }
         let right = (0..<width).reduce(0) { $0 + confusion[$1 * width + $1] }
@@ -120,7 +122,7 @@ public struct SurveyTraining: Sendable {
     }
 
     /// The discriminant of the samples summed in `sums` (departments without samples get no say).
-    private func model(from sums: Sums, at time: Timestamp) -> SurveyFit? {
+    func model(from sums: Sums, at time: Timestamp) -> SurveyFit? {
         let width = nodes.count
         let classes = departments.count
         let present = (0..<classes).filter { sums.counts[$0] > 0 }
@@ -163,7 +165,7 @@ public struct SurveyTraining: Sendable {
     }
 
     /// Per department, how many samples and the sum of their features; over all, the sum of outer products.
-    private struct Sums {
+    struct Sums {
         var counts: [Int]
         var sums: [Double]
         var products: [Double]
