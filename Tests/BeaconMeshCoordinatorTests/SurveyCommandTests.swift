@@ -101,7 +101,7 @@ struct SurveyCommandTests {
         20             5   40
 
         Walk again:
-          20: walked once: walk it again at another time, so it can be checked
+          20: only 45 s: walk it for a minute or more
         """#
 
     static let surveyHelp = #"""

@@ -76,7 +76,7 @@ struct SurveyFitTests {
         #expect(quality.needsWalking.isEmpty)
     }
 
-    @Test("a department walked once is estimated from its other seconds, and the report says to walk it again")
+    @Test("a department walked once is estimated from its other seconds, and is named to walk again only for too few seconds")
     func walkedOnce() throws {
         let (_, quality) = try SurveyTraining(samples: SurveyHouse.samples(seconds: 30, stretches: 1), store: 1).fit(
             at: Timestamp(milliseconds: 5))
@@ -84,8 +84,13 @@ struct SurveyFitTests {
         // estimate is of the department's own sound, not "nothing left of it" (leave-one-stretch-out said 0 %).
         #expect(quality.confusion.reduce(0, +) == 90)
         #expect(quality.accuracy > 0.9)
-        // It cannot be checked against another walk: the report still says to walk each again.
+        // Half a minute each: the report says to walk each for longer.
         #expect(quality.needsWalking.map(\.department) == [10, 20, 30])
+        #expect(quality.needsWalking.allSatisfy { $0.why == "only 30 s: walk it for a minute or more" })
+        // A minute each, walked once and decided well: nothing to walk again.
+        let (_, minute) = try SurveyTraining(samples: SurveyHouse.samples(seconds: 60, stretches: 1), store: 1).fit(
+            at: Timestamp(milliseconds: 5))
+        #expect(minute.needsWalking.isEmpty)
     }
 
     @Test("a department with fewer than 20 s of samples is refused by name")
