@@ -33,7 +33,7 @@ struct SurveyWireTests {
                 + "\(58.0 / 60)"
                 + #"},{"department":20,"seconds":45,"stretches":1,"right":"#
                 + "\(40.0 / 45)"
-                + #"}],"confusion":{"departments":[10,20],"rows":[[58,2],[5,40]]},"needsWalking":[{"department":20,"why":"walked once: walk it again at another time, so it can be checked"}]}"#
+                + #"}],"confusion":{"departments":[10,20],"rows":[[58,2],[5,40]]},"needsWalking":[{"department":20,"why":"only 45 s: walk it for a minute or more"}]}"#
         )
         guard case .object(let members) = try WireCodec.parse(bytes) else {
             Issue.record("not an object")
