@@ -33,8 +33,9 @@ public enum ProvisioningRole: Sendable, Equatable {
     /// A store broker's bridge, on the head-office broker: forwards one store's topics there and takes members'
     /// offers and check-ins back (deploy/bridge/).
     case bridge(store: UInt16)
-    /// A web dashboard (`beacon-dashboard`): reads its stores' presence snapshots, events and node status and every
-    /// coordinator's status — what the dashboard subscribes to, nothing more (no sightings, no ranging) — and writes
+    /// A web dashboard (`beacon-dashboard`): reads its stores' presence snapshots, events, node status and health,
+    /// alerts and sightings (its survey page lists the beacons a store hears, and subscribes to that store's sightings
+    /// while the page is in use) and every coordinator's status and health — nothing more (no ranging) — and writes
     /// only its stores' survey marks (its survey page's). No stores means every store: head office's credential.
     case dashboard(id: String, stores: [UInt16])
     /// Head office's fleet tooling (`nodes list`, `nodes set`): the only credential that may publish node configs; it
@@ -120,7 +121,7 @@ public enum ProvisioningRole: Sendable, Equatable {
                 [
                     "topic read \(topics.presenceFilter(store: store))", "topic read \(topics.eventsFilter(store: store))",
                     "topic read \(topics.nodeStatusFilter(store: store))", "topic read \(topics.nodeHealthFilter(store: store))",
-                    "topic read \(topics.alertsFilter(store: store))",
+                    "topic read \(topics.alertsFilter(store: store))", "topic read \(topics.sightingsFilter(store: store))",
                     "topic write \(topics.surveyFilter(store: store))",
                 ]
             } + [

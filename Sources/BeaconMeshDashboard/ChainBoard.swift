@@ -17,6 +17,8 @@ public struct ChainBoard: Sendable {
     public private(set) var coordinators: [String: CoordinatorStatus] = [:]
     /// Each coordinator's webhook endpoints as its latest health report had them, by coordinator id.
     public private(set) var webhooks: [String: [CoordinatorHealth.Webhook]] = [:]
+    /// The beacons each store hears now, from the sightings the survey page subscribes to.
+    private(set) var heard = HeardBeacons()
     /// The broker link, as the monitor models it.
     public private(set) var connection: MonitorModel.Connection = .connecting
     /// Messages taken in, and messages that could not be read (dropped, counted).
@@ -77,6 +79,15 @@ public struct ChainBoard: Sendable {
                 nodes.record(status: status, of: node)
                 withStore(node.store) { $0.apply(nodeStatus: status.state, department: node.department, node: node.node, at: now) }
                 return (.store(node.store), nil)
+            case .sightings(let node)?:
+                guard shows(node.store) else { return (.none, nil) }
+                let batch = try WireCodec.decodeSightingBatch(payload)
+                guard batch.node == node else {
+                    throw WireError.absurdValue(field: "node", value: "\(batch.node) under the topic of \(node)")
+                }
+                heard.record(batch, at: now)
+                // Only the survey page lists them, and it asks every few seconds: no live page changes.
+                return (.none, nil)
             case .nodeHealth(let node)?:
                 guard shows(node.store) else { return (.none, nil) }
                 nodes.record(health: try WireCodec.decodeNodeHealth(payload), of: node, at: now)

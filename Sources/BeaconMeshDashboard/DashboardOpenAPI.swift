@@ -149,14 +149,21 @@ public enum DashboardOpenAPI {
                 }
               },
               "Survey": {
-                "type": "object", "description": "A store's survey as its survey page shows it: each department (those the dashboard knows of the store, markable, and those with samples only) and the seconds of samples gathered in it.",
-                "required": ["store", "name", "now", "connection", "departments"],
+                "type": "object", "description": "A store's survey as its survey page shows it: each department (those the dashboard knows of the store, markable, and those with samples only) and the seconds of samples gathered in it, and the beacons the store hears now, loudest first, with the member or reference each is.",
+                "required": ["store", "name", "now", "connection", "departments", "heard"],
                 "properties": {
                   "store": {"type": "integer", "minimum": 0, "maximum": 65535}, "name": {"type": "string"}, "now": {"type": "integer"},
                   "connection": {"$ref": "#/components/schemas/Connection"},
                   "departments": {"type": "array", "items": {"type": "object", "required": ["department", "name", "seconds", "markable"],
                                   "properties": {"department": {"type": "integer", "minimum": 0, "maximum": 65535}, "name": {"type": "string"},
-                                                 "seconds": {"type": "integer", "minimum": 0}, "markable": {"type": "boolean"}}}}
+                                                 "seconds": {"type": "integer", "minimum": 0}, "markable": {"type": "boolean"}}}},
+                  "heard": {"type": "array", "items": {"type": "object", "required": ["beacon", "rssi", "department", "node"],
+                            "properties": {"beacon": {"type": "string"}, "rssi": {"type": "number"},
+                                           "department": {"type": "integer", "minimum": 0, "maximum": 65535}, "node": {"type": "string"},
+                                           "member": {"type": "object", "required": ["id", "name"],
+                                                      "properties": {"id": {"type": "string"}, "name": {"type": "string"}}},
+                                           "reference": {"type": "object", "required": ["department"],
+                                                         "properties": {"department": {"type": "integer", "minimum": 0, "maximum": 65535}}}}}}
                 }
               },
               "SurveyMarkRequest": {

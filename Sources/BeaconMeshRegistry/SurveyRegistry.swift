@@ -31,6 +31,10 @@ public protocol SurveyRegistry: AnyObject, Sendable {
     /// A store missing here has never had a fit.
     func surveyFitVersions(stores: Set<UInt16>?) throws -> [UInt16: Int64]
 
+    /// Who each of `beacons` is, for the survey page's list of what a store hears: a member's (her id and name), or
+    /// one of `store`'s references (the department its reference samples name). Beacons of neither are left out.
+    func surveyBeacons(_ beacons: Set<BeaconKey>, store: UInt16) throws -> [BeaconKey: SurveyBeaconOwner]
+
     /// Deletes `store`'s samples and its fit (a fit deleted changes the store's fit version); returns how many samples
     /// went and whether a fit did.
     @discardableResult
@@ -40,4 +44,12 @@ public protocol SurveyRegistry: AnyObject, Sendable {
 extension SurveyRegistry {
     /// The fit version of every store that has one (`surveyFitVersions(stores: nil)`).
     public func surveyFitVersions() throws -> [UInt16: Int64] { try surveyFitVersions(stores: nil) }
+}
+
+/// Whose a beacon a store hears is, as the survey page names it.
+public enum SurveyBeaconOwner: Hashable, Sendable {
+    /// A member's fob or phone.
+    case member(id: String, name: String)
+    /// A reference placed in `department` (`references:`).
+    case reference(department: UInt16)
 }

@@ -53,7 +53,7 @@ struct ProvisioningRoleTests {
     }
 
     @Test(
-        "a dashboard reads what it shows — presence, events, node status, alerts, coordinators' status and health — of its stores or all, and writes only their survey marks"
+        "a dashboard reads what it shows — presence, events, node status and health, alerts, sightings (the survey page), coordinators' status and health — of its stores or all, and writes only their survey marks"
     )
     func dashboardLines() {
         #expect(ProvisioningRole.dashboard(id: "hq", stores: []).username == "dashboard-hq")
@@ -62,12 +62,13 @@ struct ProvisioningRoleTests {
                 "topic read beaconmesh/v1/stores/+/presence", "topic read beaconmesh/v1/stores/+/events",
                 "topic read beaconmesh/v1/stores/+/departments/+/nodes/+/status",
                 "topic read beaconmesh/v1/stores/+/departments/+/nodes/+/health", "topic read beaconmesh/v1/stores/+/alerts",
+                "topic read beaconmesh/v1/stores/+/departments/+/nodes/+/sightings",
                 "topic write beaconmesh/v1/stores/+/survey",
                 "topic read beaconmesh/v1/coordinators/+/status", "topic read beaconmesh/v1/coordinators/+/health",
             ])
         let two = ProvisioningRole.dashboard(id: "region-west", stores: [2, 1, 2]).topicLines()
         #expect(
-            two.count == 14 && two.filter { $0.contains("/stores/1/") }.count == 6 && two.filter { $0.contains("/stores/2/") }.count == 6)
+            two.count == 16 && two.filter { $0.contains("/stores/1/") }.count == 7 && two.filter { $0.contains("/stores/2/") }.count == 7)
         #expect(
             two.filter { !$0.hasPrefix("topic read ") } == [
                 "topic write beaconmesh/v1/stores/1/survey", "topic write beaconmesh/v1/stores/2/survey",

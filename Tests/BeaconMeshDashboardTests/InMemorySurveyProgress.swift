@@ -1,3 +1,5 @@
+import BeaconMeshCore
+import BeaconMeshRegistry
 import Synchronization
 
 @testable import BeaconMeshDashboard
@@ -7,6 +9,8 @@ import Synchronization
 final class InMemorySurveyProgress: SurveyProgressReading {
     let seconds = Mutex<[UInt16: [UInt16: Int]]>([:])
     let failure = Mutex<String?>(nil)
+    /// Whose each beacon is, as the registry would say.
+    let owners = Mutex<[BeaconKey: SurveyBeaconOwner]>([:])
 
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -15,5 +19,10 @@ final class InMemorySurveyProgress: SurveyProgressReading {
     func surveySeconds(store: UInt16) async throws -> [UInt16: Int] {
         if let failure = failure.withLock({ $0 }) { throw Failure(description: failure) }
         return seconds.withLock { $0[store] ?? [:] }
+    }
+
+    func surveyBeacons(_ beacons: Set<BeaconKey>, store: UInt16) async throws -> [BeaconKey: SurveyBeaconOwner] {
+        if let failure = failure.withLock({ $0 }) { throw Failure(description: failure) }
+        return owners.withLock { owners in owners.filter { beacons.contains($0.key) } }
     }
 }

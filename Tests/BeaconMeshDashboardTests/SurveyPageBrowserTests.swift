@@ -1,4 +1,6 @@
+import BeaconMeshCore
 import BeaconMeshMQTT
+import BeaconMeshRegistry
 import BeaconMeshService
 import BeaconMeshTesting
 import Foundation
@@ -71,7 +73,7 @@ struct SurveyPageBrowserTests {
     }
 
     @Test(
-        "a store-1 user signs in on a phone, picks the beacon, marks Clothing and stop: mosquitto_sub sees both marks; the seconds gathered refresh by themselves; a store-2 user gets 403 there"
+        "a store-1 user signs in on a phone, picks the beacon from those the store hears (by its member's name), marks Clothing and stop: mosquitto_sub sees both marks; the seconds gathered refresh by themselves; a store-2 user gets 403 there"
     )
     func surveyFromAPhone() async throws {
         let broker = try await MosquittoBroker.start()
@@ -120,7 +122,26 @@ struct SurveyPageBrowserTests {
                     "var m = document.getElementById('message').textContent; return m ? m : null;", timeout: .seconds(5)) as? String
             #expect(asked == "⚠ Enter the beacon you carry first.")
 
-            _ = try await browser.evaluate("document.getElementById('beacon').value = arguments[0]; return true;", [Self.key])
+            // Nobody types the key: node 10/a hears Ana's fob (a batch a second, as a node sends them), the page lists
+            // it by her name among the beacons heard, and a tap picks it.
+            dashboard.progress.owners.withLock { $0 = [BeaconKey(Self.key)!: .member(id: "ana", name: "Ana Souza")] }
+            var listed: String?
+            for seq in 1...20 where listed == nil {
+                try await MosquittoClients.publish(
+                    port: broker.port, topic: "beaconmesh/v1/stores/1/departments/10/nodes/a/sightings",
+                    string: """
+                        {"v":1,"store":1,"department":10,"node":"a","boot":"b","seq":\(seq),"sentAt":\(WallClock.now().milliseconds),\
+                        "sightings":[{"beacon":"\(Self.key)","rssi":-58.4,"count":3,"proximity":"near","lastSeen":\(WallClock.now().milliseconds)}]}
+                        """, qos: 0)
+                listed =
+                    try await browser.waitFor(
+                        "var b = document.querySelector('#heard button[data-beacon]'); return b ? b.textContent : null;",
+                        timeout: .seconds(1))
+                    as? String
+            }
+            #expect(listed == "Ana Souza-58 dBm in Clothing · \(Self.key)", "the beacons heard: \(listed ?? "none")")
+            _ = try await browser.evaluate("document.querySelector('#heard button[data-beacon]').click(); return true;")
+            #expect(try await browser.evaluate("return document.getElementById('beacon').value;") as? String == Self.key)
             _ = try await browser.evaluate("document.querySelector('button[data-department=\"10\"]').click(); return true;")
             let inClothing =
                 try await browser.waitFor(

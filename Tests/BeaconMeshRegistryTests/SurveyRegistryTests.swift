@@ -46,6 +46,30 @@ struct SurveyRegistryTests {
         #expect(try registry.surveySamples(store: 1).filter { $0.source == .reference } == referenced)
     }
 
+    @Test(
+        "the beacons a store hears, named: a member's by her id and name, a reference by its department; others left out",
+        arguments: Backend.allCases)
+    func surveyBeacons(backend: Backend) throws {
+        let registry = try backend.makeRegistry()
+        let fob = SurveySamples.beacon(1)
+        let reference = SurveySamples.beacon(2)
+        let stranger = SurveySamples.beacon(3)
+        try registry.merge([MemberRecord(profile: MemberProfile(id: "ana", name: "Ana Souza"), beacons: [fob], createdAt: nil)])
+        let referenced = SurveySamples.walk(beacon: reference, department: 20, from: 0, seconds: 2).map { sample in
+            var sample = sample
+            sample.source = .reference
+            return sample
+        }
+        try registry.addSurveySamples(referenced + SurveySamples.walk(beacon: stranger, department: 10, from: 0, seconds: 2))
+        #expect(
+            try registry.surveyBeacons([fob, reference, stranger], store: 1)
+                == [fob: .member(id: "ana", name: "Ana Souza"), reference: .reference(department: 20)])
+        #expect(
+            try registry.surveyBeacons([fob, reference], store: 2) == [fob: .member(id: "ana", name: "Ana Souza")],
+            "another store's reference")
+        #expect(try registry.surveyBeacons([], store: 1).isEmpty)
+    }
+
     @Test("seconds per department: one sample is one second, per store", arguments: Backend.allCases)
     func secondsPerDepartment(backend: Backend) throws {
         let registry = try backend.makeRegistry()

@@ -120,7 +120,7 @@ struct BrokerSecurityTests {
     }
 
     @Test(
-        "head office's dashboard credential (provision dashboard): the real dashboard reads every store through it; it reads no sightings and publishes nothing but survey marks"
+        "head office's dashboard credential (provision dashboard): the real dashboard reads every store through it; it reads sightings (its survey page's list) but no member's ranging, and publishes nothing but survey marks"
     )
     func dashboardCredentialReadsEveryStoreAndWritesOnlySurveyMarks() async throws {
         let broker = try await secureBroker()
@@ -148,14 +148,18 @@ struct BrokerSecurityTests {
         }
         _ = await dashboard.stop(with: SIGTERM, timeout: .seconds(10))
 
-        // What it may not do: read a store's sightings, or write anything but a survey mark (its survey page's).
+        // What it may not do: read a member's ranging, or write anything but a survey mark (its survey page's). It reads
+        // sightings: its survey page lists the beacons a store hears.
         let asDashboard = try await MosquittoClients.subscribe(
             port: broker.port, filter: "\(Self.tree)/stores/1/#", qos: 1, extraArguments: try broker.login("dashboard-hq"))
         let monitor = try await MosquittoClients.subscribe(
             port: broker.port, filter: "\(Self.tree)/stores/1/#", qos: 1, extraArguments: try broker.login("monitor-1"))
         try await MosquittoClients.publish(
-            port: broker.port, topic: "\(Self.tree)/stores/1/departments/10/nodes/a/sightings", string: "hidden: sightings",
+            port: broker.port, topic: "\(Self.tree)/stores/1/departments/10/nodes/a/sightings", string: "shown: sightings",
             qos: 1, extraArguments: try broker.login("node-1-10-a"))
+        try await MosquittoClients.publish(
+            port: broker.port, topic: "\(Self.tree)/stores/1/members/ana/ranging", string: "hidden: ranging", qos: 1,
+            extraArguments: try broker.login("ana"))
         for topic in ["stores/1/events", "stores/1/presence", "stores/1/checkins"] {
             try await MosquittoClients.publish(
                 port: broker.port, topic: "\(Self.tree)/\(topic)", string: "denied: dashboard wrote \(topic)", qos: 1,
@@ -172,8 +176,9 @@ struct BrokerSecurityTests {
         #expect(monitor.lines.contains("\(Self.tree)/stores/1/survey allowed: dashboard survey mark"), "\(monitor.lines)")
         await asDashboard.stop()
         await monitor.stop()
-        #expect(!asDashboard.lines.contains { $0.contains("hidden: sightings") }, "the dashboard read sightings: \(asDashboard.lines)")
-        #expect(monitor.lines.contains { $0.hasSuffix("hidden: sightings") }, "control: the monitor does read sightings")
+        #expect(!asDashboard.lines.contains { $0.contains("hidden: ranging") }, "the dashboard read ranging: \(asDashboard.lines)")
+        #expect(monitor.lines.contains { $0.hasSuffix("hidden: ranging") }, "control: the monitor does read ranging")
+        #expect(asDashboard.lines.contains { $0.hasSuffix("shown: sightings") }, "the survey page's sightings: \(asDashboard.lines)")
         #expect(!(asDashboard.lines + monitor.lines).contains { $0.contains("denied") }, "\(monitor.lines)")
     }
 

@@ -9,12 +9,21 @@ public struct DashboardSurvey: Sendable {
     let progress: any SurveyProgressReading
     let client: any MQTTClientProtocol
     let topics: Topics
+    let listening = SightingsListening()
 
     /// The survey of `progress`, publishing through `client` under `topicRoot`.
     public init(progress: any SurveyProgressReading, client: any MQTTClientProtocol, topicRoot: String = Topics.defaultRoot) {
         self.progress = progress
         self.client = client
         self.topics = Topics(root: topicRoot)
+    }
+
+    /// Subscribes to `store`'s sightings for the page's list of beacons heard (at most once a minute, at QoS 0), and
+    /// lets go of the stores whose survey page nobody asked for in `SightingsListening.idle`.
+    func listen(to store: UInt16, at now: Timestamp) {
+        let (subscribe, release) = listening.asked(for: store, at: now)
+        for store in release { try? client.unsubscribe(topics.sightingsFilter(store: store)) }
+        if subscribe { try? client.subscribe(topics.sightingsFilter(store: store), qos: .atMostOnce) }
     }
 
     /// Hands `mark` of `store` to the broker connection (QoS 1, not retained).

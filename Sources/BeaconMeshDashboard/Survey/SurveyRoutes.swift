@@ -1,10 +1,12 @@
 import BeaconMeshCore
+import BeaconMeshRegistry
 import BeaconMeshService
 import BeaconMeshWire
 import Hummingbird
 
 /// The survey routes: `/stores/{store}/survey` the page a surveyor carries on their phone, `/api/stores/{store}/survey`
-/// its data (`SurveyPageData`: the store's departments and the seconds gathered in each, from `--db`), and
+/// its data (`SurveyPageData`: the store's departments and the seconds gathered in each, from `--db`, and the beacons
+/// the store hears now, whose sightings the dashboard subscribes to from the page's first request), and
 /// `POST /api/stores/{store}/survey/marks` a mark (`SurveyMarkRequest`), published to the store's survey topic.
 ///
 /// Without `--db` (no `DashboardSurvey`) each answers 404 saying that surveying needs it, as the analytics pages are
@@ -31,13 +33,18 @@ enum SurveyRoutes {
             case .success(let number): store = number
             case .failure(let failure): return failure.response
             }
+            let now = clock.now()
+            survey.listen(to: store, at: now)
+            let heard = hub.read { $0.heard.heard(store: store, at: now) }
             let seconds: [UInt16: Int]
+            let owners: [BeaconKey: SurveyBeaconOwner]
             do {
                 seconds = try await survey.progress.surveySeconds(store: store)
+                owners = try await survey.progress.surveyBeacons(Set(heard.map(\.beacon)), store: store)
             } catch {
                 return DashboardRoutes.text(.serviceUnavailable, "the survey samples cannot be read: \(error)")
             }
-            let data = hub.read { SurveyPageData.json($0.board(of: store), seconds: seconds, at: clock.now()) }
+            let data = hub.read { SurveyPageData.json($0.board(of: store), seconds: seconds, heard: heard, owners: owners, at: now) }
             return DashboardRoutes.json(WireCodec.serialize(data))
         }
         router.post("/api/stores/:store/survey/marks") { request, context in

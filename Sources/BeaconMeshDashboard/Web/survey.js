@@ -1,7 +1,8 @@
 // The survey page's script: one big button per department of the store, "Between departments" and "Stop"; a press
-// posts a mark (/api/stores/N/survey/marks) for the beacon typed in (kept in this browser for next time), and the
-// page says what was marked or, in the server's own one line, why not. Every few seconds it reloads the store's
-// departments and the seconds gathered in each (/api/stores/N/survey). Data is only ever set as text, never as HTML;
+// posts a mark (/api/stores/N/survey/marks) for the beacon typed in or picked from the beacons the store hears now
+// (kept in this browser for next time), and the page says what was marked or, in the server's own one line, why not.
+// Every few seconds it reloads the store's departments, the seconds gathered in each and the beacons heard
+// (/api/stores/N/survey). Data is only ever set as text, never as HTML;
 // a 401 (the session ended) sends the browser to /login and back.
 (function () {
   'use strict';
@@ -89,6 +90,33 @@
     body.classList.toggle('sending', sending);
   }
 
+  // What a heard beacon is called: its member's name, a reference and its department, or its key.
+  function heardName(beacon) {
+    if (beacon.member) return beacon.member.name;
+    if (beacon.reference) return 'Reference in ' + departmentName(beacon.reference.department);
+    return beacon.beacon;
+  }
+
+  function renderHeard() {
+    var list = $('heard');
+    var heard = data && data.heard ? data.heard : [];
+    var chosen = $('beacon').value.trim().toLowerCase();
+    while (list.firstChild) list.removeChild(list.firstChild);
+    heard.forEach(function (beacon) {
+      var button = make('button', 'heard');
+      button.type = 'button';
+      button.setAttribute('data-beacon', beacon.beacon);
+      button.appendChild(make('span', 'who', heardName(beacon)));
+      var where = Math.round(beacon.rssi) + ' dBm in ' + departmentName(beacon.department);
+      button.appendChild(make('span', 'where', beacon.member || beacon.reference ? where + ' · ' + beacon.beacon : where));
+      button.classList.toggle('chosen', beacon.beacon.toLowerCase() === chosen);
+      var item = make('li');
+      item.appendChild(button);
+      list.appendChild(item);
+    });
+    $('no-heard').hidden = heard.length > 0;
+  }
+
   function renderCurrent() {
     if (!current) return;
     var where = current.stop ? 'Stopped' : current.department === null ? 'Between departments'
@@ -99,6 +127,7 @@
   function render() {
     renderStatus();
     renderDepartments();
+    renderHeard();
     renderCurrent();
   }
 
@@ -153,6 +182,14 @@
     var button = event.target.closest('button[data-department]');
     if (button && !button.disabled) mark(Number(button.getAttribute('data-department')), false);
   });
+  $('heard').addEventListener('click', function (event) {
+    var button = event.target.closest('button[data-beacon]');
+    if (!button) return;
+    $('beacon').value = button.getAttribute('data-beacon');
+    say('');
+    renderHeard();
+  });
+  $('beacon').addEventListener('input', renderHeard);
   $('between').addEventListener('click', function () { mark(null, false); });
   $('stop').addEventListener('click', function () { mark(null, true); });
   try { $('beacon').value = localStorage.getItem(SAVED_BEACON) || ''; } catch (ignored) { /* private browsing */ }

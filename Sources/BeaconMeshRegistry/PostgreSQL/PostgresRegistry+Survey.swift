@@ -47,6 +47,37 @@ extension PostgresRegistry: SurveyRegistry {
         }
     }
 
+    public func surveyBeacons(_ beacons: Set<BeaconKey>, store: UInt16) throws -> [BeaconKey: SurveyBeaconOwner] {
+        let keys = beacons.map(\.description).sorted()
+        guard !keys.isEmpty else { return [:] }
+        return try session.run { statements in
+            var owners: [BeaconKey: SurveyBeaconOwner] = [:]
+            for row in try statements.query(
+                // One sample per beacon (LIMIT 1 through the beacon index): a reference keeps a sample every 10 s
+                // all day, and the page asks every few seconds.
+                """
+                SELECT heard.beacon, sample.department FROM unnest(\(keys)::text[]) AS heard(beacon)
+                CROSS JOIN LATERAL (
+                    SELECT department FROM survey_sample
+                    WHERE beacon = heard.beacon AND store = \(Int32(store)) AND source = 'reference' LIMIT 1
+                ) AS sample
+                """)
+            {
+                let (beacon, department) = try row.decode((String, Int32).self)
+                if let key = BeaconKey(beacon), let department = UInt16(exactly: department) {
+                    owners[key] = .reference(department: department)
+                }
+            }
+            for row in try statements.query(
+                "SELECT beacon.key, member.id, member.name FROM beacon JOIN member ON member.id = beacon.member WHERE beacon.key = ANY(\(keys))"
+            ) {
+                let (beacon, id, name) = try row.decode((String, String, String).self)
+                if let key = BeaconKey(beacon) { owners[key] = .member(id: id, name: name) }
+            }
+            return owners
+        }
+    }
+
     public func surveySecondsBySource(store: UInt16) throws -> [UInt16: [SurveySample.Source: Int]] {
         try session.run { statements in
             var seconds: [UInt16: [SurveySample.Source: Int]] = [:]

@@ -73,6 +73,31 @@ extension SQLiteRegistry: SurveyRegistry {
         }
     }
 
+    public func surveyBeacons(_ beacons: Set<BeaconKey>, store: UInt16) throws -> [BeaconKey: SurveyBeaconOwner] {
+        let keys = beacons.map(\.description).sorted()
+        guard !keys.isEmpty else { return [:] }
+        return try database.read { db in
+            var owners: [BeaconKey: SurveyBeaconOwner] = [:]
+            // One sample per beacon (LIMIT 1 through the beacon index): a reference keeps a sample every 10 s all
+            // day, and the page asks every few seconds.
+            let reference = try db.makeStatement(
+                sql: "SELECT department FROM survey_sample WHERE beacon = ? AND store = ? AND source = 'reference' LIMIT 1")
+            let member = try db.makeStatement(
+                sql: "SELECT member.id, member.name FROM beacon JOIN member ON member.id = beacon.member WHERE beacon.key = ?")
+            for key in keys {
+                guard let beacon = BeaconKey(key) else { continue }
+                if let row = try Row.fetchOne(member, arguments: [key]) {
+                    owners[beacon] = .member(id: row[0], name: row[1])
+                } else if let department = try Int64.fetchOne(reference, arguments: [key, Int64(store)]),
+                    let department = UInt16(exactly: department)
+                {
+                    owners[beacon] = .reference(department: department)
+                }
+            }
+            return owners
+        }
+    }
+
     public func surveySecondsBySource(store: UInt16) throws -> [UInt16: [SurveySample.Source: Int]] {
         try database.read { db in
             var seconds: [UInt16: [SurveySample.Source: Int]] = [:]
