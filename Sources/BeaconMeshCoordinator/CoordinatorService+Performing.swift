@@ -89,6 +89,7 @@ extension CoordinatorService {
         if var health = actions.health {
             health.rssBytes = ProcessMemory.residentBytes()
             health.webhooks = parts.webhooks?.couriers.map(\.health) ?? []
+            health.webhookListsDiffer = parts.keeper?.webhookListsDiffer ?? []
             publish(
                 [Publication(topic: parts.healthTopic, message: .health(health), qos: .atMostOnce, retain: false)],
                 with: parts.publisher, logger: parts.logger)

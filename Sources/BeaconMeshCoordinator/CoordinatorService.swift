@@ -171,7 +171,8 @@ public final class CoordinatorService: Service {
             LeaseKeeper(
                 leases: leases, registry: registry, stores: configuration.storeIDs, holder: configuration.id,
                 ttl: configuration.lease.ttl, renewInterval: LeaseBook(ttl: configuration.lease.ttl).renewInterval,
-                inbox: inbox, logger: logger, clock: clock, readsHolders: configuration.alerts.contains { $0.when.kind == .storeUndecided })
+                inbox: inbox, logger: logger, clock: clock, readsHolders: configuration.alerts.contains { $0.when.kind == .storeUndecided },
+                webhooks: WebhookList(endpoints: configuration.webhooks))
         }
         try keeper?.start()
         let snapshots = SnapshotMailbox()

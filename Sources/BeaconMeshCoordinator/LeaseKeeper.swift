@@ -26,6 +26,8 @@ final class LeaseKeeper: Sendable {
     private let clock: any ServiceClock
     /// Whether each renewal also reads who holds the other stores (for the `storeUndecided` alert rules).
     private let readsHolders: Bool
+    /// This coordinator's `webhooks:` list, recorded beside its claims and compared with the others' after each.
+    private let webhooks: WebhookList
     private let wakeUp = NSCondition()
     private let state = Mutex(State())
 
@@ -33,15 +35,19 @@ final class LeaseKeeper: Sendable {
         var stopping = false
         var stopped = false
         var failing: String?
+        /// The other coordinators whose webhook lists differ from ours, as the last comparison found them.
+        var listsDiffer: [String: WebhookList] = [:]
     }
 
     /// A keeper of `holder`'s leases of `stores` in `leases`, each for `ttl`, renewed every `renewInterval`; take-overs
     /// are read from `registry`; answers go to `inbox`.
     init(
         leases: any StoreLeases, registry: any RegistryReading, stores: [UInt16], holder: String, ttl: Duration,
-        renewInterval: Duration, inbox: DecisionInbox, logger: Logger, clock: any ServiceClock, readsHolders: Bool = false
+        renewInterval: Duration, inbox: DecisionInbox, logger: Logger, clock: any ServiceClock, readsHolders: Bool = false,
+        webhooks: WebhookList
     ) {
         self.readsHolders = readsHolders
+        self.webhooks = webhooks
         self.leases = leases
         self.registry = registry
         self.stores = stores
@@ -73,6 +79,7 @@ final class LeaseKeeper: Sendable {
                 if let failure = recovered {
                     logger.notice("leases renewed again", metadata: ["after": "\(failure)"])
                 }
+                compareWebhookLists()
             } catch {
                 let reason = registry.describe(error)
                 let first = state.withLock { state in
@@ -97,6 +104,43 @@ final class LeaseKeeper: Sendable {
         state.withLock { $0.stopped = true }
         wakeUp.broadcast()
         wakeUp.unlock()
+    }
+
+    /// The other coordinators whose `webhooks:` lists differ from this one's, for health; by id.
+    var webhookListsDiffer: [CoordinatorHealth.WebhookListDifference] {
+        state.withLock { $0.listsDiffer }.sorted { $0.key < $1.key }.map { .init(coordinator: $0.key, endpoints: $0.value.endpoints) }
+    }
+
+    /// Records this coordinator's webhook list beside its claims and reads the others'; a coordinator whose list
+    /// differs is named in one line when it is first found (at the start, or when it starts later), and again when
+    /// the lists agree once more. A failure here is no renewal's: the next renewal tries again.
+    private func compareWebhookLists() {
+        let others: [String: WebhookList]
+        do {
+            others = try leases.exchangeWebhookLists(webhooks, for: holder, ttl: ttl)
+        } catch {
+            logger.debug("cannot compare the webhook lists", metadata: ["error": "\(registry.describe(error))"])
+            return
+        }
+        let differ = others.filter { $0.value.fingerprint != webhooks.fingerprint }
+        let before = state.withLock { state in
+            defer { state.listsDiffer = differ }
+            return state.listsDiffer
+        }
+        for (other, list) in differ.sorted(by: { $0.key < $1.key }) where before[other] != list {
+            logger.warning(
+                """
+                the webhooks: of coordinator \(holder) (\(Self.names(webhooks))) differ from coordinator \(other)'s \
+                (\(Self.names(list))): a store one of them takes over from the other is delivered to another list
+                """)
+        }
+        for other in before.keys.sorted() where differ[other] == nil && others[other] != nil {
+            logger.notice("the webhooks: of coordinator \(holder) and coordinator \(other) agree again")
+        }
+    }
+
+    private static func names(_ list: WebhookList) -> String {
+        list.endpoints.isEmpty ? "none" : list.endpoints.joined(separator: ", ")
     }
 
     /// The stores of this coordinator that nobody decides now — neither held here nor under another's unexpired

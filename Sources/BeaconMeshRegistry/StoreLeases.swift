@@ -20,6 +20,11 @@ public protocol StoreLeases: AnyObject, Sendable {
     /// The unexpired leases of every store, by store.
     func holders() throws -> [UInt16: StoreLease]
 
+    /// Records `list` as `holder`'s `webhooks:` list beside its claims, and returns the lists of the other coordinators
+    /// that listed a store within three ttls (those that may take a store over from it, or it from them), by id. A
+    /// coordinator of an older version, which records none, is left out.
+    func exchangeWebhookLists(_ list: WebhookList, for holder: String, ttl: Duration) throws -> [String: WebhookList]
+
     /// Closes the leases' own database connection.
     func close()
 }

@@ -252,6 +252,19 @@ struct JSONReader {
         return numbers
     }
 
+    /// The strings of an optional array member of strings.
+    func optionalStrings(_ key: JSONKey) throws(WireError) -> [String] {
+        guard let value = member(key), type(value) != json_type_null else { return [] }
+        let array = try array(key)
+        var strings: [String] = []
+        for index in 0..<json_object_array_length(array) {
+            let element = json_object_array_get_idx(array, index)
+            guard type(element) == json_type_string, let element else { throw .wrongType(field: name(key), expected: "strings") }
+            strings.append(JSONReader.text(of: element))
+        }
+        return strings
+    }
+
     /// This object's members whose values are strings, by name (a member's custom fields), except `excluded`.
     func stringMembers(excluding excluded: Set<String>) -> [String: String] {
         var strings: [String: String] = [:]

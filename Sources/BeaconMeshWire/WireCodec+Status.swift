@@ -141,6 +141,16 @@ extension WireCodec {
                     }
                 }
             }
+            if !health.webhookListsDiffer.isEmpty {
+                body.key("webhookListsDiffer")
+                body.array(health.webhookListsDiffer) { other, writer in
+                    writer.object { entry in
+                        entry.member("coordinator", other.coordinator)
+                        entry.key("endpoints")
+                        entry.array(other.endpoints) { name, writer in writer.string(name) }
+                    }
+                }
+            }
         }
     }
 
@@ -155,8 +165,17 @@ extension WireCodec {
                 duplicates: UInt64(clamping: try body.int("duplicates")), tracked: Int(try body.int("tracked")),
                 rssBytes: Int(try body.int("rssBytes")), nodes: try decodeHealthNodes(body), database: try decodeHealthDatabase(body),
                 rangingReports: UInt64(clamping: try body.optionalInt("rangingReports") ?? 0), leases: try decodeHealthLeases(body),
-                surveys: try decodeHealthSurveys(body), webhooks: try decodeHealthWebhooks(body))
+                surveys: try decodeHealthSurveys(body), webhooks: try decodeHealthWebhooks(body),
+                webhookListsDiffer: try decodeHealthWebhookLists(body))
         }
+    }
+
+    private static func decodeHealthWebhookLists(_ body: JSONReader) throws(WireError) -> [CoordinatorHealth.WebhookListDifference] {
+        var lists: [CoordinatorHealth.WebhookListDifference] = []
+        try body.forEachObject("webhookListsDiffer", optional: true) { entry throws(WireError) in
+            lists.append(.init(coordinator: try entry.string("coordinator"), endpoints: try entry.optionalStrings("endpoints")))
+        }
+        return lists
     }
 
     private static func decodeHealthWebhooks(_ body: JSONReader) throws(WireError) -> [CoordinatorHealth.Webhook] {

@@ -266,7 +266,7 @@ struct ProvisionCommand: ParsableCommand {
     struct Dashboard: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "A web dashboard's credential: it may read its stores' presence, events, node status and alerts and the coordinators' status and health, and write only their survey marks; no --store: every store (head office)."
+                "A web dashboard's credential: it may read its stores' presence, events, alerts, node status and health and sightings (the survey page's beacons heard) and the coordinators' status and health, and write only their survey marks; no --store: every store (head office)."
         )
         @OptionGroup var files: Files
         @Option(help: "The dashboard's id: user name dashboard-<id>.") var id = "hq"

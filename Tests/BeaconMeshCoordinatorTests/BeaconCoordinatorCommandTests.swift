@@ -208,9 +208,9 @@ struct BeaconCoordinatorCommandTests {
                                   and read only its own offers and check-ins.
           bridge                  On the head-office broker: a store broker's bridge, which forwards that store's topics and
                                   takes offers and check-ins back.
-          dashboard               A web dashboard's credential: it may read its stores' presence, events, node status and
-                                  alerts and the coordinators' status and health, and write only their survey marks; no
-                                  --store: every store (head office).
+          dashboard               A web dashboard's credential: it may read its stores' presence, events, alerts, node status
+                                  and health and sightings (the survey page's beacons heard) and the coordinators' status and
+                                  health, and write only their survey marks; no --store: every store (head office).
           fleet                   Head office's fleet credential: the only one that may publish node configs (nodes set); it
                                   reads them and every node's status and health (nodes list), nothing else.
           revoke                  Remove a credential: its password entry, ACL block and credential file.

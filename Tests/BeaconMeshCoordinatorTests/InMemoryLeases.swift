@@ -22,6 +22,7 @@ final class InMemoryLeases: StoreLeases {
         var seen: [Candidate: Timestamp] = [:]
         var cut: Set<String> = []
         var claims: [String: Int] = [:]
+        var webhookLists: [String: WebhookList] = [:]
     }
 
     private let clock: any ServiceClock
@@ -79,6 +80,20 @@ final class InMemoryLeases: StoreLeases {
     func holders() throws -> [UInt16: StoreLease] {
         let now = clock.now()
         return state.withLock { $0.leases.filter { $0.value.expiresAt > now || !$0.value.fenced } }
+    }
+
+    func exchangeWebhookLists(_ list: WebhookList, for holder: String, ttl: Duration) throws -> [String: WebhookList] {
+        let now = clock.now()
+        return try state.withLock { state in
+            guard !state.cut.contains(holder) else { throw Failure() }
+            state.webhookLists[holder] = list
+            var others: [String: WebhookList] = [:]
+            for (candidate, seenAt) in state.seen
+            where candidate.holder != holder && seenAt.milliseconds > now.milliseconds - 3 * ttl.wholeMilliseconds {
+                if let list = state.webhookLists[candidate.holder] { others[candidate.holder] = list }
+            }
+            return others
+        }
     }
 
     func close() {}

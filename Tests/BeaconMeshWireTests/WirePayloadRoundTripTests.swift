@@ -190,6 +190,12 @@ struct WirePayloadRoundTripTests {
         ]
         #expect(try WireCodec.decodeCoordinatorHealth(WireCodec.encode(surveyed)) == surveyed)
         #expect(text(WireCodec.encode(surveyed)).contains(#""drift":[{"node":"a","department":10,"db":-9.5},"#))
+        var differing = coordinatorHealth
+        differing.webhookListsDiffer = [.init(coordinator: "south", endpoints: ["crm", "erp"]), .init(coordinator: "west", endpoints: [])]
+        #expect(try WireCodec.decodeCoordinatorHealth(WireCodec.encode(differing)) == differing)
+        #expect(
+            text(WireCodec.encode(differing)).hasSuffix(
+                #""webhookListsDiffer":[{"coordinator":"south","endpoints":["crm","erp"]},{"coordinator":"west","endpoints":[]}]}"#))
         let healthy = CoordinatorHealth(
             uptimeSeconds: 1, batches: 0, sightings: 0, events: 0, dropped: [:], gaps: 0, duplicates: 0,
             tracked: 0, rssBytes: 0)

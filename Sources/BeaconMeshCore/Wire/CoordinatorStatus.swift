@@ -42,6 +42,22 @@ public struct CoordinatorHealth: Hashable, Sendable {
     /// Each webhook endpoint's deliveries (none when the config has no `webhooks:`).
     public var webhooks: [Webhook] = []
 
+    /// The chain's other coordinators whose `webhooks:` list is not this one's (a store one of them takes over from
+    /// the other is then delivered to another list of endpoints), each with its endpoints' names; by id.
+    public var webhookListsDiffer: [WebhookListDifference] = []
+
+    /// Another coordinator whose `webhooks:` list differs from this one's.
+    public struct WebhookListDifference: Hashable, Sendable {
+        public var coordinator: String
+        /// Its endpoints' names, in order.
+        public var endpoints: [String]
+
+        public init(coordinator: String, endpoints: [String]) {
+            self.coordinator = coordinator
+            self.endpoints = endpoints
+        }
+    }
+
     /// One webhook endpoint as its courier reports it: what it is owed, what became of the POSTs since the start, and
     /// since when and why it has been failing.
     public struct Webhook: Hashable, Sendable {
@@ -116,9 +132,11 @@ public struct CoordinatorHealth: Hashable, Sendable {
     public init(
         uptimeSeconds: Int64, batches: UInt64, sightings: UInt64, events: UInt64, dropped: [String: UInt64],
         gaps: UInt64, duplicates: UInt64, tracked: Int, rssBytes: Int, nodes: [Node] = [], database: Database = Database(),
-        rangingReports: UInt64 = 0, leases: [Lease] = [], surveys: [SurveyStatus] = [], webhooks: [Webhook] = []
+        rangingReports: UInt64 = 0, leases: [Lease] = [], surveys: [SurveyStatus] = [], webhooks: [Webhook] = [],
+        webhookListsDiffer: [WebhookListDifference] = []
     ) {
         self.webhooks = webhooks
+        self.webhookListsDiffer = webhookListsDiffer
         self.leases = leases
         self.surveys = surveys
         self.rangingReports = rangingReports

@@ -93,6 +93,27 @@ public final class PostgresLeases: StoreLeases {
         }
     }
 
+    public func exchangeWebhookLists(_ list: WebhookList, for holder: String, ttl: Duration) throws -> [String: WebhookList] {
+        let candidateSeconds = Double(ttl.wholeMilliseconds) / 1000 * Double(Self.candidateTTLs)
+        let names = list.endpoints.joined(separator: "\n")
+        return try session.transaction { statements in
+            try statements.execute(
+                "UPDATE lease_candidate SET webhooks = \(list.fingerprint), webhook_endpoints = \(names) WHERE coordinator = \(holder)")
+            var lists: [String: WebhookList] = [:]
+            for row in try statements.query(
+                """
+                SELECT DISTINCT coordinator, webhooks, webhook_endpoints FROM lease_candidate
+                WHERE coordinator <> \(holder) AND webhooks <> '' AND seen_at > now() - make_interval(secs => \(candidateSeconds))
+                """)
+            {
+                let (coordinator, fingerprint, endpoints) = try row.decode((String, String, String).self)
+                lists[coordinator] = WebhookList(
+                    fingerprint: fingerprint, endpoints: endpoints.isEmpty ? [] : endpoints.split(separator: "\n").map(String.init))
+            }
+            return lists
+        }
+    }
+
     public func close() { session.close() }
 }
 

@@ -246,6 +246,15 @@ enum PostgresSchema {
             // A walk's mark, a reference or a check-in (`SurveySample.Source`); every sample before was a walk's.
             ["ALTER TABLE survey_sample ADD COLUMN source text NOT NULL DEFAULT 'walk'"]
         ),
+        (
+            9, "each coordinator's webhook list beside its claims",
+            // Its fingerprint and its endpoints' names (a line each), so coordinators of a chain whose lists differ
+            // say so (`StoreLeases.exchangeWebhookLists`); empty: a coordinator from before.
+            [
+                "ALTER TABLE lease_candidate ADD COLUMN webhooks text NOT NULL DEFAULT ''",
+                "ALTER TABLE lease_candidate ADD COLUMN webhook_endpoints text NOT NULL DEFAULT ''",
+            ]
+        ),
     ]
 
     /// SQL granting `grants` (each "GRANT … ON …", without "TO") to every role that may add members: the roles
