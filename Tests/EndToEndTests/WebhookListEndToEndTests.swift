@@ -40,11 +40,18 @@ struct WebhookListEndToEndTests {
                 || line.contains("the webhooks: of coordinator south (crm, erp) differ from coordinator north's (crm)"), "\(line)")
         #expect(!line.contains("secret"), "\(line)")
 
-        let northSays = try #require(try await Self.listsDiffer(of: "north", in: chain))
-        #expect(northSays.map { $0["coordinator"] as? String } == ["south"], "\(northSays)\n\(north.transcript)")
-        #expect(northSays.first?["endpoints"] as? [String] == ["crm", "erp"])
-        let southSays = try #require(try await Self.listsDiffer(of: "south", in: chain))
-        #expect(southSays.compactMap { $0["coordinator"] as? String } == ["east", "north"], "\(southSays)")
+        // North learns of south at its next renewal; its health names south from then on (the next report, or the one after).
+        let northSays = await eventually(timeout: .seconds(10), interval: .milliseconds(100)) { () async -> [[String: Any]]? in
+            guard let lists = try? await Self.listsDiffer(of: "north", in: chain), !lists.isEmpty else { return nil }
+            return lists
+        }
+        #expect(northSays?.map { $0["coordinator"] as? String } == ["south"], "\(northSays ?? [])\n\(north.transcript)")
+        #expect(northSays?.first?["endpoints"] as? [String] == ["crm", "erp"])
+        let southSays = await eventually(timeout: .seconds(10), interval: .milliseconds(100)) { () async -> [[String: Any]]? in
+            guard let lists = try? await Self.listsDiffer(of: "south", in: chain), lists.count == 2 else { return nil }
+            return lists
+        }
+        #expect(southSays?.compactMap { $0["coordinator"] as? String } == ["east", "north"], "\(southSays ?? [])")
 
         // Said once per coordinator, not at every renewal (a renewal every half second: four of them meanwhile).
         try await Task.sleep(for: .seconds(2))
