@@ -90,7 +90,7 @@ let package = Package(
             name: "BeaconMeshCoordinator",
             dependencies: [
                 "BeaconMeshCore", "BeaconMeshWire", "BeaconMeshMQTT", "BeaconMeshService", "BeaconMeshRegistry",
-                "BeaconMeshThreads", .product(name: "Logging", package: "swift-log"),
+                "BeaconMeshThreads", "BeaconMeshFobs", .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -172,7 +172,7 @@ let package = Package(
         .executableTarget(
             name: "beacon-coordinator",
             dependencies: [
-                "BeaconMeshCoordinator", "BeaconMeshRegistry", "BeaconMeshMetrics", "BeaconMeshWire",
+                "BeaconMeshCoordinator", "BeaconMeshRegistry", "BeaconMeshMetrics", "BeaconMeshWire", "BeaconMeshFobs",
                 // `survey import` replays labelled recordings (btsnoop captures read in Swift: no libbluetooth).
                 "BeaconMeshAccuracy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -247,7 +247,7 @@ let package = Package(
         .testTarget(name: "BeaconMeshBLETests", dependencies: ["BeaconMeshBLE", "BeaconMeshCaptures", "BeaconMeshTesting"]),
         .testTarget(
             name: "BeaconMeshCoordinatorTests",
-            dependencies: ["BeaconMeshCoordinator", "BeaconMeshRegistry", "BeaconMeshTesting", "beacon-coordinator"]),
+            dependencies: ["BeaconMeshCoordinator", "BeaconMeshRegistry", "BeaconMeshTesting", "BeaconMeshFobs", "beacon-coordinator"]),
         .testTarget(
             name: "BeaconMeshRegistryTests",
             dependencies: [

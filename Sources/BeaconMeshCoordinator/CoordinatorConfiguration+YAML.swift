@@ -20,6 +20,7 @@ extension CoordinatorConfiguration {
             configuration.database = resolve(configuration.database, against: folder)
         }
         configuration.databasePasswordFile = configuration.databasePasswordFile.map { resolve($0, against: folder) }
+        configuration.secretsKeyFile = configuration.secretsKeyFile.map { resolve($0, against: folder) }
         configuration.members = configuration.members.map { resolve($0, against: folder) }
         try configuration.readWebhookSecrets(file: path, folder: folder)
         if configuration.sharesRegistry {
@@ -47,7 +48,7 @@ extension CoordinatorConfiguration {
             allowed: [
                 "id", "broker", "database", "databasePasswordFile", "presence", "promos", "stores", "members", "topicRoot", "metrics",
                 "lease",
-                "retention", "cache", "alerts", "webhooks",
+                "retention", "cache", "alerts", "webhooks", "secretsKeyFile",
             ])
         var configuration = CoordinatorConfiguration(id: defaultID)
         if let id = top["id"] {
@@ -74,6 +75,7 @@ extension CoordinatorConfiguration {
         if let file = top["databasePasswordFile"] {
             configuration.databasePasswordFile = try reader.string(file, at: "databasePasswordFile")
         }
+        if let file = top["secretsKeyFile"] { configuration.secretsKeyFile = try reader.string(file, at: "secretsKeyFile") }
         if let members = top["members"] { configuration.members = try reader.string(members, at: "members") }
         if let cache = top["cache"] {
             let path = try reader.string(cache, at: "cache")

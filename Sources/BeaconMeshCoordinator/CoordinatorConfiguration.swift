@@ -12,6 +12,9 @@ public struct CoordinatorConfiguration: Sendable, Equatable {
     public var database = "beaconmesh.sqlite"
     /// A file holding the PostgreSQL password (else `BEACONMESH_DB_PASSWORD`; never the password in the config).
     public var databasePasswordFile: String?
+    /// A file of 32 random bytes under which members' Eddystone-EID fob keys are sealed in the registry (`SecretsKey`):
+    /// needed once any member has a fob.
+    public var secretsKeyFile: String?
     /// Store-wide presence timing; departments may override any of it.
     public var presence = PresenceRules()
     public var promos = PromoDefaults()

@@ -17,7 +17,16 @@ extension CoordinatorService {
 
     /// Reads the session's messages a chunk at a time (what waits, up to `decodingChunk`), decodes up to `workers`
     /// chunks at once on the concurrency pool, and hands them to `inbox` in arrival order. Ends with the messages.
-    static func decode(_ messages: some MessageChunks, topics: Topics, workers: Int, into inbox: DecisionInbox) async {
+    /// With `fobs`, members' Eddystone-EID ids are resolved to their fobs on the way (at the clock's now).
+    static func decode(
+        _ messages: some MessageChunks, topics: Topics, workers: Int, into inbox: DecisionInbox,
+        fobs: (resolution: FobResolution, clock: any ServiceClock)? = nil
+    ) async {
+        @Sendable func input(_ message: MQTTMessage) -> CoordinatorInput {
+            let input = CoordinatorInput.decode(message, topics: topics)
+            guard let fobs else { return input }
+            return fobs.resolution.resolve(input, at: fobs.clock.now().milliseconds / 1000)
+        }
         var decoding: [Task<[CoordinatorInput], Never>] = []
         while true {
             var chunk = messages.waiting(upTo: decodingChunk)
@@ -32,10 +41,10 @@ extension CoordinatorService {
             }
             if workers <= 1 || (decoding.isEmpty && chunk.count <= inlineChunk) {
                 // One core, or a trickle: decoding here spares a hand-over to another thread (event latency).
-                await inbox.push(chunk.map { CoordinatorInput.decode($0, topics: topics) })
+                await inbox.push(chunk.map(input))
                 continue
             }
-            decoding.append(Task { chunk.map { CoordinatorInput.decode($0, topics: topics) } })
+            decoding.append(Task { chunk.map(input) })
             if decoding.count >= workers { await inbox.push(await decoding.removeFirst().value) }
         }
         for task in decoding { await inbox.push(await task.value) }

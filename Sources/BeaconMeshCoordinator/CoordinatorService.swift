@@ -38,6 +38,7 @@ public final class CoordinatorService: Service {
     private let healthInterval: Duration
     private let cache: CoordinatorCacheFile?
     private let coldStart: ColdStart?
+    private let fobs: FobResolution?
 
     /// A start without the database: from the local cache, because the database could not be reached (`cause`).
     public struct ColdStart: Sendable {
@@ -60,12 +61,14 @@ public final class CoordinatorService: Service {
     /// made from `mqttConfigurations(for:)`, reading the time and waiting on `clock`. With `leases` (a shared
     /// PostgreSQL registry's) it decides for the stores whose lease it holds; without, for all its stores. With
     /// `cache`, it keeps its local cache there; with `coldStart`, it starts from that cache instead of the registry.
+    /// With `fobs`, the members' Eddystone-EID ids are resolved to their fobs before the decisions.
     public init(
         configuration: CoordinatorConfiguration, registry: any MemberRegistry, leases: (any StoreLeases)? = nil,
         session: any MQTTClientProtocol, publisher: any MQTTClientProtocol, logger: Logger,
         healthInterval: Duration = .seconds(30), clock: any ServiceClock = WallClock(), cache: CoordinatorCacheFile? = nil,
-        coldStart: ColdStart? = nil
+        coldStart: ColdStart? = nil, fobs: FobResolution? = nil
     ) {
+        self.fobs = fobs
         self.cache = cache
         self.coldStart = coldStart
         self.leases = leases
@@ -205,7 +208,17 @@ public final class CoordinatorService: Service {
                     }
                 }
                 group.addTask {
-                    await CoordinatorService.decode(messages, topics: topics, workers: workers, into: inbox)
+                    await CoordinatorService.decode(
+                        messages, topics: topics, workers: workers, into: inbox, fobs: self.fobs.map { fobs in (fobs, clock) })
+                }
+                if let fobs = self.fobs {
+                    group.addTask {
+                        // Each fob's ids follow its windows: a rotation's new id is in the table before the fob says it.
+                        while !Task.isCancelled {
+                            try? await clock.sleep(for: FobResolution.refreshInterval)
+                            fobs.refresh(at: clock.now().milliseconds / 1000)
+                        }
+                    }
                 }
                 group.addTask {
                     while !Task.isCancelled {
@@ -240,7 +253,7 @@ public final class CoordinatorService: Service {
                     let parts = RegistryPoll.Parts(
                         registry: registry, publisher: publisher, topics: topics, writer: writer, inbox: inbox,
                         reachability: reachability, logger: logger,
-                        webhooks: webhooks.map { ($0.routes, $0.stores, self.configuration.storeIDs[0]) })
+                        webhooks: webhooks.map { ($0.routes, $0.stores, self.configuration.storeIDs[0]) }, fobs: self.fobs)
                     let feed = RegistryPoll.FeedHolder()
                     await withTaskCancellationHandler {
                         let poll = RegistryPoll(

@@ -49,6 +49,8 @@ struct RegistryPoll: Sendable {
         /// The webhooks owed registry events (`member-forgotten`), delivered by the holder of the first store this
         /// coordinator decides.
         var webhooks: (routes: WebhookRoutes, stores: DeliveringStores, fallback: UInt16)? = nil
+        /// The members' Eddystone-EID fobs resolved on the way to the decisions: told of fobs added, changed or gone.
+        var fobs: FobResolution? = nil
     }
 
     /// Looks again and again on a thread of its own, each look waiting up to `wait` for a change, until the feed is
@@ -183,12 +185,19 @@ struct RegistryPoll: Sendable {
                 // Read whole, handed over as the difference: the decisions take only the members that changed.
                 let read = try parts.registry.contents()
                 let changes = read.changes(since: contents)
+                var fobs: [String: MemberFob?] = read.fobs.filter { contents.fobs[$0.key] != $0.value }.mapValues { $0 }
+                for member in contents.fobs.keys where read.fobs[member] == nil { fobs[member] = .some(nil) }
+                parts.fobs?.update(fobs, at: WallClock.now().milliseconds / 1000)
                 parts.inbox.membersChanged(changes)
                 Self.log(changes, by: parts.logger)
                 contents = read
             case .members(let ids):
                 let records = try parts.registry.members(ids: ids)
                 let changes = MemberChanges(records: records, removed: ids.subtracting(records.map(\.id)))
+                var fobs: [String: MemberFob?] = [:]
+                for record in records { fobs[record.id] = .some(record.fob) }
+                for member in changes.removed { fobs[member] = .some(nil) }
+                parts.fobs?.update(fobs, at: WallClock.now().milliseconds / 1000)
                 contents.apply(changes)
                 parts.inbox.membersChanged(changes)
                 Self.log(changes, by: parts.logger)

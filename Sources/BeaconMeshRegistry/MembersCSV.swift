@@ -21,19 +21,34 @@ public enum MembersCSV {
         public var description: String { line.map { "\(file):\($0): \(message)" } ?? "\(file): \(message)" }
     }
 
+    /// The optional column of members' Eddystone-EID fobs (`HEX32:K` or `HEX32:K:OFFSET`): read into `File.fobs`,
+    /// for the caller to seal, never kept as a custom field, never written by `write`.
+    public static let eidColumn = "eid"
+
+    /// A members file as read: its members, and the fob keys of its `eid` column by member (to be sealed).
+    public struct File: Sendable {
+        public var records: [MemberRecord]
+        public var fobs: [String: EIDCell]
+    }
+
     /// Reads every member of `path`. Any malformed row fails the whole file (nothing is half-imported):
     /// the error names its line. `photo` paths are read and turned into `data:` URLs.
-    public static func read(path: String) throws(Failure) -> [MemberRecord] {
+    public static func read(path: String) throws(Failure) -> File {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw Failure(file: path, message: "cannot read the file")
         }
         guard let text = String(data: data, encoding: .utf8) else { throw Failure(file: path, message: "the file is not UTF-8 text") }
         let folder = (path as NSString).deletingLastPathComponent
-        return try parse(text, file: path, photoFolder: folder)
+        return try parseFile(text, file: path, photoFolder: folder)
+    }
+
+    /// The members of CSV text (their fob keys left out: `parseFile` has them).
+    public static func parse(_ text: String, file: String, photoFolder: String = ".") throws(Failure) -> [MemberRecord] {
+        try parseFile(text, file: file, photoFolder: photoFolder).records
     }
 
     /// Parses CSV text; `file` only names the source in errors, `photoFolder` resolves relative photo paths.
-    public static func parse(_ text: String, file: String, photoFolder: String = ".") throws(Failure) -> [MemberRecord] {
+    public static func parseFile(_ text: String, file: String, photoFolder: String = ".") throws(Failure) -> File {
         let rows: [CSVTable.Record]
         do {
             rows = try CSVTable.read(text)
@@ -49,6 +64,7 @@ public enum MembersCSV {
         }
         if Set(header).count != header.count { throw Failure(file: file, line: 1, message: "the header names a column twice") }
         var records: [MemberRecord] = []
+        var fobs: [String: EIDCell] = [:]
         var seenIDs: [String: Int] = [:]
         var beaconOwners: [BeaconKey: String] = [:]
         for entry in rows.dropFirst() {
@@ -72,8 +88,16 @@ public enum MembersCSV {
                 beaconOwners[beacon] = record.id
             }
             records.append(record)
+            let eid = fields[eidColumn, default: ""].trimmingCharacters(in: .whitespaces)
+            if !eid.isEmpty {
+                guard let cell = EIDCell(eid, offsetAllowed: true) else {
+                    throw Failure(
+                        file: file, line: line, message: "member '\(record.id)': eid must be \(EIDCell.expected), and optionally :OFFSET")
+                }
+                fobs[record.id] = cell
+            }
         }
-        return records
+        return File(records: records, fobs: fobs)
     }
 
     private static func member(
@@ -122,7 +146,7 @@ public enum MembersCSV {
         guard let checkins = checkinsText.isEmpty ? 0 : Int(checkinsText), checkins >= 0 else {
             throw fail("checkins must be a whole number, found '\(checkinsText)'")
         }
-        for column in header where !columns.contains(column) && column != checkinsColumn {
+        for column in header where !columns.contains(column) && column != checkinsColumn && column != eidColumn {
             if let value = fields[column], !value.isEmpty { custom[column] = value }
         }
         let drink = fields["favoriteDrink", default: ""].trimmingCharacters(in: .whitespaces)
@@ -134,13 +158,13 @@ public enum MembersCSV {
 
     /// Writes `records` as the contract's CSV; custom fields become extra columns after the contract's, by name.
     public static func write(_ records: [MemberRecord], to path: String) throws {
-        let custom = Set(records.flatMap { $0.profile.customFields.keys }).subtracting(columns + [checkinsColumn]).sorted()
+        let custom = Set(records.flatMap { $0.profile.customFields.keys }).subtracting(columns + [checkinsColumn, eidColumn]).sorted()
         var rows = [columns + [checkinsColumn] + custom]
         for record in records {
             let profile = record.profile
             rows.append(
                 [
-                    profile.id, profile.name, profile.favoriteDrink ?? "", record.beacons.map(\.description).joined(separator: ";"),
+                    profile.id, profile.name, profile.favoriteDrink ?? "", record.listedBeacons.map(\.description).joined(separator: ";"),
                     profile.photo ?? "", String(profile.visits), profile.lastVisitAt.map { String($0.milliseconds) } ?? "",
                     record.createdAt.map { String($0.milliseconds) } ?? "", String(profile.checkins),
                 ] + custom.map { profile.customFields[$0] ?? "" })

@@ -5,13 +5,17 @@ public struct RegistryContents: Sendable {
     public var profiles: [String: MemberProfile]
     public var beaconOwners: [BeaconKey: String]
     public var promoFires: [String: [String: Timestamp]]
+    /// The members' Eddystone-EID fobs (their handles are among `beaconOwners`), by member.
+    public var fobs: [String: MemberFob]
 
     public init(
-        profiles: [String: MemberProfile], beaconOwners: [BeaconKey: String], promoFires: [String: [String: Timestamp]]
+        profiles: [String: MemberProfile], beaconOwners: [BeaconKey: String], promoFires: [String: [String: Timestamp]],
+        fobs: [String: MemberFob] = [:]
     ) {
         self.profiles = profiles
         self.beaconOwners = beaconOwners
         self.promoFires = promoFires
+        self.fobs = fobs
     }
 
     /// What changed from `earlier` to these contents, member by member: profiles and beacons of members added or
@@ -49,9 +53,11 @@ public struct RegistryContents: Sendable {
         for id in changes.removed {
             profiles[id] = nil
             promoFires[id] = nil
+            fobs[id] = nil
         }
         for (id, record) in changes.records {
             profiles[id] = record.profile
+            if let fob = record.fob { fobs[id] = fob }
             for beacon in record.beacons { beaconOwners[beacon] = id }
         }
         for (member, promos) in changes.promoFires { promoFires[member] = promos }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BeaconMeshCoordinator
 import BeaconMeshCore
+import BeaconMeshFobs
 import BeaconMeshRegistry
 import BeaconMeshService
 import Foundation
@@ -68,10 +69,25 @@ struct MembersCommand: ParsableCommand {
         @Option(name: .customLong("drink"), help: "Their favourite drink.") var favoriteDrink: String?
         @Option(name: .customLong("beacon"), help: "A beacon key of theirs (repeatable).") var beacons: [String] = []
         @Option(help: ArgumentHelp("A PNG or JPEG photo.", valueName: "FILE")) var photo: String?
+        @Option(
+            help: ArgumentHelp(
+                "Their Eddystone-EID fob: its 16-byte identity key in hex and its rotation exponent K (0-15, default 10).",
+                valueName: "HEX32[:K]"))
+        var eid: String?
+        @Option(
+            name: .customLong("eid-counter"),
+            help: "The fob's time counter now, read with the fob maker's tool (default: it counts seconds since the Unix epoch).")
+        var eidCounter: UInt32?
+        @OptionGroup var secrets: SecretsKeyOption
 
         func validate() throws {
             for beacon in beacons where BeaconKey(beacon.lowercased()) == nil {
                 throw ValidationError("'\(beacon)' is not a beacon key (ibeacon:<uuid>:<major>:<minor>, …)")
+            }
+            if let eid, EIDCell(eid, offsetAllowed: false) == nil { throw ValidationError("--eid must be \(EIDCell.expected)") }
+            if eidCounter != nil, eid == nil { throw ValidationError("--eid-counter needs --eid") }
+            if eid != nil, secrets.secretsKey == nil {
+                throw ValidationError("--eid needs --secrets-key FILE (the config's secretsKeyFile): fob keys are stored sealed under it")
             }
         }
 
@@ -90,9 +106,14 @@ struct MembersCommand: ParsableCommand {
             if let favoriteDrink { profile.favoriteDrink = favoriteDrink }
             if let photoURL { profile.photo = photoURL }
             let keys = beacons.compactMap { BeaconKey($0.lowercased()) }
-            let record = MemberRecord(
+            var record = MemberRecord(
                 profile: profile, beacons: keys.isEmpty ? existing?.beacons ?? [] : keys,
                 createdAt: existing?.createdAt ?? Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000)))
+            if let eid, let cell = EIDCell(eid, offsetAllowed: false) {
+                let key = try database.use { try secrets.key(for: $0) }
+                record.fob = MemberFob(
+                    sealing: cell, for: id, under: key, counterNow: eidCounter, now: Int64(Date().timeIntervalSince1970))
+            }
             try database.use { try $0.upsert(record) }
             print(existing == nil ? "added \(id)" : "updated \(id)")
         }
@@ -114,14 +135,17 @@ struct MembersCommand: ParsableCommand {
             abstract: "Merge a members CSV by id: larger visits and later lastVisitAt win; a bad row writes nothing.")
         @OptionGroup var database: Database
         @Argument(help: ArgumentHelp("The members CSV.", valueName: "FILE.csv")) var file: String
+        @OptionGroup var secrets: SecretsKeyOption
 
         func run() throws {
-            let records: [MemberRecord]
+            let contents: MembersCSV.File
             do {
-                records = try MembersCSV.read(path: file)
+                contents = try MembersCSV.read(path: file)
             } catch {
                 throw UsageError(error.description)
             }
+            let key: SecretsKey? = try contents.fobs.isEmpty ? nil : database.use { try secrets.key(for: $0) }
+            let records = try MembersCommand.sealing(contents, with: key, missing: "--secrets-key FILE")
             let summary = try database.use { try $0.merge(records) }
             print("\(file): \(summary)")
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BeaconMeshCoordinator
 import BeaconMeshCore
+import BeaconMeshFobs
 import BeaconMeshMQTT
 import BeaconMeshMetrics
 import BeaconMeshRegistry
@@ -70,12 +71,27 @@ struct RunCommand: AsyncParsableCommand {
         } catch {
             throw UsageError("\(config): \(error)")
         }
+        var secrets: SecretsKey?
+        if let path = configuration.secretsKeyFile {
+            do { secrets = try SecretsKey(contentsOf: path) } catch { throw UsageError("\(config): secretsKeyFile \(error)") }
+        }
+        // A registry whose fobs do not open with this key refuses the start before the CSV changes anything.
+        if configuration.members != nil, coldStart == nil {
+            _ = try Self.fobResolution(registry, secrets: secrets, config: config, logger: logger)
+        }
         if let members = configuration.members, coldStart != nil {
             logger.warning("members CSV not merged: the database cannot be reached", metadata: ["file": "\(members)"])
         } else {
             var records: [MemberRecord] = []
             if let members = configuration.members {
-                do { records = try MembersCSV.read(path: members) } catch { throw UsageError("\(error)") }
+                do {
+                    let file = try MembersCSV.read(path: members)
+                    records = try MembersCommand.sealing(file, with: secrets, missing: "\(config): secretsKeyFile")
+                } catch let error as UsageError {
+                    throw error
+                } catch {
+                    throw UsageError("\(error)")
+                }
             }
             // Checked before the CSV is merged: a config refused changes nothing.
             try Self.checkReferences(
@@ -94,12 +110,14 @@ struct RunCommand: AsyncParsableCommand {
                 }
             }
         }
+        // Members' Eddystone-EID fobs as the registry now holds them (the CSV's included).
+        let fobs = try coldStart == nil ? Self.fobResolution(registry, secrets: secrets, config: config, logger: logger) : nil
         MQTTLibrary.initialize()
         let service = CoordinatorService(
             configuration: configuration, registry: registry, leases: leases,
             session: try MQTTClient(configuration: connections.session, logger: logger),
             publisher: try MQTTClient(configuration: connections.publisher, logger: logger), logger: logger,
-            healthInterval: healthInterval.duration, cache: cache, coldStart: coldStart)
+            healthInterval: healthInterval.duration, cache: cache, coldStart: coldStart, fobs: fobs)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let metrics = configuration.metrics {
             PrometheusMetrics.bootstrap()
@@ -115,6 +133,22 @@ struct RunCommand: AsyncParsableCommand {
                 services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         withExtendedLifetime(soleLock) {}
+    }
+
+    /// The resolution of the members' Eddystone-EID fobs `registry` holds (`nil` with none and no secrets key); a usage
+    /// error in one line when they do not open: no `secretsKeyFile`, or another key (it would decide them as strangers).
+    static func fobResolution(_ registry: any MemberRegistry, secrets: SecretsKey?, config: String, logger: Logger) throws
+        -> FobResolution?
+    {
+        do {
+            let sealed = try registry.contents().fobs
+            guard !sealed.isEmpty || secrets != nil else { return nil }
+            return try FobResolution(fobs: sealed, secrets: secrets, now: WallClock.now().milliseconds / 1000, logger: logger)
+        } catch let failure as SecretsKey.Failure {
+            throw UsageError("\(config): \(failure.description)\(secrets == nil ? "" : " (secretsKeyFile is another key)")")
+        } catch {
+            throw UsageError("\(registry.location): \(registry.describe(error))")
+        }
     }
 
     /// A usage error naming the config's line when a store's reference is a member's beacon: a reference is never

@@ -91,7 +91,7 @@ struct MemberRegistryTests {
         try csv.write(toFile: folder + "/c.csv", atomically: true, encoding: .utf8)
         let registry = try backend.makeRegistry()
         #expect {
-            try registry.merge(try MembersCSV.read(path: folder + "/c.csv"))
+            try registry.merge(try MembersCSV.read(path: folder + "/c.csv").records)
         } throws: { error in
             "\(error)".hasPrefix(folder + "/" + message)
         }
@@ -114,7 +114,7 @@ struct MemberRegistryTests {
         try first.apply(counted)
         try MembersCSV.write(try first.allMembers(), to: folder + "/out.csv")
         let second = try backend.makeRegistry()
-        try second.merge(try MembersCSV.read(path: folder + "/out.csv"))
+        try second.merge(try MembersCSV.read(path: folder + "/out.csv").records)
         #expect(try second.allMembers() == (try first.allMembers()))
         #expect(try second.member(id: "li")?.profile.visits == 25)
         #expect(try second.member(id: "ana")?.profile.customFields == ["tier": "gold", "note": "says \"hi\""])

@@ -56,7 +56,7 @@ struct MembersCSVFormulaTests {
         let path = try Self.temporaryFile()
         try MembersCSV.write(Self.members, to: path)
         #expect(try String(contentsOfFile: path, encoding: .utf8).contains("at,'@Ana,''=quoted already,"), "the export is guarded")
-        let back = try MembersCSV.read(path: path)
+        let back = try MembersCSV.read(path: path).records
         #expect(back.map(\.profile.name) == Self.members.map(\.profile.name))
         #expect(back.map(\.profile.favoriteDrink) == Self.members.map(\.profile.favoriteDrink))
         #expect(back.map(\.profile.customFields) == Self.members.map(\.profile.customFields))

@@ -120,10 +120,11 @@ struct VisitHistoryTests {
         retention.forgetHistory(before: at(day))
         try registry.apply(retention)
         #expect(try registry.history(store: 1, from: at(0), to: at(day)).isEmpty)
-        // 3,000 visits of three stops took well over a megabyte; what is left is the schema and two members.
+        // 3,000 visits of three stops took well over a megabyte; what is left is the schema (49 pages of 4 KiB with the
+        // fobs table) and two members.
         let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
         let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
-        #expect(size < 200_000 && log == 0, "file \(size) bytes, write-ahead log \(log) bytes")
+        #expect(size < 250_000 && log == 0, "file \(size) bytes, write-ahead log \(log) bytes")
     }
 
     @Test("SQLite's write-ahead log is emptied once past its bound and no reader needs it; writes go on while one reads")

@@ -282,9 +282,10 @@ struct GuestTracker: Sendable {
     }
 
     /// Frees the slot of a guest that has no readings left; its stay, if it was ever placed, is `finished` (not when
-    /// the beacon turned out to be a member's).
+    /// the beacon turned out to be a member's, nor for an Eddystone-EID id of no member's fob: it rotates, so one
+    /// person would be many stays; it counts in occupancy only).
     private mutating func release(_ slot: Int32, finished isStay: Bool = true) {
-        if isStay, let place = guests[Int(slot)].placedIn {
+        if isStay, !guests[Int(slot)].beacon.rotates, let place = guests[Int(slot)].placedIn {
             let guest = guests[Int(slot)]
             finished.append(
                 GuestVisit(

@@ -12,6 +12,12 @@ public enum BeaconKey: Hashable, Comparable, Sendable {
     /// coordinator, holding the members' identity keys, knows whose it is).
     case eddystoneEID(ephemeralID: UInt64)
 
+    /// Whether the key is a rotating id (Eddystone-EID): the same person's fob advertises another one every 2^K seconds.
+    public var rotates: Bool {
+        if case .eddystoneEID = self { return true }
+        return false
+    }
+
     /// Parses a canonical key; `nil` if `text` is not one (wrong scheme, bad hex, number out of range).
     public init?(_ text: some StringProtocol) {
         var copy = String(text)

@@ -18,14 +18,14 @@ extension PostgresRegistry {
                 var changed: [MemberRecord] = []
                 var events: [(RegistryEvent.Kind, String)] = []
                 for record in slice {
-                    var merged = record
+                    var merged = record.keepingFob(of: existing[record.id])
                     if let known = existing[record.id] {
                         merged.profile.visits = max(known.profile.visits, record.profile.visits)
                         merged.profile.checkins = max(known.profile.checkins, record.profile.checkins)
                         merged.profile.lastVisitAt = [known.profile.lastVisitAt, record.profile.lastVisitAt].compactMap { $0 }.max()
                         merged.createdAt = known.createdAt ?? record.createdAt
                         if known.profile == merged.profile && Set(known.beacons) == Set(merged.beacons)
-                            && known.createdAt == merged.createdAt
+                            && known.createdAt == merged.createdAt && known.fob == merged.fob
                         {
                             summary.unchanged += 1
                             continue
@@ -85,6 +85,17 @@ extension PostgresRegistry {
                 ON CONFLICT (key) DO UPDATE SET member = excluded.member
                 """)
         }
+        for record in records {
+            guard let fob = record.fob else { continue }
+            try statements.execute(
+                """
+                INSERT INTO member_fob (member, sealed_key, rotation_exponent, counter_offset, handle)
+                VALUES (\(record.id), \(ByteBuffer(bytes: fob.sealedKey)), \(Int32(fob.rotationExponent)), \(fob.offset),
+                    \(Int64(bitPattern: fob.handle)))
+                ON CONFLICT (member) DO UPDATE SET sealed_key = excluded.sealed_key, rotation_exponent = excluded.rotation_exponent,
+                    counter_offset = excluded.counter_offset, handle = excluded.handle
+                """)
+        }
     }
 
     private func recordEvents(_ events: [(RegistryEvent.Kind, String)], _ statements: PostgresSession.Statements) throws {
@@ -142,7 +153,7 @@ extension PostgresRegistry {
         return try session.run { statements in try fetch(ids: Array(ids), statements) }
     }
 
-    /// Members by id (all if `nil`), ordered by id: three queries whatever their number.
+    /// Members by id (all if `nil`), ordered by id, with their fobs: four queries whatever their number.
     private func fetch(ids: [String]?, _ statements: PostgresSession.Statements) throws -> [MemberRecord] {
         let all = ids == nil
         let wanted = ids ?? []
@@ -160,6 +171,18 @@ extension PostgresRegistry {
             let (member, key) = try row.decode((String, String).self)
             if let key = BeaconKey(key) { beacons[member, default: []].append(key) }
         }
+        var fobs: [String: MemberFob] = [:]
+        for row in try statements.query(
+            """
+            SELECT member, sealed_key, rotation_exponent, counter_offset, handle FROM member_fob
+            WHERE \(all) OR member = ANY(\(wanted))
+            """)
+        {
+            let (member, sealed, exponent, offset, handle) = try row.decode((String, ByteBuffer, Int32, Int64, Int64).self)
+            fobs[member] = MemberFob(
+                sealedKey: Array(buffer: sealed), rotationExponent: UInt8(clamping: exponent), offset: offset,
+                handle: UInt64(bitPattern: handle))
+        }
         return try statements.query(
             """
             SELECT id, name, favorite_drink, photo, visits, checkins, last_visit_at, created_at FROM member
@@ -172,7 +195,8 @@ extension PostgresRegistry {
                 id: id, name: name, favoriteDrink: drink, visits: Int(visits),
                 lastVisitAt: lastVisitAt.map(Timestamp.init(milliseconds:)), photo: photo,
                 customFields: fields[id] ?? [:], checkins: Int(checkins))
-            return MemberRecord(profile: profile, beacons: beacons[id] ?? [], createdAt: createdAt.map(Timestamp.init(milliseconds:)))
+            return MemberRecord(
+                profile: profile, beacons: beacons[id] ?? [], createdAt: createdAt.map(Timestamp.init(milliseconds:)), fob: fobs[id])
         }
     }
 
@@ -185,7 +209,8 @@ extension PostgresRegistry {
             }
             return RegistryContents(
                 profiles: Dictionary(uniqueKeysWithValues: members.map { ($0.id, $0.profile) }), beaconOwners: owners,
-                promoFires: try fetchPromoFires(statements))
+                promoFires: try fetchPromoFires(statements),
+                fobs: Dictionary(uniqueKeysWithValues: members.compactMap { member in member.fob.map { (member.id, $0) } }))
         }
     }
 }

@@ -255,6 +255,18 @@ enum PostgresSchema {
                 "ALTER TABLE lease_candidate ADD COLUMN webhook_endpoints text NOT NULL DEFAULT ''",
             ]
         ),
+        (
+            10, "members' Eddystone-EID fobs",
+            [
+                // The identity key sealed under the secrets key (`MemberFob`); the handle is also among the member's beacons.
+                """
+                CREATE TABLE member_fob (
+                    member text PRIMARY KEY REFERENCES member(id) ON DELETE CASCADE, sealed_key bytea NOT NULL,
+                    rotation_exponent integer NOT NULL, counter_offset bigint NOT NULL, handle bigint NOT NULL)
+                """,
+                grantToMemberWriters(["GRANT SELECT, INSERT, UPDATE, DELETE ON member_fob"]),
+            ]
+        ),
     ]
 
     /// SQL granting `grants` (each "GRANT … ON …", without "TO") to every role that may add members: the roles

@@ -12,7 +12,7 @@ extension SQLiteRegistry {
             var summary = ImportSummary()
             for record in records {
                 let existing = try SQLiteRegistry.fetchMember(db, id: record.id)
-                var merged = record
+                var merged = record.keepingFob(of: existing)
                 if let existing {
                     merged.profile.visits = max(existing.profile.visits, record.profile.visits)
                     merged.profile.checkins = max(existing.profile.checkins, record.profile.checkins)
@@ -35,7 +35,7 @@ extension SQLiteRegistry {
     }
 
     static func same(_ lhs: MemberRecord, _ rhs: MemberRecord) -> Bool {
-        lhs.profile == rhs.profile && Set(lhs.beacons) == Set(rhs.beacons) && lhs.createdAt == rhs.createdAt
+        lhs.profile == rhs.profile && Set(lhs.beacons) == Set(rhs.beacons) && lhs.createdAt == rhs.createdAt && lhs.fob == rhs.fob
     }
 
     static func store(_ db: Database, _ record: MemberRecord) throws {
@@ -63,6 +63,28 @@ extension SQLiteRegistry {
         for beacon in record.beacons {
             try insertBeacon.execute(arguments: [beacon.description, profile.id])
         }
+        if let fob = record.fob {
+            try db.cachedStatement(
+                sql: "INSERT OR REPLACE INTO member_fob (member, sealedKey, rotationExponent, counterOffset, handle) VALUES (?, ?, ?, ?, ?)"
+            ).execute(
+                arguments: [profile.id, Data(fob.sealedKey), Int64(fob.rotationExponent), fob.offset, Int64(bitPattern: fob.handle)])
+        }
+    }
+
+    /// The fobs of the members of `ids` (`nil`: all), by member.
+    static func fobs(_ db: Database, ids: [String]?) throws -> [String: MemberFob] {
+        let (filter, arguments) =
+            ids.map { ("IN (\(databaseQuestionMarks(count: $0.count)))", StatementArguments($0)) } ?? ("IS NOT NULL", [])
+        var fobs: [String: MemberFob] = [:]
+        for row in try Row.fetchAll(
+            db, sql: "SELECT member, sealedKey, rotationExponent, counterOffset, handle FROM member_fob WHERE member \(filter)",
+            arguments: arguments)
+        {
+            fobs[row[0]] = MemberFob(
+                sealedKey: [UInt8](row[1] as Data), rotationExponent: UInt8(clamping: row[2] as Int64), offset: row[3],
+                handle: UInt64(bitPattern: row[4]))
+        }
+        return fobs
     }
 
     @discardableResult
@@ -151,9 +173,12 @@ extension SQLiteRegistry {
         while let row = try beaconRows.next() {
             if let key = BeaconKey(row[1] as String) { beacons[row[0], default: []].append(key) }
         }
+        let fobs = try fobs(db, ids: ids)
         return try Row.fetchAll(db, sql: "SELECT * FROM member WHERE id \(filter) ORDER BY id", arguments: arguments).map { row in
             let id: String = row["id"]
-            return record(of: row, customFields: fields[id] ?? [:], beacons: beacons[id] ?? [])
+            var member = record(of: row, customFields: fields[id] ?? [:], beacons: beacons[id] ?? [])
+            member.fob = fobs[id]
+            return member
         }
     }
 
@@ -167,7 +192,9 @@ extension SQLiteRegistry {
         }
         let beacons = try String.fetchAll(db.cachedStatement(sql: "SELECT key FROM beacon WHERE member = ? ORDER BY key"), arguments: [id])
             .compactMap(BeaconKey.init)
-        return record(of: row, customFields: custom, beacons: beacons)
+        var found = record(of: row, customFields: custom, beacons: beacons)
+        found.fob = try fobs(db, ids: [id])[id]
+        return found
     }
 
     /// The member in a `member` row, with its custom fields and beacons.
@@ -189,6 +216,7 @@ extension SQLiteRegistry {
         }
         return RegistryContents(
             profiles: Dictionary(uniqueKeysWithValues: members.map { ($0.id, $0.profile) }), beaconOwners: owners,
-            promoFires: try promoFires())
+            promoFires: try promoFires(),
+            fobs: Dictionary(uniqueKeysWithValues: members.compactMap { member in member.fob.map { (member.id, $0) } }))
     }
 }

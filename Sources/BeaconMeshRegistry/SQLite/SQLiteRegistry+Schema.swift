@@ -178,6 +178,16 @@ extension SQLiteRegistry {
         migrator.registerMigration("v10: survey samples say where their department came from") { db in
             try addSurveySampleSources(db)
         }
+        migrator.registerMigration("v11: members' Eddystone-EID fobs") { db in
+            // The identity key sealed under the secrets key (`MemberFob`); the handle is also among the member's beacons.
+            try db.create(table: "member_fob") { table in
+                table.primaryKey("member", .text).references("member", onDelete: .cascade)
+                table.column("sealedKey", .blob).notNull()
+                table.column("rotationExponent", .integer).notNull()
+                table.column("counterOffset", .integer).notNull()
+                table.column("handle", .integer).notNull()
+            }
+        }
         return migrator
     }
 }

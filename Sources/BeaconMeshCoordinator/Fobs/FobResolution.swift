@@ -1,0 +1,112 @@
+import BeaconMeshCore
+import BeaconMeshFobs
+import BeaconMeshRegistry
+import Logging
+import Synchronization
+
+/// The members' Eddystone-EID fobs, resolved on the way to the decisions: a sighting of an id a member's fob may
+/// advertise now becomes a sighting of the fob's handle (`MemberFob.key`, one of her beacons), so a rotation is no
+/// new beacon; an id of no member's fob, or of a window too far from the fob's expected counter (a replayed
+/// recording), stays as heard: a guest in occupancy, never a guest visit (it rotates), counted in `unresolved`.
+///
+/// The decoders resolve (one lookup under a lock, never held across I/O); the registry poll hands it the fobs
+/// of members changed, and a task of the coordinator's refreshes the ids ahead of each rotation (`refresh`).
+/// Identity keys are opened here with the secrets key and live only inside `EIDResolver`.
+public final class FobResolution: Sendable {
+    private struct State {
+        var resolver: EIDResolver
+        /// Each fob's handle key, by member.
+        var handles: [String: BeaconKey]
+        /// Sightings of ids that resolved to nobody.
+        var unresolved: UInt64 = 0
+    }
+
+    /// How often the ids are brought up to date: well inside the shortest window a fob accepted here may have (the
+    /// window just ahead is always in the table, so a fob's next id is known a whole window before it says it).
+    static let refreshInterval: Duration = .seconds(1)
+
+    private let secrets: SecretsKey?
+    private let state: Mutex<State>
+    private let logger: Logger
+
+    /// The resolution of `fobs` (by member), their keys opened with `secrets`, refreshed for `now` (Unix seconds).
+    /// Throws when a fob does not open: the secrets key is missing or another one.
+    public init(fobs: [String: MemberFob], secrets: SecretsKey?, now: Int64, logger: Logger) throws(SecretsKey.Failure) {
+        self.secrets = secrets
+        self.logger = logger
+        var opened: [EIDResolver.Fob] = []
+        for (member, fob) in fobs.sorted(by: { $0.key < $1.key }) {
+            guard let secrets else {
+                throw SecretsKey.Failure(
+                    description:
+                        "the registry holds \(fobs.count) member(s) with Eddystone-EID fobs: secretsKeyFile is needed to resolve them")
+            }
+            opened.append(try fob.opened(for: member, with: secrets))
+        }
+        var resolver = EIDResolver(fobs: opened)
+        resolver.refresh(at: now)
+        state = Mutex(State(resolver: resolver, handles: fobs.mapValues(\.key)))
+    }
+
+    /// Sightings of ids that resolved to nobody so far.
+    var unresolved: UInt64 { state.withLock { $0.unresolved } }
+
+    /// `input` with each Eddystone-EID id of a member's fob replaced by the fob's handle, heard at `now` (Unix seconds).
+    func resolve(_ input: CoordinatorInput, at now: Int64) -> CoordinatorInput {
+        guard case .sightings(var batch) = input,
+            batch.sightings.contains(where: \.beacon.rotates) || batch.lost.contains(where: \.rotates)
+        else { return input }
+        state.withLock { state in
+            for index in batch.sightings.indices {
+                guard case .eddystoneEID(let id) = batch.sightings[index].beacon else { continue }
+                if let member = state.resolver.resolve(id, at: now), let handle = state.handles[member] {
+                    batch.sightings[index].beacon = handle
+                } else {
+                    state.unresolved += 1
+                }
+            }
+            for index in batch.lost.indices {
+                guard case .eddystoneEID(let id) = batch.lost[index], let member = state.resolver.resolve(id, at: now) else { continue }
+                if let handle = state.handles[member] { batch.lost[index] = handle }
+            }
+        }
+        return .sightings(batch)
+    }
+
+    /// Brings every fob's ids up to `now` (Unix seconds): the windows that came into range in, those that left out.
+    func refresh(at now: Int64) {
+        state.withLock { $0.resolver.refresh(at: now) }
+    }
+
+    /// Takes the fobs of members changed in the registry (`nil` entries: members gone, or without a fob now), keeping
+    /// the others' offsets as they followed their fobs. A fob that does not open is left out, logged.
+    func update(_ fobs: [String: MemberFob?], at now: Int64) {
+        let known = state.withLock { $0.handles }
+        // Only members who have a fob, or had one: a change of anyone else's leaves the table as it is.
+        let fobs = fobs.filter { $0.value != nil || known[$0.key] != nil }
+        guard !fobs.isEmpty else { return }
+        var opened: [String: EIDResolver.Fob] = [:]
+        for case (let member, let fob?) in fobs {
+            guard let secrets else {
+                logger.error("member \(member) has an Eddystone-EID fob, but the config has no secretsKeyFile: not resolved")
+                continue
+            }
+            do {
+                opened[member] = try fob.opened(for: member, with: secrets)
+            } catch {
+                logger.error("\(error.description): not resolved")
+            }
+        }
+        state.withLock { state in
+            var kept = state.resolver.fobs.filter { fobs[$0.member] == nil }
+            kept += opened.values.sorted { $0.member < $1.member }
+            var resolver = EIDResolver(fobs: kept)
+            resolver.refresh(at: now)
+            state.resolver = resolver
+            for (member, fob) in fobs { state.handles[member] = opened[member] == nil ? nil : fob?.key }
+        }
+    }
+
+    /// How many fobs it resolves.
+    var count: Int { state.withLock { $0.resolver.fobs.count } }
+}
