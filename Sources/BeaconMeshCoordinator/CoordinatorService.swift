@@ -215,7 +215,7 @@ public final class CoordinatorService: Service {
                     group.addTask {
                         // Each fob's ids follow its windows: a rotation's new id is in the table before the fob says it.
                         while !Task.isCancelled {
-                            try? await clock.sleep(for: FobResolution.refreshInterval)
+                            try? await clock.sleep(for: fobs.refreshInterval)
                             fobs.refresh(at: clock.now().milliseconds / 1000)
                         }
                     }

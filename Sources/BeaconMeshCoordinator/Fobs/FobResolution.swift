@@ -21,9 +21,13 @@ public final class FobResolution: Sendable {
         var unresolved: UInt64 = 0
     }
 
-    /// How often the ids are brought up to date: well inside the shortest window a fob accepted here may have (the
-    /// window just ahead is always in the table, so a fob's next id is known a whole window before it says it).
-    static let refreshInterval: Duration = .seconds(1)
+    /// How often the ids are brought up to date: half the shortest rotation of the fobs (the window just ahead of a
+    /// fob's is always in the table, so its next id is known a whole window before it says it), from 1 s to a minute —
+    /// a pass over a chain's million fobs every second would cost a core for nothing when they rotate every 17 minutes.
+    var refreshInterval: Duration {
+        let shortest = state.withLock { $0.resolver.fobs.map(\.eid.rotationSeconds).min() } ?? 120
+        return .seconds(min(60, max(1, Int(shortest) / 2)))
+    }
 
     private let secrets: SecretsKey?
     private let state: Mutex<State>
