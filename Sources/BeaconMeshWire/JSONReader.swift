@@ -224,45 +224,36 @@ struct JSONReader {
 
     /// The beacon keys of an optional array member of strings.
     func optionalBeaconKeys(_ key: JSONKey) throws(WireError) -> [BeaconKey] {
-        guard let value = member(key), type(value) != json_type_null else { return [] }
-        let array = try array(key)
-        var keys: [BeaconKey] = []
-        for index in 0..<json_object_array_length(array) {
-            let element = json_object_array_get_idx(array, index)
-            guard type(element) == json_type_string, let element else {
-                throw .wrongType(field: name(key), expected: "a beacon key string")
-            }
-            keys.append(try beaconKey(of: element, key: key))
+        try optionalArray(key, expected: "a beacon key string") { element throws(WireError) in
+            type(element) == json_type_string ? try beaconKey(of: element, key: key) : nil
         }
-        return keys
     }
 
     /// The numbers of an optional array member of integers from 0 to 65535 (anything else: `expected`).
     func optionalUInt16s(_ key: JSONKey, expected: String) throws(WireError) -> [UInt16] {
-        guard let value = member(key), type(value) != json_type_null else { return [] }
-        let array = try array(key)
-        var numbers: [UInt16] = []
-        for index in 0..<json_object_array_length(array) {
-            let element = json_object_array_get_idx(array, index)
-            guard type(element) == json_type_int, let number = UInt16(exactly: json_object_get_int64(element)) else {
-                throw .wrongType(field: name(key), expected: expected)
-            }
-            numbers.append(number)
-        }
-        return numbers
+        try optionalArray(key, expected: expected) { type($0) == json_type_int ? UInt16(exactly: json_object_get_int64($0)) : nil }
     }
 
     /// The strings of an optional array member of strings.
     func optionalStrings(_ key: JSONKey) throws(WireError) -> [String] {
+        try optionalArray(key, expected: "strings") { type($0) == json_type_string ? JSONReader.text(of: $0) : nil }
+    }
+
+    /// The elements of an optional array member (missing or `null`: none), each read by `element`; an element it
+    /// cannot read (`nil`) is an error naming the member and what it must hold (`expected`).
+    private func optionalArray<Element>(
+        _ key: JSONKey, expected: String, _ element: (OpaquePointer) throws(WireError) -> Element?
+    ) throws(WireError) -> [Element] {
         guard let value = member(key), type(value) != json_type_null else { return [] }
         let array = try array(key)
-        var strings: [String] = []
+        var elements: [Element] = []
         for index in 0..<json_object_array_length(array) {
-            let element = json_object_array_get_idx(array, index)
-            guard type(element) == json_type_string, let element else { throw .wrongType(field: name(key), expected: "strings") }
-            strings.append(JSONReader.text(of: element))
+            guard let item = json_object_array_get_idx(array, index), let read = try element(item) else {
+                throw .wrongType(field: name(key), expected: expected)
+            }
+            elements.append(read)
         }
-        return strings
+        return elements
     }
 
     /// This object's members whose values are strings, by name (a member's custom fields), except `excluded`.
