@@ -62,12 +62,13 @@ phase "the build (and the fuzzer beside it)"
 # the resumed visit, the broker restarted under a TLS scanner and the fleet benchmark (timed against exitAfter or a
 # reconnect; beside the parallel phase they failed on its load), and this round's other process-heavy suites (the fleet
 # credential's broker, the nodes pages' browser, every program's --version, package.sh's bad input on a clone).
+# So does a webhook receiver failing for 10 s across a kill -9 of the coordinator (its rules are WebhookDispatchTests').
 # So do the webhook lists compared across a chain (three coordinators on one PostgreSQL, leases of 2 s), and an
 # Eddystone-EID fob replayed through a real scanner (no left while it rotates, against an exitAfter of 2 s).
 # So do the coordinator's fault suite (node clocks skewed and jumping, timed against exitAfter while its batches go
 # out through one mosquitto_pub each) and the till panel (a check-in within 5 s, in tmux): in the end-to-end phase a
 # visit ended early in one clean run, and the check-in came late in the next run of that phase (2026-12-02).
-load_tests='CoordinatorFaultTests|WebhookListEndToEndTests|EIDMemberEndToEndTests|TillEndToEndTests|FleetACLTests|DashboardNodesBrowserTests|VersionTests|PackageScriptTests|ScannerLiveProcessBenchTests|LeaseServiceTests|AlertEndToEndTests|RestoredDwellAlertTests|ResumedVisitTests|SystemTrustReconnectTests|NodesBenchTests|WebhookEndToEndTests|WebhookFailoverTests|DashboardAlertBrowserTests|AnalyticsEndToEndTests|ColdStartTests|RefusedDatabaseTests|FirstRunEndToEndTests|LeaseFailoverTests|BeaconMeshRegistryTests|ChainRegistryTests|CoordinatorHostileInputTests|BrokerRestartTests|StuckConsumerTests|MQTTBackpressureTests|TestProcessOutputTests'
+load_tests='WebhookOutageTests|CoordinatorFaultTests|WebhookListEndToEndTests|EIDMemberEndToEndTests|TillEndToEndTests|FleetACLTests|DashboardNodesBrowserTests|VersionTests|PackageScriptTests|ScannerLiveProcessBenchTests|LeaseServiceTests|AlertEndToEndTests|RestoredDwellAlertTests|ResumedVisitTests|SystemTrustReconnectTests|NodesBenchTests|WebhookEndToEndTests|WebhookFailoverTests|DashboardAlertBrowserTests|AnalyticsEndToEndTests|ColdStartTests|RefusedDatabaseTests|FirstRunEndToEndTests|LeaseFailoverTests|BeaconMeshRegistryTests|ChainRegistryTests|CoordinatorHostileInputTests|BrokerRestartTests|StuckConsumerTests|MQTTBackpressureTests|TestProcessOutputTests'
 # Six load tests keep no timing that load could break: three use both cores — the scoreboard's floors (both; a minute
 # of replay on the concurrency pool's threads, which starved every other test's tasks in the parallel phase), the
 # million-advert replay's peak memory and schemathesis against the dashboard (116 s together) — and three mostly
@@ -78,35 +79,29 @@ load_tests='CoordinatorFaultTests|WebhookListEndToEndTests|EIDMemberEndToEndTest
 # wakes), so they fill the cores the load tests leave idle.
 idle_tests='ScoreboardFloorTests|ScannerReplayMemoryTests|DashboardOpenAPITests|PromoKillTests|RunMeshFirstRunTests|ChainErasureTests'
 # The tests that mostly wait on real time with little to do run side by side in a phase of their own, after the
-# parallel phase and before the load tests, with nothing busy beside them: a webhook receiver failing for two minutes
-# (136 s) in a test process of its own (the test binary itself: a second `swift test` waits for the first's lock),
-# and beside it a live survey (marks 15 s apart, samples within 10 % of them), a scanner frozen and a scanner's
-# network cut past the broker's keep-alive (52 s together), then the accuracy suite's two real-time walks (84 s,
+# parallel phase and before the load tests, with nothing busy beside them: a live survey (marks 15 s apart, samples
+# within 10 % of them), a scanner frozen and a scanner's network cut past the broker's keep-alive (52 s together), then the accuracy suite's two real-time walks (84 s,
 # side by side after their preparations). A walk's figures bend under load as its scanners start (beside the other
 # walk's preparations, 0.548 of seconds right against the scoreboard's 0.679; alone, 0.679-0.702), so the walks
-# start only once those three have ended, beside the outage's quiet wait. One at a time these took 408 s.
+# start only once those three have ended.
 # The references' drift check waits 75 s for a minute of samples 10 s apart.
 waiting_tests='LiveSurveyTests|ScannerFreezeTests|NetworkCutTests|NodeConfigEndToEndTests|ReferenceEndToEndTests'
 walks='AccuracyRealTimeTests'
-outage_test='WebhookOutageTests'
 package_test='PackageInstallTests'
 # The parallel phase runs in two halves: the unit tests (every target but EndToEndTests; 37 s), then the end-to-end
 # tests (80 s). Side by side, the unit tests' CPU-bound cases held both threads of the concurrency pool for tens of
 # seconds at the start (a pure test "started" to "passed" in 38 s), and an end-to-end test's in-process server, whose
 # task waits for that pool, once did not listen within 10 s (a clean-clone CI run, 2026-12-01). Apart they take 117 s
 # against 111-125 s together.
-not_here="$load_tests|$idle_tests|$waiting_tests|$walks|$outage_test|$package_test"
+not_here="$load_tests|$idle_tests|$waiting_tests|$walks|$package_test"
 swift test --skip-build --skip "^EndToEndTests\.|$not_here"
 phase "the unit tests, in parallel"
 swift test --skip-build --filter "^EndToEndTests\." --skip "$not_here"
 phase "the end-to-end tests, in parallel"
-test_binary="$(swift build --show-bin-path)/BeaconMeshPackageTests.xctest"
-"$test_binary" --filter "$outage_test" --testing-library swift-testing > .build/outage-test.log 2>&1 &
-outage=$!
 swift test --skip-build --filter "$waiting_tests"
 swift test --skip-build --filter "$walks"
-finish_beside "$outage" .build/outage-test.log 3
 phase "the real-time tests, side by side"
+test_binary="$(swift build --show-bin-path)/BeaconMeshPackageTests.xctest"
 chrt --idle 0 "$test_binary" --no-parallel --filter "$idle_tests" --testing-library swift-testing \
   > .build/idle-tests.log 2>&1 &
 idle=$!

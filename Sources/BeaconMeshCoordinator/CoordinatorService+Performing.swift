@@ -31,14 +31,6 @@ extension CoordinatorService {
         var webhooks: Webhooks? = nil
     }
 
-    /// The webhooks' part in performing: routing publications to deliveries, the couriers to wake once they are
-    /// written, and the stores they deliver for (those this coordinator decides).
-    struct Webhooks: Sendable {
-        let routes: WebhookRoutes
-        let couriers: [WebhookCourier]
-        let stores: DeliveringStores
-    }
-
     /// Performs what the decisions returned: publications in order (only while their store's lease holds: until
     /// `decidingUntil`, the decisions' fence), registry changes to the writer, snapshots to their task, the health report with this process's memory,
     /// a changed status (retained, on the session connection that holds the last will), take-overs to the keeper.

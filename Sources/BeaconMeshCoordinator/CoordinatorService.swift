@@ -130,8 +130,14 @@ public final class CoordinatorService: Service {
                 at: startedAt)
         }
         let caches = CacheMailbox(LatestCache())
-        let webhooks = try Self.startWebhooks(
+        let webhooks = try Webhooks(
             configuration, outbox: registry, active: state.status.active, topics: topics, logger: logger, clock: clock)
+        if webhooks != nil {
+            logger.info(
+                "webhooks delivering",
+                metadata: ["endpoints": "\(configuration.webhooks.map { "\($0.name) \($0.url)" }.joined(separator: ", "))"])
+        }
+        let delivering = webhooks.map { webhooks in Task { await webhooks.run() } }
         if let cache {
             // Writes a previous run kept in its cache (the database was away when it stopped): made once each.
             do {
@@ -325,7 +331,8 @@ public final class CoordinatorService: Service {
         lastChanges.decidedBy = keeper == nil ? nil : configuration.id
         writer.enqueue(lastChanges)
         await writer.close(timeout: .seconds(5))
-        for courier in webhooks?.couriers ?? [] { courier.stop() }
+        delivering?.cancel()
+        await delivering?.value
         if let cache {
             // What the writer could not write is kept for the next start.
             do {

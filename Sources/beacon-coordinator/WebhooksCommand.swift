@@ -3,11 +3,11 @@ import BeaconMeshCoordinator
 import BeaconMeshService
 
 /// `beacon-coordinator webhooks test NAME --config FILE`: sends one signed test event to that endpoint.
-struct WebhooksCommand: ParsableCommand {
+struct WebhooksCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "webhooks", abstract: "Try the webhook endpoints of a config.", subcommands: [Test.self])
 
-    struct Test: ParsableCommand {
+    struct Test: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "POST one signed test event to the endpoint NAME and print the answer's status (exit 1 unless 2xx).")
 
@@ -17,7 +17,7 @@ struct WebhooksCommand: ParsableCommand {
         @Option(help: ArgumentHelp("The coordinator's YAML config.", valueName: "FILE"))
         var config: String
 
-        func run() throws {
+        func run() async throws {
             let configuration: CoordinatorConfiguration
             do {
                 configuration = try CoordinatorConfiguration.load(path: config, defaultID: "webhooks-test")
@@ -30,7 +30,7 @@ struct WebhooksCommand: ParsableCommand {
                     "\(config): no webhook named '\(name)'"
                         + (known.isEmpty ? " (the config has no webhooks)" : " (known: \(known.joined(separator: ", ")))"))
             }
-            let (line, delivered) = WebhookTest.send(to: endpoint)
+            let (line, delivered) = await WebhookTest.send(to: endpoint)
             print(line)
             if !delivered { throw ExitCode(1) }
         }
