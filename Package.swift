@@ -35,7 +35,9 @@ let package = Package(
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
         .systemLibrary(name: "CJSONC", pkgConfig: "json-c", providers: [.apt(["libjson-c-dev"])]),
-        .systemLibrary(name: "CNcurses", pkgConfig: "ncursesw", providers: [.apt(["libncurses-dev"])]),
+        // ncursesw's pkg-config flags are two defines SwiftPM refuses (a warning at every build): the shim defines
+        // them, and the module map links ncursesw and tinfo (libncurses-dev).
+        .systemLibrary(name: "CNcurses"),
         // glibc's <malloc.h> (mallopt), part of the C library every program links: the scanner tunes its allocator.
         .systemLibrary(name: "CMalloc"),
 

@@ -62,13 +62,14 @@ phase "the build (and the fuzzer beside it)"
 # the resumed visit, the broker restarted under a TLS scanner and the fleet benchmark (timed against exitAfter or a
 # reconnect; beside the parallel phase they failed on its load), and this round's other process-heavy suites (the fleet
 # credential's broker, the nodes pages' browser, every program's --version, package.sh's bad input on a clone).
+# So does a coordinator's start made to fail at each step (it counts the process's threads and file descriptors).
 # So does a webhook receiver failing for 10 s across a kill -9 of the coordinator (its rules are WebhookDispatchTests').
 # So do the webhook lists compared across a chain (three coordinators on one PostgreSQL, leases of 2 s), and an
 # Eddystone-EID fob replayed through a real scanner (no left while it rotates, against an exitAfter of 2 s).
 # So do the coordinator's fault suite (node clocks skewed and jumping, timed against exitAfter while its batches go
 # out through one mosquitto_pub each) and the till panel (a check-in within 5 s, in tmux): in the end-to-end phase a
 # visit ended early in one clean run, and the check-in came late in the next run of that phase (2026-12-02).
-load_tests='WebhookOutageTests|CoordinatorFaultTests|WebhookListEndToEndTests|EIDMemberEndToEndTests|TillEndToEndTests|FleetACLTests|DashboardNodesBrowserTests|VersionTests|PackageScriptTests|ScannerLiveProcessBenchTests|LeaseServiceTests|AlertEndToEndTests|RestoredDwellAlertTests|ResumedVisitTests|SystemTrustReconnectTests|NodesBenchTests|WebhookEndToEndTests|WebhookFailoverTests|DashboardAlertBrowserTests|AnalyticsEndToEndTests|ColdStartTests|RefusedDatabaseTests|FirstRunEndToEndTests|LeaseFailoverTests|BeaconMeshRegistryTests|ChainRegistryTests|CoordinatorHostileInputTests|BrokerRestartTests|StuckConsumerTests|MQTTBackpressureTests|TestProcessOutputTests'
+load_tests='CoordinatorStartFailureTests|WebhookOutageTests|CoordinatorFaultTests|WebhookListEndToEndTests|EIDMemberEndToEndTests|TillEndToEndTests|FleetACLTests|DashboardNodesBrowserTests|VersionTests|PackageScriptTests|ScannerLiveProcessBenchTests|LeaseServiceTests|AlertEndToEndTests|RestoredDwellAlertTests|ResumedVisitTests|SystemTrustReconnectTests|NodesBenchTests|WebhookEndToEndTests|WebhookFailoverTests|DashboardAlertBrowserTests|AnalyticsEndToEndTests|ColdStartTests|RefusedDatabaseTests|FirstRunEndToEndTests|LeaseFailoverTests|BeaconMeshRegistryTests|ChainRegistryTests|CoordinatorHostileInputTests|BrokerRestartTests|StuckConsumerTests|MQTTBackpressureTests|TestProcessOutputTests'
 # Six load tests keep no timing that load could break: three use both cores — the scoreboard's floors (both; a minute
 # of replay on the concurrency pool's threads, which starved every other test's tasks in the parallel phase), the
 # million-advert replay's peak memory and schemathesis against the dashboard (116 s together) — and three mostly

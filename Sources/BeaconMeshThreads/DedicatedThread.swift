@@ -125,7 +125,7 @@ public final class DedicatedThread: Sendable {
 
     /// Names the calling thread through `/proc/thread-self/comm` (Linux; `prctl` is variadic, which Swift cannot
     /// call). A name is a help for `top -H` and `perf`, nothing depends on it: a failure is ignored.
-    private static func nameCurrentThread(_ name: String) {
+    public static func nameCurrentThread(_ name: String) {
         let descriptor = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return }
         _ = name.utf8CString.withUnsafeBufferPointer { write(descriptor, $0.baseAddress, $0.count - 1) }

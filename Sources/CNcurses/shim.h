@@ -1,5 +1,8 @@
 #ifndef BEACONMESH_CNCURSES_SHIM_H
 #define BEACONMESH_CNCURSES_SHIM_H
+// What `pkg-config --cflags ncursesw` says.
+#define _DEFAULT_SOURCE 1
+#define _XOPEN_SOURCE 600
 #define NCURSES_WIDECHAR 1
 #define _XOPEN_SOURCE_EXTENDED 1
 #include <locale.h>

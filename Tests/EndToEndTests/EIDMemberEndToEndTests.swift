@@ -118,13 +118,13 @@ struct EIDMemberEndToEndTests {
         await events.stop()
 
         // Without the secrets key, and with another: exit 2, one line, before anything is decided.
-        try Mesh.writeCoordinatorConfig(in: folder, brokerURL: broker.url, extra: "")
+        _ = try Mesh.writeCoordinatorConfig(in: folder, brokerURL: broker.url, extra: "")
         let without = try Mesh.program("beacon-coordinator", ["run", "--config", config])
         #expect(await without.waitForExit(timeout: .seconds(15)) == .exited(2), "\(without.transcript)")
         #expect(
             without.stderrLines.count == 1 && without.stderrLines[0].contains("secretsKeyFile is needed"), "\(without.stderrLines)")
         try Data((0..<32).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: folder + "/other.key"))
-        try Mesh.writeCoordinatorConfig(in: folder, brokerURL: broker.url, extra: "secretsKeyFile: other.key")
+        _ = try Mesh.writeCoordinatorConfig(in: folder, brokerURL: broker.url, extra: "secretsKeyFile: other.key")
         let other = try Mesh.program("beacon-coordinator", ["run", "--config", config])
         #expect(await other.waitForExit(timeout: .seconds(15)) == .exited(2), "\(other.transcript)")
         #expect(other.stderrLines.count == 1 && other.stderrLines[0].contains("another key"), "\(other.stderrLines)")

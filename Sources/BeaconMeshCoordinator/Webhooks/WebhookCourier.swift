@@ -4,8 +4,6 @@ import BeaconMeshService
 import BeaconMeshThreads
 import Logging
 import Metrics
-import NIOPosix
-import ServiceLifecycle
 import Synchronization
 
 /// Delivers one endpoint's webhooks from the registry's outbox: performs the steps its `WebhookDispatch` decides —
@@ -16,11 +14,10 @@ import Synchronization
 /// With leases it delivers only for the stores this coordinator decides (`stores`): a standby that takes a store
 /// over delivers what its holder left in the outbox. Cancelled (the coordinator stops), it crosses off what it
 /// delivered and returns; a POST under way is abandoned and sent again at the next start.
-final class WebhookCourier: Service {
+final class WebhookCourier: Sendable {
     let endpoint: WebhookEndpoint
     private let target: WebhookClient.Target
     private let outbox: any WebhookOutbox
-    private let client: WebhookClient
     private let stores: DeliveringStores
     private let logger: Logger
     private let clock: any ServiceClock
@@ -30,13 +27,12 @@ final class WebhookCourier: Service {
     private let metrics: Metrics
 
     init(
-        endpoint: WebhookEndpoint, outbox: any WebhookOutbox, client: WebhookClient, stores: DeliveringStores, logger: Logger,
+        endpoint: WebhookEndpoint, outbox: any WebhookOutbox, stores: DeliveringStores, logger: Logger,
         clock: any ServiceClock, rules: WebhookDispatch.Rules = WebhookDispatch.Rules()
     ) throws {
         self.endpoint = endpoint
         self.target = try WebhookClient.Target(endpoint)
         self.outbox = outbox
-        self.client = client
         self.stores = stores
         self.logger = logger
         self.clock = clock
@@ -53,7 +49,8 @@ final class WebhookCourier: Service {
     /// For health.
     var health: CoordinatorHealth.Webhook { reported.withLock { $0 } }
 
-    func run() async {
+    /// Delivers through `client` until cancelled.
+    func run(through client: WebhookClient) async {
         var dispatch = WebhookDispatch(endpoint: endpoint.name, rules: rules, at: clock.now())
         while !Task.isCancelled {
             let now = clock.now()
@@ -139,17 +136,11 @@ final class WebhookCourier: Service {
         }
     }
 
-    /// The couriers' one database thread, at idle priority (as their POSTs): the outbox's calls block, so they stay
-    /// off the concurrency pool the decisions run on. Lives as long as the program.
-    private static let databaseThread: NIOThreadPool = {
-        let pool = NIOThreadPool(numberOfThreads: 1)
-        pool.start()
-        pool.submit { _ in DedicatedThread.setCurrentThread(.idle) }
-        return pool
-    }()
+    /// The couriers' one thread for the outbox's blocking calls, at idle priority as their POSTs.
+    private static let outboxThread = BackgroundThread(name: "webhook-outbox", priority: .idle)
 
     private static func onDatabaseThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await databaseThread.runIfActive(body)
+        try await outboxThread.run(body)
     }
 
     /// Whether the writer announced new deliveries since the courier last looked.

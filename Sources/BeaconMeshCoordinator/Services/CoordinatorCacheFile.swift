@@ -67,12 +67,12 @@ public struct CoordinatorCacheFile: Sendable {
         }
     }
 
-    /// Writes each cache the decisions hand over (the latest, when several wait) on a thread of its own, until the
+    /// Writes each cache the decisions hand over (the latest, when several wait) on its writing thread, until the
     /// mailbox is closed; a write that fails is logged (once until one works again) and the next one tried.
     func keepWriting(from mailbox: CacheMailbox, pendingIn writer: RegistryWriter, logger: Logger) async {
         var lastFailure: String?
         while let contents = await mailbox.take({ $0.take() }) {
-            let failure = await Self.onThreadOfItsOwn {
+            let failure = await Self.onWritingThread {
                 do {
                     try write(contents, pendingIn: writer)
                     return nil
@@ -89,15 +89,14 @@ public struct CoordinatorCacheFile: Sendable {
         }
     }
 
-    /// Runs `work` on a thread of its own (encoding a chain's members and syncing a file block): its failure, if any.
-    private static func onThreadOfItsOwn(_ work: @escaping @Sendable () -> String?) async -> String? {
-        await withCheckedContinuation { (done: CheckedContinuation<String?, Never>) in
-            do {
-                // Not joined: the continuation says when it ends.
-                _ = try DedicatedThread(name: "cache-writer", priority: .background) { done.resume(returning: work()) }
-            } catch {
-                done.resume(returning: "\(error)")
-            }
+    /// Where the writes run (encoding a chain's members and syncing a file block): off the decisions' threads.
+    private static let writingThread = BackgroundThread(name: "cache-writer", priority: .background)
+
+    private static func onWritingThread(_ work: @escaping @Sendable () -> String?) async -> String? {
+        do {
+            return try await writingThread.run(work)
+        } catch {
+            return "\(error)"
         }
     }
 }
