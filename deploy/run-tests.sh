@@ -85,8 +85,9 @@ idle_tests='ScoreboardFloorTests|ScannerReplayMemoryTests|DashboardOpenAPITests|
 # side by side after their preparations). A walk's figures bend under load as its scanners start (beside the other
 # walk's preparations, 0.548 of seconds right against the scoreboard's 0.679; alone, 0.679-0.702), so the walks
 # start only once those three have ended.
-# The references' drift check waits 75 s for a minute of samples 10 s apart.
-waiting_tests='LiveSurveyTests|ScannerFreezeTests|NetworkCutTests|NodeConfigEndToEndTests|ReferenceEndToEndTests'
+# The references' drift check waits 75 s for a minute of samples 10 s apart; a survey mark across a coordinator's
+# kill -9 waits for samples before and after it (17 s).
+waiting_tests='SurveyMarkRestartTests|LiveSurveyTests|ScannerFreezeTests|NetworkCutTests|NodeConfigEndToEndTests|ReferenceEndToEndTests'
 walks='AccuracyRealTimeTests'
 package_test='PackageInstallTests'
 # The parallel phase runs in two halves: the unit tests (every target but EndToEndTests; 37 s), then the end-to-end

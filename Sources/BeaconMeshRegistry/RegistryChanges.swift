@@ -38,6 +38,8 @@ public struct RegistryChanges: Sendable {
     public internal(set) var surveySamples: [SurveySample] = []
     /// Webhook deliveries to add to the outbox, in the order they are owed.
     public internal(set) var webhookDeliveries: [WebhookDelivery] = []
+    /// Survey marks as they now stand, each replacing what is kept under its key; `nil`: the mark ended (`stop`).
+    public internal(set) var surveyMarks: [SurveyMarkRecord.Key: SurveyMarkRecord?] = [:]
 
     /// The most survey samples that wait: two hours of one surveyed beacon (a few megabytes). Unlike the rest, samples
     /// are not replaced by later ones, so while the database is away for longer than that, the oldest are given up
@@ -83,7 +85,7 @@ public struct RegistryChanges: Sendable {
     /// How many rows applying these changes writes.
     public var count: Int {
         visits.count + counts.count + promoFires.count + checkins.count + checkinRequests.count + publishedRegistryEvents.count
-            + history.count + guestCounts.count + surveySamples.count + webhookDeliveries.count
+            + history.count + guestCounts.count + surveySamples.count + webhookDeliveries.count + surveyMarks.count
     }
 
     /// Saves `visit` (replacing the member's saved one).
@@ -141,17 +143,30 @@ public struct RegistryChanges: Sendable {
         forgetHistoryBefore = max(forgetHistoryBefore ?? time, time)
     }
 
-    /// Queues survey `samples` to be added after those queued before (keeping the newest `surveySampleLimit`).
-    public mutating func addSurveySamples(_ samples: [SurveySample]) {
+    /// Queues survey `samples` to be added after those queued before (keeping the newest `surveySampleLimit`); how
+    /// many of the oldest gave way.
+    @discardableResult
+    public mutating func addSurveySamples(_ samples: [SurveySample]) -> Int {
         surveySamples.append(contentsOf: samples)
-        if surveySamples.count > Self.surveySampleLimit { surveySamples.removeFirst(surveySamples.count - Self.surveySampleLimit) }
+        let over = surveySamples.count - Self.surveySampleLimit
+        guard over > 0 else { return 0 }
+        surveySamples.removeFirst(over)
+        return over
     }
+
+    /// Keeps `mark` as the one of its beacon in its store (replacing what is kept).
+    public mutating func keep(_ mark: SurveyMarkRecord) { surveyMarks[mark.key] = .some(mark) }
+
+    /// Ends the mark kept under `key`.
+    public mutating func endMark(_ key: SurveyMarkRecord.Key) { surveyMarks[key] = .some(nil) }
 
     /// Adds `delivery` to the webhook outbox, after those queued before.
     public mutating func queueWebhook(_ delivery: WebhookDelivery) { webhookDeliveries.append(delivery) }
 
-    /// Adds `later` on top of these changes (its entries replace these where both name the same thing).
-    public mutating func merge(_ later: RegistryChanges) {
+    /// Adds `later` on top of these changes (its entries replace these where both name the same thing); how many
+    /// survey samples gave way (`surveySampleLimit`).
+    @discardableResult
+    public mutating func merge(_ later: RegistryChanges) -> Int {
         visits.merge(later.visits) { _, new in new }
         for (member, count) in later.counts { countVisit(of: member, visits: count.visits, at: count.at) }
         promoFires.merge(later.promoFires) { _, new in new }
@@ -163,7 +178,8 @@ public struct RegistryChanges: Sendable {
         history.merge(later.history) { _, new in new }
         for (key, count) in later.guestCounts { addGuests(count, at: key) }
         if let before = later.forgetHistoryBefore { forgetHistory(before: before) }
-        addSurveySamples(later.surveySamples)
         webhookDeliveries.append(contentsOf: later.webhookDeliveries)
+        surveyMarks.merge(later.surveyMarks) { _, new in new }
+        return addSurveySamples(later.surveySamples)
     }
 }

@@ -23,11 +23,14 @@ public final class RegistryWriter: Sendable {
         /// What is wrong while the database refuses writes, and since when.
         public var failure: String?
         public var failingSince: Timestamp?
+        /// Survey samples given up since the start because more than `RegistryChanges.surveySampleLimit` waited.
+        public var surveySamplesDropped = 0
 
-        public init(queued: Int, failure: String? = nil, failingSince: Timestamp? = nil) {
+        public init(queued: Int, failure: String? = nil, failingSince: Timestamp? = nil, surveySamplesDropped: Int = 0) {
             self.queued = queued
             self.failure = failure
             self.failingSince = failingSince
+            self.surveySamplesDropped = surveySamplesDropped
         }
     }
 
@@ -37,6 +40,7 @@ public final class RegistryWriter: Sendable {
     private struct State {
         var waiting = RegistryChanges()
         var waitingAfterWrite: [AfterWrite] = []
+        var surveySamplesDropped = 0
         /// The batch being written or waiting to be tried again, with its id and what follows its writing.
         var failed: (changes: RegistryChanges, id: String, afterWrite: [AfterWrite])?
         /// Batches given their id before their turn (`pendingBatches`, a replay): written in order, before `waiting`.
@@ -81,7 +85,7 @@ public final class RegistryWriter: Sendable {
             return
         }
         state.withLock { state in
-            state.waiting.merge(changes)
+            state.surveySamplesDropped += state.waiting.merge(changes)
             if let afterWrite { state.waitingAfterWrite.append(afterWrite) }
         }
         signal()
@@ -109,7 +113,7 @@ public final class RegistryWriter: Sendable {
                 // Into the last batch sealed this run and not yet taken (its id never reached the database, and a cache
                 // written later supersedes the one that holds it smaller), so that a long outage keeps one batch.
                 if let last = state.sealed.indices.last, state.sealed[last].id.hasPrefix(writerID) {
-                    state.sealed[last].changes.merge(state.waiting)
+                    state.surveySamplesDropped += state.sealed[last].changes.merge(state.waiting)
                     state.sealed[last].afterWrite += state.waitingAfterWrite
                 } else {
                     state.sealings += 1
@@ -128,7 +132,8 @@ public final class RegistryWriter: Sendable {
         state.withLock {
             Status(
                 queued: $0.waiting.count + ($0.failed?.changes.count ?? 0) + $0.sealed.reduce(0) { $0 + $1.changes.count },
-                failure: $0.failure.map { "\(registry.location): \($0)" }, failingSince: $0.failingSince)
+                failure: $0.failure.map { "\(registry.location): \($0)" }, failingSince: $0.failingSince,
+                surveySamplesDropped: $0.surveySamplesDropped)
         }
     }
 

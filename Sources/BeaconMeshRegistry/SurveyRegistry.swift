@@ -33,6 +33,8 @@ public protocol SurveyRegistry: AnyObject, Sendable {
 
     /// Who each of `beacons` is, for the survey page's list of what a store hears: a member's (her id and name), or
     /// one of `store`'s references (the department its reference samples name). Beacons of neither are left out.
+    func surveyMarks(stores: Set<UInt16>?) throws -> [SurveyMarkRecord]
+
     func surveyBeacons(_ beacons: Set<BeaconKey>, store: UInt16) throws -> [BeaconKey: SurveyBeaconOwner]
 
     /// Deletes `store`'s samples and its fit (a fit deleted changes the store's fit version); returns how many samples

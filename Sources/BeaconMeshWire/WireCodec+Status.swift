@@ -112,6 +112,7 @@ extension WireCodec {
                 database.member("queued", health.database.queued)
                 database.member("error", orNull: health.database.error)
                 database.member("since", orNull: health.database.since)
+                database.member("surveySamplesDropped", health.database.surveySamplesDropped)
             }
             body.key("leases")
             body.array(health.leases) { lease, writer in
@@ -258,6 +259,7 @@ extension WireCodec {
         let database = try body.object("database")
         return .init(
             failing: try database.string("state") == "failing", queued: Int(try database.int("queued")),
-            error: try database.optionalString("error"), since: try database.optionalTimestamp("since"))
+            error: try database.optionalString("error"), since: try database.optionalTimestamp("since"),
+            surveySamplesDropped: Int(try database.optionalInt("surveySamplesDropped") ?? 0))
     }
 }

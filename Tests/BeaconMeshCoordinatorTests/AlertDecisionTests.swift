@@ -11,7 +11,7 @@ import Testing
 /// what fires goes to the store's `alerts` topic (QoS 1, not retained) under an id of its own.
 @Suite("Coordinator decisions: alerts")
 struct AlertDecisionTests {
-    static func state(alerts: [AlertRule], timeZone: TimeZone? = nil) -> CoordinatorState {
+    static func state(alerts: [AlertRule], timeZone: TimeZone? = nil, surveyMarks: [SurveyMarkRecord] = []) -> CoordinatorState {
         var configuration = CoordinatorConfiguration(id: "test")
         var store = CoordinatorConfiguration.Store(id: 1, name: "High Street")
         store.timeZone = timeZone
@@ -24,7 +24,7 @@ struct AlertDecisionTests {
         let contents = RegistryContents(
             profiles: ["ana": ana], beaconOwners: [CoordinatorDecisionTests.anaFob: "ana"], promoFires: [:])
         return CoordinatorState(
-            configuration: configuration, start: .init(contents: contents, visits: [], handledCheckins: []),
+            configuration: configuration, start: .init(contents: contents, visits: [], handledCheckins: [], surveyMarks: surveyMarks),
             logger: logger, topics: Topics(), startedAt: CoordinatorDecisionTests.start, healthInterval: .seconds(30), eventPrefix: "t")
     }
 

@@ -69,6 +69,30 @@ struct CoordinatorLeaseTests {
         #expect(state.status.active.isEmpty && state.status.stores == [1])
     }
 
+    @Test("a store taken over mid-survey samples the beacon its holder kept marked; a standby keeps no mark of its own")
+    func takeOverMidSurvey() throws {
+        var state = Self.state()
+        var seq: UInt64 = 0
+        let marked = state.handle([.surveyMark(SurveyMark(.member("ana"), department: 10, at: D.start), store: 1)], at: D.start)
+        #expect(marked.registry.surveyMarks.isEmpty, "the holder keeps the mark, not a standby")
+        _ = Self.walk(&state, from: D.start, seconds: 1, seq: &seq, monotonic: Self.instant)
+        // A standby that started after the mark (here: one that forgot it) takes over: the registry's mark is restored.
+        state.surveyMarks = SurveyMarks()
+        let now = D.start + .seconds(1)
+        _ = state.leasesRenewed([1: .init(since: now, fenced: true)], sentAt: Self.instant(now), at: now, instant: Self.instant(now))
+        let kept = SurveyMarkRecord(store: 1, beacon: D.anaFob, department: 20, since: D.start)
+        _ = state.tookOver(
+            [1], loaded: .init(stores: [1], visits: [], promoFires: [:], handledCheckins: [], surveyMarks: [kept]), at: now,
+            instant: Self.instant(now))
+        var samples: [SurveySample] = []
+        for second in 0..<3 {
+            let at = now + .seconds(Int64(second))
+            _ = state.leasesRenewed([1: .init(since: now, fenced: true)], sentAt: Self.instant(at), at: at, instant: Self.instant(at))
+            samples += Self.walk(&state, from: at, seconds: 1, seq: &seq, monotonic: Self.instant).flatMap(\.registry.surveySamples)
+        }
+        #expect(samples.count >= 2 && samples.allSatisfy { $0.beacon == D.anaFob && $0.department == 20 }, "\(samples)")
+    }
+
     @Test("a store taken over continues the registry's visit: no second greeting, and one `left` when the member goes")
     func warmTakeOver() throws {
         var state = Self.state()

@@ -29,9 +29,29 @@ struct SurveyWriteTests {
         var full = RegistryChanges()
         let many = SurveySamples.walk(beacon: SurveySamples.beacon(3), department: 30, from: 0, seconds: RegistryChanges.surveySampleLimit)
         full.addSurveySamples(many)
-        full.merge(later)
+        #expect(full.merge(later) == 2, "the two oldest gave way")
         #expect(full.surveySamples.count == RegistryChanges.surveySampleLimit)
         #expect(full.surveySamples.first == many[2] && Array(full.surveySamples.suffix(2)) == second)
+    }
+
+    @Test("while the database is away, the samples over the limit that gave way are counted in the writer's status")
+    func droppedWhileAway() async throws {
+        let writer = try RegistryWriter(
+            registry: UnreachableRegistry(), logger: Logger(label: "test"), firstRetry: .seconds(60),
+            clock: { Timestamp(milliseconds: 0) })
+        for part in 0..<4 {
+            var changes = RegistryChanges()
+            changes.addSurveySamples(
+                SurveySamples.walk(beacon: SurveySamples.beacon(part + 1), department: 10, from: 0, seconds: 3_000))
+            writer.enqueue(changes)
+        }
+        // 12,000 queued: the batch being tried (retried only after a minute) holds at most the first 3,000; what
+        // waits behind it is bounded, and what gave way is counted.
+        let status = writer.status
+        #expect(status.queued <= 3_000 + RegistryChanges.surveySampleLimit)
+        #expect(status.surveySamplesDropped == 12_000 - status.queued, "\(status)")
+        #expect(status.surveySamplesDropped > 0)
+        await writer.close(timeout: .milliseconds(100))
     }
 
     @Test("the registry writer adds queued samples in the same apply as the rest", arguments: Backend.allCases)
@@ -116,4 +136,13 @@ struct SurveyWriteTests {
         _ = try owner()
         try check(try store())
     }
+}
+
+/// A database that never answers: every write fails.
+private final class UnreachableRegistry: RegistryWriting {
+    struct Unreachable: Error {}
+
+    var location: String { "nowhere" }
+    func describe(_ error: any Error) -> String { "unreachable" }
+    func apply(_ changes: RegistryChanges, batch: String?, stores: Set<UInt16>?) throws { throw Unreachable() }
 }

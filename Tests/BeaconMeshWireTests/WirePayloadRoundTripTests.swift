@@ -179,7 +179,8 @@ struct WirePayloadRoundTripTests {
                     address: NodeAddress(store: 1, department: 2, node: "b")!,
                     state: .offline, clockSkew: 250),
             ],
-            database: .init(failing: true, queued: 12, error: awkward, since: Timestamp(milliseconds: 77)), rangingReports: 9)
+            database: .init(failing: true, queued: 12, error: awkward, since: Timestamp(milliseconds: 77), surveySamplesDropped: 800),
+            rangingReports: 9)
         #expect(try WireCodec.decodeCoordinatorHealth(WireCodec.encode(coordinatorHealth)) == coordinatorHealth)
         var surveyed = coordinatorHealth
         surveyed.surveys = [
@@ -203,6 +204,6 @@ struct WirePayloadRoundTripTests {
         #expect(text(WireCodec.encode(healthy)).contains(#""dropped":{},"#))
         #expect(
             text(WireCodec.encode(healthy)).hasSuffix(
-                #""nodes":[],"database":{"state":"ok","queued":0,"error":null,"since":null},"leases":[]}"#))
+                #""nodes":[],"database":{"state":"ok","queued":0,"error":null,"since":null,"surveySamplesDropped":0},"leases":[]}"#))
     }
 }

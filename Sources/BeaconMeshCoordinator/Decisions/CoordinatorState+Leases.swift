@@ -27,13 +27,16 @@ extension CoordinatorState {
         var handledCheckins: Set<String>
         /// The visits the history keeps as going on in `stores` (the take-over goes on writing them under their key).
         var history: [VisitRecord] = []
+        /// The survey marks its holder kept for `stores`.
+        var surveyMarks: [SurveyMarkRecord] = []
 
         /// Reads what taking `stores` over needs out of `registry` (at `now`).
         static func read(stores: Set<UInt16>, from registry: any RegistryReading, at now: Timestamp) throws -> TakeOver {
             TakeOver(
                 stores: stores, visits: try registry.loadVisits(stores: stores), promoFires: try registry.promoFires(),
                 handledCheckins: try registry.checkinRequests(since: now - CoordinatorState.checkinMemory),
-                history: try registry.openHistory(stores: stores))
+                history: try registry.openHistory(stores: stores),
+                surveyMarks: try (registry as? any SurveyRegistry)?.surveyMarks(stores: stores) ?? [])
         }
     }
 
@@ -106,6 +109,7 @@ extension CoordinatorState {
             journal.restore(
                 loaded.history.filter { $0.store == store }, visits: visits, visitNumbers: profiles.mapValues(\.visits),
                 name: { store, department in names.store(store)?.department(department)?.name ?? "Department \(department)" })
+            surveyMarks.restore(loaded.surveyMarks.filter { $0.store == store })
             active.insert(store)
             activeSince[store] = book.since[store] ?? now
             dirtyStores.insert(store)

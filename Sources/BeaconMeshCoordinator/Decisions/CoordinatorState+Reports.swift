@@ -75,7 +75,7 @@ extension CoordinatorState {
             nodes: engine.nodeClocks.map { .init(address: $0.node, state: $0.state, clockSkew: $0.clockSkew) },
             database: .init(
                 failing: database.failure != nil, queued: database.queued, error: database.failure,
-                since: database.failingSince),
+                since: database.failingSince, surveySamplesDropped: database.surveySamplesDropped),
             rangingReports: counters.rangingReports,
             leases: active.sorted().map { store in
                 let since = activeSince[store] ?? startedAt

@@ -126,6 +126,7 @@ struct CoordinatorState {
         profiles = start.contents.profiles
         promoFires = start.contents.promoFires
         engine.restore(start.visits)
+        surveyMarks.restore(start.surveyMarks.filter { configuration.store($0.store) != nil })
         for (store, fit) in start.surveys where configuration.store(store) != nil {
             engine.setSurvey(fit, store: store)
             surveys[store] = fit
@@ -212,6 +213,16 @@ struct CoordinatorState {
             }
             if let refused = surveyMarks.take(mark, beacons: beacons, store: configuration.store(store), storeID: store, at: now) {
                 drops.drop(reason: refused.reason, topic: topics.survey(store: store), detail: refused.detail, at: now, logger: logger)
+            } else if active.contains(store) {
+                // Kept by the store's holder, so that a restart or a take-over goes on sampling the beacon.
+                for beacon in beacons {
+                    let key = SurveyMarkRecord.Key(store: store, beacon: beacon)
+                    if mark.stop {
+                        actions.registry.endMark(key)
+                    } else {
+                        actions.registry.keep(SurveyMarkRecord(store: store, beacon: beacon, department: mark.department, since: now))
+                    }
+                }
             }
         case .ignored:
             break

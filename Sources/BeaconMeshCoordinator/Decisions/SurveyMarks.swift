@@ -1,11 +1,12 @@
 import BeaconMeshCore
+import BeaconMeshRegistry
 
 /// The survey marks a coordinator holds: which surveyor's beacon is where its carrier says, in which store, and the
 /// samples to keep of it about once a second (a pure value: marks and time in, samples out).
 ///
 /// A mark holds until the beacon's next mark: another department, "between departments" (`department: nil`, kept
 /// but not sampled) or `stop`. A member's mark (`member:ID`) marks each of her beacons, as the caller resolved them.
-/// Marks live in memory only: after a restart the surveyor marks again.
+/// The store's holder keeps each mark in the registry, so a restart or a take-over restores them (`restore`).
 struct SurveyMarks: Sendable {
     /// A marked beacon: in which store, which department (`nil`: between departments), since when.
     struct Marking: Hashable, Sendable {
@@ -38,6 +39,14 @@ struct SurveyMarks: Sendable {
         }
         for beacon in beacons { marked[beacon] = Marking(store: store.id, department: mark.department, since: now) }
         return nil
+    }
+
+    /// Takes the marks the registry kept (at a start, or a store taken over): each unless a later mark of its beacon
+    /// is held already (one heard while standing by).
+    mutating func restore(_ records: [SurveyMarkRecord]) {
+        for record in records where (marked[record.beacon]?.since).map({ $0 < record.since }) ?? true {
+            marked[record.beacon] = Marking(store: record.store, department: record.department, since: record.since)
+        }
     }
 
     /// The samples due at `now` (about one a second per beacon marked in a department of a store in `deciding`):

@@ -120,12 +120,17 @@ public struct CoordinatorHealth: Hashable, Sendable {
         public var error: String?
         /// Since when it has been failing.
         public var since: Timestamp?
+        /// Survey samples given up since the start: more than two hours of them waited for the database.
+        public var surveySamplesDropped: Int
 
-        public init(failing: Bool = false, queued: Int = 0, error: String? = nil, since: Timestamp? = nil) {
+        public init(
+            failing: Bool = false, queued: Int = 0, error: String? = nil, since: Timestamp? = nil, surveySamplesDropped: Int = 0
+        ) {
             self.failing = failing
             self.queued = queued
             self.error = error
             self.since = since
+            self.surveySamplesDropped = surveySamplesDropped
         }
     }
 

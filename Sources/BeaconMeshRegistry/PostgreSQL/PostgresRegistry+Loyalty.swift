@@ -87,6 +87,7 @@ extension PostgresRegistry {
             }
             try keep(Array(changes.history.values), statements)
             try insertSurveySamples(changes.surveySamples, statements)
+            try keepSurveyMarks(changes.surveyMarks, statements)
             try insertWebhookDeliveries(changes.webhookDeliveries, statements)
             let guests = changes.guestCounts.sorted {
                 ($0.key.store, $0.key.hour, $0.key.department) < ($1.key.store, $1.key.hour, $1.key.department)

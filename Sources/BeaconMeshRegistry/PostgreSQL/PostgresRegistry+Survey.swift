@@ -29,6 +29,7 @@ extension PostgresRegistry: SurveyRegistry {
     /// Deletes the samples of `member`'s beacons, inside `forget`'s transaction (before the beacons go).
     func deleteSurveySamples(ofMember member: String, _ statements: PostgresSession.Statements) throws {
         try statements.execute("DELETE FROM survey_sample WHERE beacon IN (SELECT key FROM beacon WHERE member = \(member))")
+        try statements.execute("DELETE FROM survey_mark WHERE beacon IN (SELECT key FROM beacon WHERE member = \(member))")
     }
 
     /// In byte order of the beacon key, as SQLite orders them (not the database's collation).

@@ -267,6 +267,18 @@ enum PostgresSchema {
                 grantToMemberWriters(["GRANT SELECT, INSERT, UPDATE, DELETE ON member_fob"]),
             ]
         ),
+        (
+            11, "survey marks",
+            [
+                // The mark of each surveyed beacon a coordinator holds: a restart or a take-over goes on sampling it.
+                """
+                CREATE TABLE survey_mark (
+                    store integer NOT NULL, beacon text NOT NULL, department integer, since bigint NOT NULL,
+                    PRIMARY KEY (store, beacon))
+                """,
+                grantToMemberWriters(["GRANT SELECT, INSERT, UPDATE, DELETE ON survey_mark"]),
+            ]
+        ),
     ]
 
     /// SQL granting `grants` (each "GRANT … ON …", without "TO") to every role that may add members: the roles

@@ -62,6 +62,7 @@ extension SQLiteRegistry {
                 ])
             }
             try SQLiteRegistry.insertSurveySamples(changes.surveySamples, in: db)
+            try SQLiteRegistry.keepSurveyMarks(changes.surveyMarks, in: db)
             try SQLiteRegistry.insertWebhookDeliveries(changes.webhookDeliveries, in: db)
             for (fire, time) in changes.promoFires {
                 try db.execute(

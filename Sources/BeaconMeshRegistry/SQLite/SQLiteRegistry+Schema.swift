@@ -188,6 +188,7 @@ extension SQLiteRegistry {
                 table.column("handle", .integer).notNull()
             }
         }
+        migrator.registerMigration("v12: survey marks") { db in try createSurveyMarkTable(db) }
         return migrator
     }
 }

@@ -57,6 +57,7 @@ extension SQLiteRegistry: SurveyRegistry {
     static func deleteSurveySamples(ofMember member: String, in db: Database) throws {
         try db.execute(
             sql: "DELETE FROM survey_sample WHERE beacon IN (SELECT key FROM beacon WHERE member = ?)", arguments: [member])
+        try db.execute(sql: "DELETE FROM survey_mark WHERE beacon IN (SELECT key FROM beacon WHERE member = ?)", arguments: [member])
     }
 
     public func surveySamples(store: UInt16) throws -> [SurveySample] {
