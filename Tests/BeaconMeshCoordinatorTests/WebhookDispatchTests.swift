@@ -15,6 +15,11 @@ struct WebhookDispatchTests {
         WebhookDelivery(seq: seq, endpoint: "crm", store: store, eventID: "e\(seq)", body: Array("{}".utf8), createdAt: createdAt)
     }
 
+    /// The first delivery of a run to send, if the step is one.
+    static func head(_ step: WebhookDispatch.Step) -> WebhookDelivery? {
+        if case .send(let run) = step { run.first } else { nil }
+    }
+
     /// A dispatch that has read `pending`.
     static func reading(_ pending: [WebhookDelivery], rules: WebhookDispatch.Rules = .init()) -> WebhookDispatch {
         var dispatch = WebhookDispatch(endpoint: "crm", rules: rules, at: start)
@@ -26,7 +31,7 @@ struct WebhookDispatchTests {
     @Test("the oldest first, one at a time; a failure holds back everything after it until its retry")
     func order() {
         var dispatch = Self.reading([Self.delivery(1), Self.delivery(2)])
-        #expect(dispatch.next(at: Self.start, stores: Self.stores) == .send(Self.delivery(1)))
+        #expect(Self.head(dispatch.next(at: Self.start, stores: Self.stores)) == Self.delivery(1))
         let notes = dispatch.answered(Self.delivery(1), .failed("the receiver answered 500"), at: Self.start, jitter: 1)
         #expect(notes == [.failed(cause: "the receiver answered 500", first: true)])
         #expect(dispatch.health.failed == 1 && dispatch.health.failingSince == Self.start)
@@ -35,7 +40,7 @@ struct WebhookDispatchTests {
         dispatch.woke()
         #expect(dispatch.next(at: later, stores: Self.stores) == .read(stores: Self.stores, limit: 256, countIfFull: true))
         _ = dispatch.read([Self.delivery(1), Self.delivery(2)], backlog: nil, stores: Self.stores, at: later)
-        #expect(dispatch.next(at: later, stores: Self.stores) == .send(Self.delivery(1)), "the failed one again, not the next")
+        #expect(Self.head(dispatch.next(at: later, stores: Self.stores)) == Self.delivery(1), "the failed one again, not the next")
         #expect(
             dispatch.answered(Self.delivery(1), .delivered(status: 200), at: later, jitter: 1) == [
                 .recovered, .delivered(Self.delivery(1), status: 200),
@@ -43,7 +48,7 @@ struct WebhookDispatchTests {
         #expect(dispatch.health.error == nil && dispatch.health.failingSince == nil && dispatch.health.backlog == 1)
         #expect(dispatch.next(at: later, stores: Self.stores) == .crossOff([1]), "a second since the last removal: at once")
         _ = dispatch.crossedOff([1], at: later)
-        #expect(dispatch.next(at: later, stores: Self.stores) == .send(Self.delivery(2)))
+        #expect(Self.head(dispatch.next(at: later, stores: Self.stores)) == Self.delivery(2))
     }
 
     @Test("the backoff doubles from 1 s to the longest retry, scaled by the jitter, and starts over after a success")
@@ -52,7 +57,7 @@ struct WebhookDispatchTests {
         var now = Self.start
         var waits: [Duration] = []
         for _ in 0..<7 {
-            #expect(dispatch.next(at: now, stores: Self.stores) == .send(Self.delivery(1)))
+            #expect(Self.head(dispatch.next(at: now, stores: Self.stores)) == Self.delivery(1))
             _ = dispatch.answered(Self.delivery(1), .failed("no connection"), at: now, jitter: 0.5)
             guard case .wait(let until) = dispatch.next(at: now, stores: Self.stores) else {
                 Issue.record("no wait after a failure")
@@ -78,14 +83,37 @@ struct WebhookDispatchTests {
         let old = Self.delivery(1, createdAt: Self.start - .seconds(24 * 3600))
         var dispatch = Self.reading([old, Self.delivery(2), Self.delivery(3)])
         #expect(dispatch.answered(old, .failed("no connection"), at: Self.start, jitter: 1) == [.expired(old, cause: "no connection")])
-        #expect(dispatch.next(at: Self.start, stores: Self.stores) == .send(Self.delivery(2)), "no backoff after giving up")
+        #expect(Self.head(dispatch.next(at: Self.start, stores: Self.stores)) == Self.delivery(2), "no backoff after giving up")
         #expect(
             dispatch.answered(Self.delivery(2), .refused(status: 404), at: Self.start, jitter: 1) == [
                 .refused(Self.delivery(2), status: 404)
             ])
-        #expect(dispatch.next(at: Self.start, stores: Self.stores) == .send(Self.delivery(3)))
+        #expect(Self.head(dispatch.next(at: Self.start, stores: Self.stores)) == Self.delivery(3))
         #expect(dispatch.health.expired == 1 && dispatch.health.refused == 1 && dispatch.health.failed == 0)
         #expect(dispatch.done == [1, 2], "both are crossed off")
+    }
+
+    @Test("a run is the oldest 64 in order; its answers are taken up to the first failure, which is sent first again")
+    func runs() {
+        let pending = (1...100).map { Self.delivery(Int64($0)) }
+        var dispatch = Self.reading(pending)
+        #expect(dispatch.next(at: Self.start, stores: Self.stores) == .send(Array(pending.prefix(64))))
+        let notes = dispatch.answered(
+            [.delivered(status: 200), .refused(status: 410), .failed("the receiver answered 503")], for: Array(pending.prefix(64)),
+            at: Self.start, jitter: 1)
+        #expect(
+            notes == [
+                .delivered(pending[0], status: 200), .refused(pending[1], status: 410),
+                .failed(cause: "the receiver answered 503", first: true),
+            ])
+        #expect(dispatch.done == [1, 2])
+        dispatch.woke()
+        let later = Self.start + .seconds(1)
+        _ = dispatch.next(at: later, stores: Self.stores)
+        _ = dispatch.read(pending, backlog: nil, stores: Self.stores, at: later)
+        #expect(dispatch.next(at: later, stores: Self.stores) == .crossOff([1, 2]))
+        _ = dispatch.crossedOff([1, 2], at: later)
+        #expect(dispatch.next(at: later, stores: Self.stores) == .send(Array(pending[2..<66])))
     }
 
     @Test("done deliveries are crossed off in groups of 64, or 200 ms after the last removal")
@@ -93,16 +121,16 @@ struct WebhookDispatchTests {
         let pending = (1...100).map { Self.delivery(Int64($0)) }
         var dispatch = Self.reading(pending)
         for delivery in pending.prefix(63) {
-            #expect(dispatch.next(at: Self.start, stores: Self.stores) == .send(delivery))
+            #expect(Self.head(dispatch.next(at: Self.start, stores: Self.stores)) == delivery)
             _ = dispatch.answered(delivery, .delivered(status: 200), at: Self.start, jitter: 1)
         }
-        #expect(dispatch.next(at: Self.start, stores: Self.stores) == .send(pending[63]))
+        #expect(Self.head(dispatch.next(at: Self.start, stores: Self.stores)) == pending[63])
         _ = dispatch.answered(pending[63], .delivered(status: 200), at: Self.start, jitter: 1)
         let group = Array(1...64).map(Int64.init)
         #expect(dispatch.next(at: Self.start, stores: Self.stores) == .crossOff(group))
         _ = dispatch.crossedOff(group, at: Self.start)
         _ = dispatch.answered(pending[64], .delivered(status: 200), at: Self.start, jitter: 1)
-        #expect(dispatch.next(at: Self.start + .milliseconds(199), stores: Self.stores) == .send(pending[65]))
+        #expect(Self.head(dispatch.next(at: Self.start + .milliseconds(199), stores: Self.stores)) == pending[65])
         #expect(dispatch.next(at: Self.start + .milliseconds(200), stores: Self.stores) == .crossOff([65]))
     }
 
@@ -113,7 +141,7 @@ struct WebhookDispatchTests {
         dispatch.woke()
         _ = dispatch.next(at: Self.start, stores: Self.stores)
         _ = dispatch.read([Self.delivery(1), Self.delivery(2)], backlog: nil, stores: Self.stores, at: Self.start)
-        #expect(dispatch.next(at: Self.start, stores: Self.stores) == .send(Self.delivery(2)))
+        #expect(Self.head(dispatch.next(at: Self.start, stores: Self.stores)) == Self.delivery(2))
         #expect(dispatch.health.backlog == 1)
     }
 
@@ -165,6 +193,6 @@ struct WebhookDispatchTests {
         let back = Self.start + .seconds(4)
         #expect(dispatch.next(at: back, stores: Self.stores) == .read(stores: Self.stores, limit: 256, countIfFull: true))
         #expect(dispatch.read([Self.delivery(1)], backlog: nil, stores: Self.stores, at: back) == [.outboxBack])
-        #expect(dispatch.next(at: back, stores: Self.stores) == .send(Self.delivery(1)))
+        #expect(Self.head(dispatch.next(at: back, stores: Self.stores)) == Self.delivery(1))
     }
 }

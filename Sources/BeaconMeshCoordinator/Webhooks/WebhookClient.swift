@@ -75,41 +75,98 @@ final class WebhookClient: Sendable {
         return loop
     }()
 
+    /// One POST to make: an event's body and its id.
+    struct Post: Sendable {
+        var body: [UInt8]
+        var eventID: String
+    }
+
     /// POSTs `body` to `target` as the event `eventID`, signed for `timestamp` (epoch seconds); returns once answered.
     func post(body: [UInt8], eventID: String, to target: Target, timestamp: Int64) async -> Outcome {
-        var request = HTTPClientRequest(url: target.endpoint.url)
-        request.method = .POST
-        request.headers = [
-            "Content-Type": "application/json", "User-Agent": "BeaconMesh-Webhooks/1", "BeaconMesh-Event-Id": eventID,
-            "BeaconMesh-Timestamp": "\(timestamp)",
-            "BeaconMesh-Signature": WebhookSignature.header(secret: target.endpoint.secret, timestamp: timestamp, body: body),
-        ]
-        request.body = .bytes(body)
-        request.tlsConfiguration = target.tls
+        let signedAt = Timestamp(milliseconds: timestamp * 1000)
+        return await post([Post(body: body, eventID: eventID)], to: target, clock: { signedAt }).first ?? .failed("not sent")
+    }
+
+    /// POSTs `posts` to `target` one after another, each once the one before it was taken, stopping at the first that
+    /// was not (it is tried again later, and nothing after it goes first) or, after the first, once `startBefore`
+    /// passed; each is signed for the second it is sent in (`clock`). The run stays on the client's event loop, so the
+    /// caller is resumed once for all of them, not twice per POST (at a backlog's pace those hops cost as much as the
+    /// POSTs). Returns the outcomes of those sent, in order.
+    func post(
+        _ posts: [Post], to target: Target, clock: @escaping @Sendable () -> Timestamp, startBefore: NIODeadline = .distantFuture
+    ) async -> [Outcome] {
+        let loop = client.eventLoopGroup.next()
+        let finished = loop.makePromise(of: [Outcome].self)
+        loop.execute {
+            self.send(posts, from: 0, outcomes: [], to: target, on: loop, clock: clock, startBefore: startBefore, finished: finished)
+        }
+        return (try? await finished.futureResult.get()) ?? []
+    }
+
+    /// Sends the post at `index` if it should go, and the rest after its answer; on the loop.
+    private func send(
+        _ posts: [Post], from index: Int, outcomes: [Outcome], to target: Target, on loop: any EventLoop,
+        clock: @escaping @Sendable () -> Timestamp, startBefore: NIODeadline, finished: EventLoopPromise<[Outcome]>
+    ) {
+        let goOn: Bool
+        switch outcomes.last {
+        case .failed: goOn = false
+        default: goOn = index < posts.count && (index == 0 || NIODeadline.now() < startBefore)
+        }
+        guard goOn else { return finished.succeed(outcomes) }
+        let answer: EventLoopFuture<HTTPClient.Response>
         do {
-            let response = try await client.execute(request, deadline: .now() + .nanoseconds(timeout.nanoseconds))
-            // Read (up to the limit) so that the connection can carry the next POST.
-            _ = try await response.body.collect(upTo: answerLimit)
-            return Self.outcome(of: response)
-        } catch is NIOTooManyBytesError {
-            return .failed("the receiver's answer was longer than \(answerLimit) bytes")
-        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
-            return .failed("the receiver did not answer within \(timeout)")
+            let request = try self.request(posts[index], to: target, timestamp: clock().milliseconds / 1000)
+            answer =
+                client.execute(
+                    request: request, delegate: ResponseAccumulator(request: request, maxBodySize: answerLimit),
+                    eventLoop: .delegate(on: loop), deadline: .now() + .nanoseconds(timeout.nanoseconds)
+                ).futureResult
         } catch {
-            return .failed("\(error)")
+            answer = loop.makeFailedFuture(error)
+        }
+        answer.whenComplete { result in
+            let outcome = self.outcome(of: result)
+            // Through the loop's queue, not a deeper call: an answer that failed at once must not nest the next one.
+            loop.execute {
+                self.send(
+                    posts, from: index + 1, outcomes: outcomes + [outcome], to: target, on: loop, clock: clock,
+                    startBefore: startBefore, finished: finished)
+            }
         }
     }
 
-    private static func outcome(of response: HTTPClientResponse) -> Outcome {
-        let status = Int(response.status.code)
-        switch status {
-        case 200..<300: return .delivered(status: status)
-        case 408, 429: return .failed("the receiver answered \(status)")
-        case 300..<400:
-            let location = response.headers.first(name: "Location").map { " to \($0)" } ?? ""
-            return .failed("the receiver answered \(status) (a redirect\(location), not followed)")
-        case 400..<500: return .refused(status: status)
-        default: return .failed("the receiver answered \(status)")
+    private func request(_ post: Post, to target: Target, timestamp: Int64) throws -> HTTPClient.Request {
+        var request = try HTTPClient.Request(
+            url: target.endpoint.url, method: .POST,
+            headers: [
+                "Content-Type": "application/json", "User-Agent": "BeaconMesh-Webhooks/1", "BeaconMesh-Event-Id": post.eventID,
+                "BeaconMesh-Timestamp": "\(timestamp)",
+                "BeaconMesh-Signature": WebhookSignature.header(secret: target.endpoint.secret, timestamp: timestamp, body: post.body),
+            ], body: .bytes(post.body))
+        request.tlsConfiguration = target.tls
+        return request
+    }
+
+    private func outcome(of answer: Result<HTTPClient.Response, any Error>) -> Outcome {
+        switch answer {
+        case .success(let response):
+            let status = Int(response.status.code)
+            switch status {
+            case 200..<300: return .delivered(status: status)
+            case 408, 429: return .failed("the receiver answered \(status)")
+            case 300..<400:
+                let location = response.headers.first(name: "Location").map { " to \($0)" } ?? ""
+                return .failed("the receiver answered \(status) (a redirect\(location), not followed)")
+            case 400..<500: return .refused(status: status)
+            default: return .failed("the receiver answered \(status)")
+            }
+        case .failure(is ResponseAccumulator.ResponseTooBigError):
+            return .failed("the receiver's answer was longer than \(answerLimit) bytes")
+        case .failure(let error as HTTPClientError) where error == .deadlineExceeded || error == .readTimeout:
+            return .failed("the receiver did not answer within \(timeout)")
+        case .failure(let error):
+            return .failed("\(error)")
         }
     }
 

@@ -4,6 +4,7 @@ import BeaconMeshService
 import BeaconMeshThreads
 import Logging
 import Metrics
+import NIOCore
 import Synchronization
 
 /// Delivers one endpoint's webhooks from the registry's outbox: performs the steps its `WebhookDispatch` decides —
@@ -75,11 +76,14 @@ final class WebhookCourier: Sendable {
                 } catch {
                     notes = dispatch.outboxFailed(outbox.describe(error), at: clock.now())
                 }
-            case .send(let delivery):
-                let outcome = await client.post(
-                    body: delivery.body, eventID: delivery.eventID, to: target, timestamp: clock.now().milliseconds / 1000)
-                // Abandoned by a stop: sent again at the next start.
-                notes = Task.isCancelled ? [] : dispatch.answered(delivery, outcome, at: clock.now(), jitter: .random(in: 0.5...1.0))
+            case .send(let deliveries):
+                // A run ends by itself (the last POST answered, a failure, or 200 ms): a stop waits for it, and what it
+                // delivered is crossed off below.
+                let outcomes = await client.post(
+                    deliveries.map { WebhookClient.Post(body: $0.body, eventID: $0.eventID) }, to: target,
+                    clock: { [clock] in clock.now() },
+                    startBefore: .now() + .milliseconds(Int64(rules.removalDelay / .milliseconds(1))))
+                notes = dispatch.answered(outcomes, for: deliveries, at: clock.now(), jitter: .random(in: 0.5...1.0))
             case .wait(let until):
                 await waitForAnnouncement(until: until - now)
                 dispatch.woke()

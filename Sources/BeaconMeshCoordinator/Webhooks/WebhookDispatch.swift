@@ -19,8 +19,10 @@ struct WebhookDispatch: Sendable {
         /// Read the oldest `limit` deliveries owed for `stores` (and, if they fill `limit` and `countIfFull`, count
         /// the whole backlog), then report `read`.
         case read(stores: Set<UInt16>, limit: Int, countIfFull: Bool)
-        /// POST this delivery, then report `answered`.
-        case send(WebhookDelivery)
+        /// POST these deliveries in order, each once the one before it was taken, stopping at the first failure (a
+        /// removal group at most, so what is delivered is crossed off as often as if each were sent alone); then report
+        /// `answered`.
+        case send([WebhookDelivery])
         /// Nothing to do before `until`, or before new deliveries are announced; then report `woke`.
         case wait(until: Timestamp)
     }
@@ -93,7 +95,7 @@ struct WebhookDispatch: Sendable {
             return .read(stores: stores, limit: rules.batch, countIfFull: stale)
         }
         if let due = retryAt, now < due { return .wait(until: due) }
-        if let head = queue.first { return .send(head) }
+        if !queue.isEmpty { return .send(Array(queue.prefix(rules.removalGroup))) }
         // Nothing owed as far as we know: back soon to cross off what was done, else read again in a while.
         return .wait(until: done.isEmpty ? now + rules.idleRead : lastRemoval + rules.removalDelay)
     }
@@ -130,6 +132,20 @@ struct WebhookDispatch: Sendable {
     /// A wait ended (its time came, or new deliveries were announced): the outbox is read again.
     mutating func woke() {
         mustRead = true
+    }
+
+    /// The receiver's answers to the deliveries sent (`outcomes`: of the first of `deliveries`, in order; the rest were
+    /// not sent), at `now`; `jitter` (0.5 to 1) scales the backoff of a failure.
+    mutating func answered(
+        _ outcomes: [WebhookClient.Outcome], for deliveries: [WebhookDelivery], at now: Timestamp, jitter: Double
+    ) -> [Note] {
+        var notes: [Note] = []
+        for (delivery, outcome) in zip(deliveries, outcomes) {
+            let answer = answered(delivery, outcome, at: now, jitter: jitter)
+            notes += answer
+            if case .failed = answer.last { break }
+        }
+        return notes
     }
 
     /// The receiver's answer to `delivery` (the head), at `now`; `jitter` (0.5 to 1) scales the backoff of a failure.
