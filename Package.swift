@@ -290,3 +290,12 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["BeaconMeshTesting", "BeaconMeshCore", "BeaconMeshRegistry", "BeaconMeshFobs"]),
     ]
 )
+
+// The language settings of every Swift target of ours, as Hummingbird's manifest sets them: `any` spelled out for
+// existentials, and a file sees only the members of the modules it imports.
+for target in package.targets where target.type != .system {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility"),
+        ]
+}

@@ -1,6 +1,7 @@
 import BeaconMeshCore
 import BeaconMeshMQTT
 import BeaconMeshService
+import BeaconMeshWire
 import Logging
 import ServiceLifecycle
 

@@ -1,5 +1,6 @@
 import BeaconMeshBLE
 import BeaconMeshCore
+import BeaconMeshThreads
 import Logging
 
 /// Hears adverts from a local Bluetooth adapter through a raw HCI socket (and, with `--advertise`, broadcasts the

@@ -1,6 +1,8 @@
 import BeaconMeshCore
+import BeaconMeshMQTT
 import BeaconMeshWire
 import Logging
+import Synchronization
 
 extension ScannerService {
     /// Puts head office's settings in force: the batching and filters of the aggregator, the log level, the radio's

@@ -3,6 +3,7 @@ import BeaconMeshCaptures
 import BeaconMeshCore
 import BeaconMeshMQTT
 import BeaconMeshService
+import BeaconMeshThreads
 import BeaconMeshWire
 import Logging
 import ServiceLifecycle

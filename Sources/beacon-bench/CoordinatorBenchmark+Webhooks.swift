@@ -1,3 +1,4 @@
+import BeaconMeshMQTT
 import Foundation
 import Logging
 

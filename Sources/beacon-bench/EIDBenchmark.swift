@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconMeshFobs
+import Foundation
 
 /// `beacon-bench eid`: the coordinator's table of Eddystone-EID ids for a chain's members' fobs: the first fill, a
 /// refresh across one rotation (one new window per fob), the lookup of a sighting's id, and the memory it takes.

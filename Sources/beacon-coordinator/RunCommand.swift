@@ -10,6 +10,7 @@ import BeaconMeshWire
 import Foundation
 import Logging
 import ServiceLifecycle
+import UnixSignals
 
 /// `beacon-coordinator run --config FILE`: runs the coordinator until SIGINT or SIGTERM.
 struct RunCommand: AsyncParsableCommand {

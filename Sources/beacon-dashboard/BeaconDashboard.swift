@@ -6,6 +6,7 @@ import BeaconMeshRegistry
 import BeaconMeshService
 import Logging
 import ServiceLifecycle
+import UnixSignals
 
 #if canImport(Glibc)
     import Glibc

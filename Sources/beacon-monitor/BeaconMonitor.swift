@@ -4,6 +4,7 @@ import BeaconMeshMonitor
 import BeaconMeshService
 import Logging
 import ServiceLifecycle
+import UnixSignals
 
 #if canImport(Glibc)
     import Glibc

@@ -5,6 +5,7 @@ import BeaconMeshPhone
 import BeaconMeshService
 import Logging
 import ServiceLifecycle
+import UnixSignals
 
 /// `beacon-phone`: a member's phone app, simulated — ranges a store's department beacons along a route, publishes
 /// ranging reports, and prints the offers and check-ins it receives.

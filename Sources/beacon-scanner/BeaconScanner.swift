@@ -5,6 +5,7 @@ import BeaconMeshScanner
 import BeaconMeshService
 import Logging
 import ServiceLifecycle
+import UnixSignals
 
 /// `beacon-scanner`: one department's node — hears beacons and publishes sighting batches.
 @main

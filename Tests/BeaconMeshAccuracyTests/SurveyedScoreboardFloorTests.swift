@@ -1,4 +1,5 @@
 import BeaconMeshAccuracy
+import BeaconMeshCore
 import BeaconMeshTesting
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import BeaconMeshCore
+import BeaconMeshMQTT
 import BeaconMeshRegistry
 import BeaconMeshWire
 import Foundation

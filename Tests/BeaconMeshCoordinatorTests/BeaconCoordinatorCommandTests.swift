@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconMeshService
 import Foundation
 import Logging
 import Testing

@@ -1,5 +1,6 @@
 import BeaconMeshCore
 import BeaconMeshRegistry
+import BeaconMeshService
 import Testing
 
 @testable import BeaconMeshCoordinator

@@ -1,4 +1,5 @@
 import BeaconMeshCore
+import Foundation
 import Testing
 
 @testable import BeaconMeshCoordinator

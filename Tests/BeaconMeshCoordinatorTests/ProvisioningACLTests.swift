@@ -1,4 +1,5 @@
 import BeaconMeshCoordinator
+import Foundation
 import Testing
 
 @Suite("provisioning: ACL file editing")

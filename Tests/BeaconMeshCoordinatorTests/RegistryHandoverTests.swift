@@ -1,5 +1,6 @@
 import BeaconMeshCore
 import BeaconMeshRegistry
+import Foundation
 import Testing
 
 @testable import BeaconMeshCoordinator

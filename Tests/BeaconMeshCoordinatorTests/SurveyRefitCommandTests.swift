@@ -1,3 +1,4 @@
+import ArgumentParser
 import BeaconMeshCore
 import BeaconMeshRegistry
 import BeaconMeshService

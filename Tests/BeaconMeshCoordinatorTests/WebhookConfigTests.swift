@@ -1,4 +1,6 @@
 import BeaconMeshCore
+import BeaconMeshMQTT
+import BeaconMeshRegistry
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconMeshDashboard
 import BeaconMeshService
 import Logging
 import Testing

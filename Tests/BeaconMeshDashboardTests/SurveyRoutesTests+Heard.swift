@@ -1,6 +1,10 @@
 import BeaconMeshCore
 import BeaconMeshRegistry
+import BeaconMeshTesting
 import BeaconMeshWire
+import HTTPTypes
+import HummingbirdTesting
+import Synchronization
 import Testing
 
 @testable import BeaconMeshDashboard

@@ -1,4 +1,5 @@
 import BeaconMeshMQTT
+import Logging
 import Testing
 
 @Suite("Broker URLs")

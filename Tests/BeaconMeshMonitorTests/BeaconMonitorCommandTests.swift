@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconMeshService
 import Testing
 
 @testable import beacon_monitor

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BeaconMeshCore
 import BeaconMeshPhone
+import BeaconMeshService
 import Testing
 
 @testable import beacon_phone

@@ -1,6 +1,7 @@
 import BeaconMeshCore
 import BeaconMeshTesting
 import Foundation
+import GRDB
 import Testing
 
 @testable import BeaconMeshRegistry

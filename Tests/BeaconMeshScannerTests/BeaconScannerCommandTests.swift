@@ -3,6 +3,7 @@ import BeaconMeshCore
 import BeaconMeshScanner
 import BeaconMeshService
 import Foundation
+import Logging
 import Testing
 
 @testable import beacon_scanner

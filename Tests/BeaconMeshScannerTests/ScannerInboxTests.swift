@@ -1,5 +1,6 @@
 import BeaconMeshBLE
 import BeaconMeshTesting
+import BeaconMeshThreads
 import Testing
 
 @testable import BeaconMeshScanner

@@ -1,5 +1,6 @@
 import BeaconMeshCore
 import BeaconMeshMQTT
+import Logging
 
 /// Alerts: the config's rules (`AlertBook`) told each event the decisions publish and ticked with the time; what they
 /// answer goes to the store's `alerts` topic, QoS 1, while the store is decided here.

@@ -2,6 +2,7 @@ import BeaconMeshCore
 import BeaconMeshMQTT
 import BeaconMeshRegistry
 import BeaconMeshService
+import BeaconMeshThreads
 import BeaconMeshWire
 import Foundation
 import Logging

@@ -1,5 +1,7 @@
 import BeaconMeshCore
 import BeaconMeshRegistry
+import BeaconMeshService
+import BeaconMeshWire
 import Logging
 
 /// The steps of the coordinator's start that are not a part of their own.

@@ -1,6 +1,8 @@
 import BeaconMeshCore
 import BeaconMeshMQTT
+import BeaconMeshRegistry
 import BeaconMeshService
+import BeaconMeshThreads
 import Logging
 import ServiceLifecycle
 

@@ -1,3 +1,4 @@
+import BeaconMeshCore
 import BeaconMeshThreads
 import Foundation
 import Logging

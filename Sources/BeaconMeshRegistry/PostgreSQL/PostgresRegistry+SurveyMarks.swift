@@ -1,4 +1,5 @@
 import BeaconMeshCore
+import PostgresNIO
 
 /// The survey marks coordinators hold, in the chain's PostgreSQL: one row per store and beacon (migration 11).
 extension PostgresRegistry {

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
+import Synchronization
 
 /// The registry in a chain's PostgreSQL database, shared by every store's coordinator, the `members` command and the
 /// dashboard.

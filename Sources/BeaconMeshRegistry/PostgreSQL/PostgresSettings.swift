@@ -1,3 +1,4 @@
+import BeaconMeshCore
 import Foundation
 import NIOCore
 import NIOSSL
