@@ -250,7 +250,7 @@ final class MQTTCallbackContext: Sendable {
     /// A new stream registered in `observers` until the consuming task is cancelled; already finished if the client
     /// is closed.
     private func makeObserverStream<Element>(
-        _ observers: WritableKeyPath<MQTTClientState, [Int: AsyncStream<Element>.Continuation]> & Sendable,
+        _ observers: any WritableKeyPath<MQTTClientState, [Int: AsyncStream<Element>.Continuation]> & Sendable,
         bufferingNewest limit: Int
     ) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .bufferingNewest(limit))

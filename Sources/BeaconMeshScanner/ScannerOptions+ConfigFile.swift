@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconMeshService
 
 extension ScannerOptions {
     /// How a config-file key sets its field of `ScannerOptions`, parsed by the field's own type.
@@ -30,7 +31,7 @@ extension ScannerOptions {
     public static var configKeys: Set<String> { Set(configFields.keys) }
 
     /// One value (a list is joined with commas: `simRoute: [10, 20]`).
-    private static func value<Value: ScannerSettingValue>(_ field: WritableKeyPath<ScannerOptions, Value?> & Sendable) -> ConfigField {
+    private static func value<Value: ScannerSettingValue>(_ field: any WritableKeyPath<ScannerOptions, Value?> & Sendable) -> ConfigField {
         ConfigField(isSet: { $0[keyPath: field] != nil }) { options, values in
             let text = values.joined(separator: ",")
             guard let value = Value(argument: text) else { return (text, Value.expectation) }
@@ -40,7 +41,7 @@ extension ScannerOptions {
     }
 
     /// A repeatable setting: every value of the file's list.
-    private static func list<Value: ScannerSettingValue>(_ field: WritableKeyPath<ScannerOptions, [Value]> & Sendable) -> ConfigField {
+    private static func list<Value: ScannerSettingValue>(_ field: any WritableKeyPath<ScannerOptions, [Value]> & Sendable) -> ConfigField {
         ConfigField(isSet: { !$0[keyPath: field].isEmpty }) { options, values in
             var parsed: [Value] = []
             for text in values {
@@ -53,7 +54,7 @@ extension ScannerOptions {
     }
 
     /// A switch: true, yes or on; false, no or off.
-    private static func flag(_ field: WritableKeyPath<ScannerOptions, Bool> & Sendable) -> ConfigField {
+    private static func flag(_ field: any WritableKeyPath<ScannerOptions, Bool> & Sendable) -> ConfigField {
         ConfigField(isSet: { $0[keyPath: field] }) { options, values in
             let text = values.joined(separator: ",")
             switch text.lowercased() {

@@ -20,7 +20,7 @@ public enum CommandLineProgram {
     /// The synchronous twin of `main`, for tools that must not start the concurrency runtime's main loop
     /// (valgrind cannot follow libdispatch's main-thread signal handling).
     public static func mainSynchronously<Command: ParsableCommand>(_ root: Command.Type, name: String) -> Never {
-        let command: ParsableCommand
+        let command: any ParsableCommand
         do {
             command = try root.parseAsRoot()
         } catch {
@@ -46,7 +46,7 @@ public enum CommandLineProgram {
     }
 
     public static func main<Command: ParsableCommand>(_ root: Command.Type, name: String) async -> Never {
-        let command: ParsableCommand
+        let command: any ParsableCommand
         do {
             command = try root.parseAsRoot()
         } catch {
@@ -58,7 +58,7 @@ public enum CommandLineProgram {
             fail(name, root.message(for: error), status: 2)
         }
         do {
-            if var asynchronous = command as? AsyncParsableCommand {
+            if var asynchronous = command as? any AsyncParsableCommand {
                 try await asynchronous.run()
             } else {
                 var synchronous = command

@@ -55,7 +55,7 @@ public final class InMemoryMQTTClient: MQTTClientProtocol {
 
     /// A stream registered in the client's `observers` until its consumer is cancelled; finished if the client is closed.
     private func observerStream<Element>(
-        _ observers: WritableKeyPath<InMemoryBrokerState.Client, [Int: AsyncStream<Element>.Continuation]> & Sendable,
+        _ observers: any WritableKeyPath<InMemoryBrokerState.Client, [Int: AsyncStream<Element>.Continuation]> & Sendable,
         bufferingNewest limit: Int
     ) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .bufferingNewest(limit))

@@ -37,7 +37,7 @@ public final class WebhookReceiver: Sendable {
     public let url: String
     public let port: Int
     private let state: Shared
-    private let task: Task<Void, Error>
+    private let task: Task<Void, any Error>
 
     /// What the server's handler and the test share.
     private final class Shared: Sendable {
