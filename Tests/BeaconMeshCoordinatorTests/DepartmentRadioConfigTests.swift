@@ -1,4 +1,5 @@
 import BeaconMeshCore
+import BeaconMeshService
 import Testing
 
 @testable import BeaconMeshCoordinator

@@ -1,3 +1,4 @@
+import BeaconMeshService
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import BeaconMeshCore
+import BeaconMeshService
 import Foundation
 import Yams
 
