@@ -30,10 +30,15 @@ public struct EddystoneEID: Sendable {
 
     /// The id the fob advertises while its counter reads `counter`.
     public func ephemeralID(counter: UInt32) -> UInt64 {
+        Self.ephemeralID(identityKey: identityKey, rotationExponent: rotationExponent, counter: counter)
+    }
+
+    /// The id a fob with `identityKey` and K = `rotationExponent` advertises while its counter reads `counter`.
+    static func ephemeralID(identityKey: SymmetricKey, rotationExponent: UInt8, counter: UInt32) -> UInt64 {
         let temporaryKey = Self.encrypt(
             [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0, 0, UInt8(counter >> 24), UInt8(truncatingIfNeeded: counter >> 16)],
             under: identityKey)
-        let window = windowStart(of: counter)
+        let window = counter & ~((1 << UInt32(rotationExponent)) - 1)
         let block = Self.encrypt(
             [
                 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, rotationExponent, UInt8(window >> 24), UInt8(truncatingIfNeeded: window >> 16),
@@ -41,6 +46,9 @@ public struct EddystoneEID: Sendable {
             ], under: SymmetricKey(data: temporaryKey))
         return block.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
     }
+
+    /// The identity key's 16 bytes, for `EIDResolver`'s table (which keeps a chain's keys in one buffer).
+    var identityKeyBytes: [UInt8] { identityKey.withUnsafeBytes { Array($0) } }
 
     /// The key the fob advertises while its counter reads `counter`.
     public func beaconKey(counter: UInt32) -> BeaconKey { .eddystoneEID(ephemeralID: ephemeralID(counter: counter)) }

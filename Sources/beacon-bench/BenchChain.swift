@@ -8,12 +8,12 @@ struct BenchChain {
 
     static let stores = 100
 
-    /// Writes `members.csv` (the header is added; none if `rows` is nil: the members are in the registry already)
-    /// and the coordinator's config, on `database` (a file in the work folder or a PostgreSQL URL), into the work
-    /// folder.
-    func writeConfig(members rows: String?, database: String = "bench.sqlite") throws {
+    /// Writes `members.csv` (the header is added, with the `eid` column when `secretsKeyFile` is given; none if
+    /// `rows` is nil: the members are in the registry already) and the coordinator's config, on `database` (a file in
+    /// the work folder or a PostgreSQL URL), into the work folder.
+    func writeConfig(members rows: String?, database: String = "bench.sqlite", secretsKeyFile: String? = nil) throws {
         if let rows {
-            try ("id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt\n" + rows)
+            try ("id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt\(secretsKeyFile == nil ? "" : ",eid")\n" + rows)
                 .write(toFile: work + "/members.csv", atomically: true, encoding: .utf8)
         }
         let departments = (0..<10).map { "          - {id: \($0), name: Department \($0)}" }.joined(separator: "\n")
@@ -24,6 +24,7 @@ struct BenchChain {
         broker: {url: "mqtt://127.0.0.1:\(port)"}
         database: "\(database)"
         \(rows == nil ? "" : "members: members.csv")
+        \(secretsKeyFile.map { "secretsKeyFile: \($0)" } ?? "")
         presence: {staleAfter: 5s, exitAfter: 60s, switchMargin: 4, switchDwell: 0s, visitGap: 20m}
         stores:
         \(stores)

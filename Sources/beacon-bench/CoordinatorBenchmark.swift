@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconMeshCore
+import BeaconMeshFobs
 import BeaconMeshMQTT
 import BeaconMeshService
 import BeaconMeshWire
@@ -33,6 +34,12 @@ struct CoordinatorBenchmark: ParsableCommand {
             "Then drain and stream again four times, alternating without webhooks and with two endpoints subscribed to every event (receivers in child processes at idle priority), and print the passes side by side."
     )
     var compareWebhooks = false
+
+    @Flag(
+        help:
+            "Then drain the backlog four times more, alternating members with static iBeacons and the same members with Eddystone-EID fobs (the backlog carrying each fob's id of now), and print the CPU a sighting's resolution adds."
+    )
+    var compareEid = false
 
     @Option(help: "Arrivals timed for the latency figures.")
     var arrivals: Int = 2_000
@@ -152,6 +159,9 @@ struct CoordinatorBenchmark: ParsableCommand {
                 chain: chain, broker: broker.process, drainTopic: drainTopic, members: csv, logger: logger)
             printWebhookPasses(passes, decodeCPU: decodeCPU)
         }
+        if compareEid {
+            printEIDPasses(try await compareEID(chain: chain, broker: broker.process, drainTopic: drainTopic, logger: logger))
+        }
         try? FileManager.default.removeItem(atPath: work)
     }
 
@@ -191,7 +201,8 @@ struct CoordinatorBenchmark: ParsableCommand {
     /// Queues a backlog of `batches` for both persistent sessions, then lets `mosquitto_sub` drain it and, once it has,
     /// the coordinator (on the CPUs `pinned` names, with `taskset -c`, if any), and measures how each drains it.
     func drain(
-        chain: BenchChain, broker: BenchProcess, port: Int, drainTopic: String, boot: String, pinned: String?, logger: Logger
+        chain: BenchChain, broker: BenchProcess, port: Int, drainTopic: String, boot: String, pinned: String?, logger: Logger,
+        fobs: [EddystoneEID]? = nil
     ) async throws -> Drain {
         let coordinatorPath = chain.coordinatorPath
         let coordinatorArguments = chain.coordinatorArguments
@@ -202,7 +213,9 @@ struct CoordinatorBenchmark: ParsableCommand {
         try publisher.start()
         guard await publisher.waitUntilConnected(timeout: .seconds(5)) else { throw ValidationError("cannot reach the benchmark broker") }
         var payloadBytes = 0
-        for (index, (topic, payload)) in Self.backlog(batches: batches, sightingsPerBatch: sightingsPerBatch, boot: boot).enumerated() {
+        for (index, (topic, payload)) in Self.backlog(batches: batches, sightingsPerBatch: sightingsPerBatch, boot: boot, fobs: fobs)
+            .enumerated()
+        {
             payloadBytes += payload.count
             _ = try publisher.publish(topic: topic, payload: payload, qos: .atLeastOnce)
             if index % 1000 == 999 { while publisher.unacknowledgedCount > 2_000 { try await Task.sleep(for: .milliseconds(2)) } }
@@ -256,9 +269,13 @@ struct CoordinatorBenchmark: ParsableCommand {
     }
 
     /// The backlog's batches with their topics: batch `index` comes from store (index % 100) + 1, department
-    /// (index / 100) % 10, node `a`, and carries `sightingsPerBatch` members of that store (50 per store), all seen now.
-    static func backlog(batches: Int, sightingsPerBatch: Int, boot: String) -> [(topic: String, payload: [UInt8])] {
+    /// (index / 100) % 10, node `a`, and carries `sightingsPerBatch` members of that store (50 per store), all seen now:
+    /// their iBeacons, or with `fobs` (member n's at n − 1) the id each member's fob advertises now.
+    static func backlog(batches: Int, sightingsPerBatch: Int, boot: String, fobs: [EddystoneEID]? = nil) -> [(
+        topic: String, payload: [UInt8]
+    )] {
         let start = Timestamp(milliseconds: Int64(Date().timeIntervalSince1970 * 1000))
+        let ids = fobs?.map { $0.beaconKey(counter: UInt32(start.milliseconds / 1000)) }
         return (0..<batches).map { index in
             let store = UInt16(index % stores + 1)
             let department = UInt16((index / stores) % 10)
@@ -266,7 +283,8 @@ struct CoordinatorBenchmark: ParsableCommand {
             let sightings = (0..<sightingsPerBatch).map { offset in
                 let member = member(inStore: Int(store), number: (index / stores) * sightingsPerBatch + offset)
                 return Sighting(
-                    beacon: .iBeacon(uuid: BenchBeacons.uuid, major: store, minor: UInt16(member)), rssi: -60.0 - Double(offset),
+                    beacon: ids?[member - 1] ?? .iBeacon(uuid: BenchBeacons.uuid, major: store, minor: UInt16(member)),
+                    rssi: -60.0 - Double(offset),
                     count: 4, txPower: -59, distance: 1.2, proximity: .near, lastSeen: start)
             }
             let payload = WireCodec.encode(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconMeshCore
+import BeaconMeshTesting
 import BeaconMeshWire
 
 /// Feeds synthetic HCI advertising events for many beacons through the scanner's whole pure path
@@ -24,6 +25,9 @@ struct ScannerBenchmark: ParsableCommand {
     @Option(help: "Adverts per second the simulated air carries (sets how many adverts fall in one flush window).")
     var airRate: Int = 40_000
 
+    @Flag(help: "The beacons are Eddystone-EID fobs (service data AA FE 30, an 8-byte id each) instead of iBeacons.")
+    var eid = false
+
     @Flag(help: "Skip encoding batches as JSON (measures parse → decode → filter → aggregate alone).")
     var noEncode = false
 
@@ -46,8 +50,11 @@ struct ScannerBenchmark: ParsableCommand {
         let uuid = BenchBeacons.uuid
         var events: [[UInt8]] = []
         for index in 0..<beacons {
-            let data = IBeaconAdvertisingData(uuid: uuid, major: UInt16(index / 1000 + 1), minor: UInt16(index % 1000), measuredPower: -59)
-                .bytes
+            let data =
+                eid
+                ? SyntheticCapture.eddystoneEIDAdvert(ephemeralID: 0x5EED_0000_0000_0000 | UInt64(index))
+                : IBeaconAdvertisingData(uuid: uuid, major: UInt16(index / 1000 + 1), minor: UInt16(index % 1000), measuredPower: -59)
+                    .bytes
             for variant in 0..<4 {
                 events.append(
                     LEAdvertisingReportEvent.make(
@@ -91,7 +98,9 @@ struct ScannerBenchmark: ParsableCommand {
         let elapsed = Measure.seconds() - start
         let cpu = Measure.threadCPUSeconds() - cpuStart
         let counters = pipeline.counters
-        print("scanner benchmark: \(beacons) beacons in view, \(Measure.grouped(Double(adverts))) iBeacon adverts")
+        print(
+            "scanner benchmark: \(beacons) beacons in view, \(Measure.grouped(Double(adverts))) \(eid ? "Eddystone-EID" : "iBeacon") adverts"
+        )
         if adverts > 0 {
             print(
                 "  throughput         \(Measure.grouped(Double(adverts) / cpu)) adverts/s on one core (\(String(format3(cpu))) s CPU, \(String(format3(elapsed))) s wall)"

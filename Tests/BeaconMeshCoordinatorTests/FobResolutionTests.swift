@@ -84,12 +84,20 @@ struct FobResolutionTests {
         let id = eid.ephemeralID(counter: UInt32(Self.now - fob.offset))
         #expect(Self.beacons(resolution.resolve(Self.batch([id]), at: Self.now)) == [.eddystoneEID(ephemeralID: id)])
         #expect(resolution.refreshInterval == .seconds(60), "no fob: once a minute")
-        resolution.update(["ana": fob, "zoe": nil], at: Self.now)
+        resolution.update(gone: [], added: ["ana": fob], at: Self.now)
         #expect(resolution.count == 1)
         #expect(resolution.refreshInterval == .seconds(8), "half her 16-s window")
         #expect(Self.beacons(resolution.resolve(Self.batch([id]), at: Self.now)) == [fob.key])
-        resolution.update(["ana": nil], at: Self.now)
+        // Her fob replaced (a new key, so a new handle): the old one's ids resolve to nobody, the new one's to it.
+        let cell = EIDCell("202122232425262728292a2b2c2d2e2f:4", offsetAllowed: false)!
+        let replacement = MemberFob(sealing: cell, for: "ana", under: Self.secrets, counterNow: 5_000, now: Self.now)
+        let newID = EddystoneEID(identityKey: Array(0x20...0x2F), rotationExponent: 4)!.ephemeralID(counter: 5_000)
+        resolution.update(gone: [fob.handle], added: ["ana": replacement], at: Self.now)
+        #expect(resolution.count == 1)
+        #expect(
+            Self.beacons(resolution.resolve(Self.batch([id, newID]), at: Self.now)) == [.eddystoneEID(ephemeralID: id), replacement.key])
+        resolution.update(gone: [replacement.handle], added: [:], at: Self.now)
         #expect(resolution.count == 0)
-        #expect(Self.beacons(resolution.resolve(Self.batch([id]), at: Self.now)) == [.eddystoneEID(ephemeralID: id)])
+        #expect(Self.beacons(resolution.resolve(Self.batch([newID]), at: Self.now)) == [.eddystoneEID(ephemeralID: newID)])
     }
 }

@@ -15,8 +15,6 @@ import Synchronization
 public final class FobResolution: Sendable {
     private struct State {
         var resolver: EIDResolver
-        /// Each fob's handle key, by member.
-        var handles: [String: BeaconKey]
         /// Sightings of ids that resolved to nobody.
         var unresolved: UInt64 = 0
     }
@@ -25,7 +23,7 @@ public final class FobResolution: Sendable {
     /// fob's is always in the table, so its next id is known a whole window before it says it), from 1 s to a minute —
     /// a pass over a chain's million fobs every second would cost a core for nothing when they rotate every 17 minutes.
     var refreshInterval: Duration {
-        let shortest = state.withLock { $0.resolver.fobs.map(\.eid.rotationSeconds).min() } ?? 120
+        let shortest = state.withLock { $0.resolver.shortestRotation } ?? 120
         return .seconds(min(60, max(1, Int(shortest) / 2)))
     }
 
@@ -38,18 +36,21 @@ public final class FobResolution: Sendable {
     public init(fobs: [String: MemberFob], secrets: SecretsKey?, now: Int64, logger: Logger) throws(SecretsKey.Failure) {
         self.secrets = secrets
         self.logger = logger
-        var opened: [EIDResolver.Fob] = []
-        for (member, fob) in fobs.sorted(by: { $0.key < $1.key }) {
+        guard fobs.count <= EIDResolver.capacity else {
+            throw SecretsKey.Failure(
+                description: "the registry holds \(fobs.count) Eddystone-EID fobs: a coordinator resolves \(EIDResolver.capacity) at most")
+        }
+        // Opened one at a time into the table: a chain's million opened keys are never held side by side.
+        var resolver = EIDResolver(capacity: fobs.count)
+        for (member, fob) in fobs {
             guard let secrets else {
                 throw SecretsKey.Failure(
                     description:
                         "the registry holds \(fobs.count) member(s) with Eddystone-EID fobs: secretsKeyFile is needed to resolve them")
             }
-            opened.append(try fob.opened(for: member, with: secrets))
+            resolver.add(try fob.opened(for: member, with: secrets), at: now)
         }
-        var resolver = EIDResolver(fobs: opened)
-        resolver.refresh(at: now)
-        state = Mutex(State(resolver: resolver, handles: fobs.mapValues(\.key)))
+        state = Mutex(State(resolver: resolver))
     }
 
     /// Sightings of ids that resolved to nobody so far.
@@ -63,15 +64,15 @@ public final class FobResolution: Sendable {
         state.withLock { state in
             for index in batch.sightings.indices {
                 guard case .eddystoneEID(let id) = batch.sightings[index].beacon else { continue }
-                if let member = state.resolver.resolve(id, at: now), let handle = state.handles[member] {
-                    batch.sightings[index].beacon = handle
+                if let handle = state.resolver.resolve(id, at: now) {
+                    batch.sightings[index].beacon = .eddystoneEID(ephemeralID: handle)
                 } else {
                     state.unresolved += 1
                 }
             }
             for index in batch.lost.indices {
-                guard case .eddystoneEID(let id) = batch.lost[index], let member = state.resolver.resolve(id, at: now) else { continue }
-                if let handle = state.handles[member] { batch.lost[index] = handle }
+                guard case .eddystoneEID(let id) = batch.lost[index], let handle = state.resolver.resolve(id, at: now) else { continue }
+                batch.lost[index] = .eddystoneEID(ephemeralID: handle)
             }
         }
         return .sightings(batch)
@@ -82,35 +83,31 @@ public final class FobResolution: Sendable {
         state.withLock { $0.resolver.refresh(at: now) }
     }
 
-    /// Takes the fobs of members changed in the registry (`nil` entries: members gone, or without a fob now), keeping
-    /// the others' offsets as they followed their fobs. A fob that does not open is left out, logged.
-    func update(_ fobs: [String: MemberFob?], at now: Int64) {
-        let known = state.withLock { $0.handles }
-        // Only members who have a fob, or had one: a change of anyone else's leaves the table as it is.
-        let fobs = fobs.filter { $0.value != nil || known[$0.key] != nil }
-        guard !fobs.isEmpty else { return }
-        var opened: [String: EIDResolver.Fob] = [:]
-        for case (let member, let fob?) in fobs {
+    /// Takes the fobs of members changed in the registry: the fobs `gone` (their handles: members gone, or whose fob
+    /// changed) leave the table, the fobs `added` (by member) come in with their ids for `now`; every other fob keeps
+    /// its ids and its offset as it followed the fob. A fob that does not open is left out, logged.
+    func update(gone: Set<UInt64>, added: [String: MemberFob], at now: Int64) {
+        var opened: [EIDResolver.Fob] = []
+        for (member, fob) in added.sorted(by: { $0.key < $1.key }) {
             guard let secrets else {
                 logger.error("member \(member) has an Eddystone-EID fob, but the config has no secretsKeyFile: not resolved")
                 continue
             }
             do {
-                opened[member] = try fob.opened(for: member, with: secrets)
+                opened.append(try fob.opened(for: member, with: secrets))
             } catch {
                 logger.error("\(error.description): not resolved")
             }
         }
-        state.withLock { state in
-            var kept = state.resolver.fobs.filter { fobs[$0.member] == nil }
-            kept += opened.values.sorted { $0.member < $1.member }
-            var resolver = EIDResolver(fobs: kept)
-            resolver.refresh(at: now)
-            state.resolver = resolver
-            for (member, fob) in fobs { state.handles[member] = opened[member] == nil ? nil : fob?.key }
+        let full = state.withLock { state in
+            state.resolver.remove(gone)
+            return opened.filter { !state.resolver.add($0, at: now) }.count
+        }
+        if full > 0 {
+            logger.error("\(full) Eddystone-EID fob(s) not resolved: a coordinator resolves \(EIDResolver.capacity) at most")
         }
     }
 
     /// How many fobs it resolves.
-    var count: Int { state.withLock { $0.resolver.fobs.count } }
+    var count: Int { state.withLock { $0.resolver.fobCount } }
 }

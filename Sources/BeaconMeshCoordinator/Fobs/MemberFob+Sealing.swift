@@ -17,6 +17,6 @@ extension MemberFob {
         guard let eid = EddystoneEID(identityKey: key, rotationExponent: rotationExponent) else {
             throw SecretsKey.Failure(description: "the fob of member '\(member)' holds no 16-byte key with K from 0 to 15")
         }
-        return EIDResolver.Fob(member: member, eid: eid, offset: offset)
+        return EIDResolver.Fob(handle: handle, eid: eid, offset: offset)
     }
 }

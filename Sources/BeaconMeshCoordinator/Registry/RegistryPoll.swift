@@ -185,9 +185,9 @@ struct RegistryPoll: Sendable {
                 // Read whole, handed over as the difference: the decisions take only the members that changed.
                 let read = try parts.registry.contents()
                 let changes = read.changes(since: contents)
-                var fobs: [String: MemberFob?] = read.fobs.filter { contents.fobs[$0.key] != $0.value }.mapValues { $0 }
-                for member in contents.fobs.keys where read.fobs[member] == nil { fobs[member] = .some(nil) }
-                parts.fobs?.update(fobs, at: WallClock.now().milliseconds / 1000)
+                parts.fobs?.update(
+                    gone: Set(contents.fobs.filter { read.fobs[$0.key] != $0.value }.values.map(\.handle)),
+                    added: read.fobs.filter { contents.fobs[$0.key] != $0.value }, at: WallClock.now().milliseconds / 1000)
                 parts.inbox.membersChanged(changes)
                 Self.log(changes, by: parts.logger)
                 contents = read
@@ -197,7 +197,11 @@ struct RegistryPoll: Sendable {
                 var fobs: [String: MemberFob?] = [:]
                 for record in records { fobs[record.id] = .some(record.fob) }
                 for member in changes.removed { fobs[member] = .some(nil) }
-                parts.fobs?.update(fobs, at: WallClock.now().milliseconds / 1000)
+                // The fobs before the change (in `contents` until it is applied) leave; the new ones come.
+                let changed = fobs.filter { contents.fobs[$0.key] != $0.value }
+                parts.fobs?.update(
+                    gone: Set(changed.keys.compactMap { contents.fobs[$0]?.handle }),
+                    added: changed.compactMapValues { $0 }, at: WallClock.now().milliseconds / 1000)
                 contents.apply(changes)
                 parts.inbox.membersChanged(changes)
                 Self.log(changes, by: parts.logger)
