@@ -78,7 +78,7 @@ load_tests='CoordinatorStartFailureTests|WebhookOutageTests|CoordinatorFaultTest
 # of her left). They run one at a time in a test process of their own beside the load tests, at the idle scheduling
 # class (SCHED_IDLE: a core only when nothing else wants it; the kernel takes it back the moment a test's process
 # wakes), so they fill the cores the load tests leave idle.
-idle_tests='ScoreboardFloorTests|ScannerReplayMemoryTests|DashboardOpenAPITests|PromoKillTests|RunMeshFirstRunTests|ChainErasureTests'
+idle_tests='ScoreboardFloorTests|ScannerReplayMemoryTests|DashboardOpenAPITests|PromoKillTests|RunMeshFirstRunTests|ChainErasureTests|ChainEIDSecrecyTests'
 # The tests that mostly wait on real time with little to do run side by side in a phase of their own, after the
 # parallel phase and before the load tests, with nothing busy beside them: a live survey (marks 15 s apart, samples
 # within 10 % of them), a scanner frozen and a scanner's network cut past the broker's keep-alive (52 s together), then the accuracy suite's two real-time walks (84 s,
