@@ -132,8 +132,14 @@ public struct EIDResolver: Sendable {
     /// Removes the fobs of `gone` (handles) and their ids, their identity keys overwritten; returns how many it held.
     @discardableResult
     public mutating func remove(_ gone: Set<UInt64>) -> Int {
+        // A few handles are looked for one by one (a scan of 8 MB for a million fobs, under a millisecond); many in
+        // one pass, each slot's handle looked up in `gone`.
+        let slots =
+            gone.count <= 16
+            ? gone.compactMap { $0 == 0 ? nil : handles.firstIndex(of: $0) }
+            : handles.indices.filter { handles[$0] != 0 && gone.contains(handles[$0]) }
         var removed = 0
-        for slot in handles.indices where handles[slot] != 0 && gone.contains(handles[slot]) {
+        for slot in slots {
             let exponent = exponents[slot]
             for window in held(slot) { removeEntry(slot: slot, window: window) }
             for byte in (slot * 16)..<(slot * 16 + 16) { identityKeys[byte] = 0 }

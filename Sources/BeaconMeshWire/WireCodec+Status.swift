@@ -142,6 +142,12 @@ extension WireCodec {
                     }
                 }
             }
+            if let fobs = health.fobs {
+                body.member("fobs") { entry in
+                    entry.member("count", fobs.count)
+                    entry.member("unresolved", fobs.unresolved)
+                }
+            }
             if !health.webhookListsDiffer.isEmpty {
                 body.key("webhookListsDiffer")
                 body.array(health.webhookListsDiffer) { other, writer in
@@ -159,7 +165,7 @@ extension WireCodec {
     public static func decodeCoordinatorHealth(_ bytes: [UInt8]) throws(WireError) -> CoordinatorHealth {
         try JSONReader.withVersion1Document(bytes) { body throws(WireError) in
             let dropped = try body.lenientIntegerMembers("dropped").mapValues { UInt64(clamping: $0) }
-            return CoordinatorHealth(
+            var health = CoordinatorHealth(
                 uptimeSeconds: try body.int("uptime"), batches: UInt64(clamping: try body.int("batches")),
                 sightings: UInt64(clamping: try body.int("sightings")), events: UInt64(clamping: try body.int("events")),
                 dropped: dropped, gaps: UInt64(clamping: try body.int("gaps")),
@@ -168,6 +174,10 @@ extension WireCodec {
                 rangingReports: UInt64(clamping: try body.optionalInt("rangingReports") ?? 0), leases: try decodeHealthLeases(body),
                 surveys: try decodeHealthSurveys(body), webhooks: try decodeHealthWebhooks(body),
                 webhookListsDiffer: try decodeHealthWebhookLists(body))
+            if let fobs = try body.optionalObject("fobs") {
+                health.fobs = .init(count: Int(try fobs.int("count")), unresolved: UInt64(clamping: try fobs.int("unresolved")))
+            }
+            return health
         }
     }
 

@@ -197,6 +197,10 @@ struct WirePayloadRoundTripTests {
         #expect(
             text(WireCodec.encode(differing)).hasSuffix(
                 #""webhookListsDiffer":[{"coordinator":"south","endpoints":["crm","erp"]},{"coordinator":"west","endpoints":[]}]}"#))
+        var resolving = coordinatorHealth
+        resolving.fobs = .init(count: 1_000_000, unresolved: 42)
+        #expect(try WireCodec.decodeCoordinatorHealth(WireCodec.encode(resolving)) == resolving)
+        #expect(text(WireCodec.encode(resolving)).contains(#""fobs":{"count":1000000,"unresolved":42}"#))
         let healthy = CoordinatorHealth(
             uptimeSeconds: 1, batches: 0, sightings: 0, events: 0, dropped: [:], gaps: 0, duplicates: 0,
             tracked: 0, rssBytes: 0)

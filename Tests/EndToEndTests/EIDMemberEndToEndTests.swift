@@ -99,8 +99,9 @@ struct EIDMemberEndToEndTests {
     func replayedRecordingAndWrongKeys() async throws {
         let (broker, folder, config, _) = try await Self.anaWithHerFob()
         let events = try await MosquittoClients.subscribe(
-            port: broker.port, filters: ["beaconmesh/v1/stores/1/events", "beaconmesh/v1/stores/1/presence"], qos: 1)
-        let coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", config])
+            port: broker.port,
+            filters: ["beaconmesh/v1/stores/1/events", "beaconmesh/v1/stores/1/presence", "beaconmesh/v1/coordinators/+/health"], qos: 1)
+        let coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", config, "--health-interval", "1s"])
         #expect(await coordinator.waitForLine(in: .stderr, timeout: .seconds(15)) { $0.contains("coordinator running") } != nil)
         // Her fob's ids of two hours ago (1,800 windows back), replayed now.
         try Self.fobCapture(at: folder + "/old.log", from: Date().timeIntervalSince1970 - 7200, seconds: 4)
@@ -113,6 +114,13 @@ struct EIDMemberEndToEndTests {
             return ((Mesh.payload(of: line)?["occupancy"] as? [String: Any])?["10"] as? [String: Any])?["guests"] as? Int
         }
         #expect(await events.waitForLine(timeout: .seconds(10)) { (guests($0) ?? 0) >= 1 } != nil, "\(events.lines)")
+        // Counted: health says how many sightings of EID ids resolved to nobody, beside the fobs it resolves.
+        @Sendable func fobs(_ line: String) -> [String: Any]? {
+            guard line.contains("/health ") else { return nil }
+            return Mesh.payload(of: line)?["fobs"] as? [String: Any]
+        }
+        let counted = await events.waitForLine(timeout: .seconds(10)) { (fobs($0)?["unresolved"] as? Int ?? 0) >= 1 }
+        #expect(counted.flatMap(fobs)?["count"] as? Int == 1, "\(events.lines.filter { $0.contains("/health ") }.suffix(2))")
         _ = await coordinator.stop(with: SIGTERM, timeout: .seconds(10))
         #expect(!events.lines.contains { $0.contains(#""type":"arrived""#) }, "\(events.lines)")
         await events.stop()

@@ -30,6 +30,8 @@ extension CoordinatorService {
         let logger: Logger
         /// The config's webhooks, if any: what each is owed goes to the writer; their couriers deliver it.
         var webhooks: Webhooks? = nil
+        /// The members' Eddystone-EID fobs resolved, if any (for the health report).
+        var fobs: FobResolution? = nil
     }
 
     /// Performs what the decisions returned: publications in order (only while their store's lease holds: until
@@ -83,6 +85,7 @@ extension CoordinatorService {
             health.rssBytes = ProcessMemory.residentBytes()
             health.webhooks = parts.webhooks?.couriers.map(\.health) ?? []
             health.webhookListsDiffer = parts.keeper?.webhookListsDiffer ?? []
+            health.fobs = parts.fobs.map { CoordinatorHealth.Fobs(count: $0.count, unresolved: $0.unresolved) }
             publish(
                 [Publication(topic: parts.healthTopic, message: .health(health), qos: .atMostOnce, retain: false)],
                 with: parts.publisher, logger: parts.logger)

@@ -152,7 +152,7 @@ public final class CoordinatorService: Service {
             publisher: publisher, session: session, writer: writer, snapshots: SnapshotMailbox(), keeper: keeper,
             leaseHolder: keeper == nil ? nil : configuration.id, healthTopic: topics.coordinatorHealth(id: configuration.id),
             statusTopic: topics.coordinatorStatus(id: configuration.id), status: broker.status, caches: caches, clock: clock,
-            logger: logger, webhooks: webhooks)
+            logger: logger, webhooks: webhooks, fobs: fobs)
         let poll = RegistryPoll.Parts(
             registry: registry, publisher: publisher, topics: topics, writer: writer, inbox: inbox, reachability: reachability,
             logger: logger, webhooks: webhooks.map { ($0.routes, $0.stores, configuration.storeIDs[0]) }, fobs: fobs)

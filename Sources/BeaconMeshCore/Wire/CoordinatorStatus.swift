@@ -46,6 +46,23 @@ public struct CoordinatorHealth: Hashable, Sendable {
     /// the other is then delivered to another list of endpoints), each with its endpoints' names; by id.
     public var webhookListsDiffer: [WebhookListDifference] = []
 
+    /// Members' Eddystone-EID fobs resolved (`nil` when the coordinator resolves none: no `secretsKeyFile`).
+    public var fobs: Fobs? = nil
+
+    /// How the coordinator resolves members' Eddystone-EID fobs.
+    public struct Fobs: Hashable, Sendable {
+        /// Fobs it resolves.
+        public var count: Int
+        /// Sightings of Eddystone-EID ids that resolved to nobody since it started: another's fob, or a window too far
+        /// from the fob's expected counter (a recording replayed). They count in occupancy, never as guest visits.
+        public var unresolved: UInt64
+
+        public init(count: Int, unresolved: UInt64) {
+            self.count = count
+            self.unresolved = unresolved
+        }
+    }
+
     /// Another coordinator whose `webhooks:` list differs from this one's.
     public struct WebhookListDifference: Hashable, Sendable {
         public var coordinator: String
