@@ -1,3 +1,4 @@
+import BeaconMeshCore
 import BeaconMeshFobs
 import Foundation
 import Logging
@@ -34,6 +35,11 @@ extension CoordinatorBenchmark {
             let drained = try await drain(
                 chain: chain, broker: broker, port: chain.port, drainTopic: drainTopic, boot: "bench-eid-\(index)", pinned: nil,
                 logger: logger, fobs: withFobs ? fobs : nil)
+            if withFobs {
+                guard let fobs = drained.fobs, fobs.count == 5_000, fobs.unresolved == 0 else {
+                    throw BenchError("the coordinator did not resolve every fob's id: \(String(describing: drained.fobs))")
+                }
+            }
             passes.append(EIDPass(fobs: withFobs, drain: drained))
         }
         return passes

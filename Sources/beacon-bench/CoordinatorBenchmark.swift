@@ -196,6 +196,8 @@ struct CoordinatorBenchmark: ParsableCommand {
         var subscriberSeconds: Double
         var subscriberCPU: Double
         var payloadBytes: Int
+        /// The fobs the coordinator resolved, as its last health report said.
+        var fobs: CoordinatorHealth.Fobs? = nil
     }
 
     /// Queues a backlog of `batches` for both persistent sessions, then lets `mosquitto_sub` drain it and, once it has,
@@ -265,7 +267,7 @@ struct CoordinatorBenchmark: ParsableCommand {
             brokerCPUPerBatchForSubscriber: brokerForSubscriber, subscriberRate: subscriberRate,
             subscriberSeconds: subscriberSeconds,
             subscriberCPU: subscriberCPU,
-            payloadBytes: payloadBytes)
+            payloadBytes: payloadBytes, fobs: observations.fobs)
     }
 
     /// The backlog's batches with their topics: batch `index` comes from store (index % 100) + 1, department
@@ -326,6 +328,7 @@ final class Observations: Sendable {
     private struct State {
         var batchesSeen: [(time: Double, batches: UInt64)] = []
         var arrivals: [String: ContinuousClock.Instant] = [:]
+        var fobs: CoordinatorHealth.Fobs?
     }
 
     private let state = Mutex(State())
@@ -339,7 +342,10 @@ final class Observations: Sendable {
         let now = Measure.seconds()
         if message.topic.hasSuffix("/health"), let report = try? WireCodec.decodeCoordinatorHealth(message.payload) {
             let count = counting(report)
-            state.withLock { $0.batchesSeen.append((now, count)) }
+            state.withLock {
+                $0.batchesSeen.append((now, count))
+                $0.fobs = report.fobs
+            }
         } else if message.topic.hasSuffix("/events"), let event = try? WireCodec.decodeEvent(message.payload),
             case .arrived(let member, _, _, _, _, _) = event.kind, member.id.hasPrefix("n")
         {
@@ -370,4 +376,7 @@ final class Observations: Sendable {
     }
 
     var arrivals: [String: ContinuousClock.Instant] { state.withLock { $0.arrivals } }
+
+    /// What the last health report said of the fobs the coordinator resolves.
+    var fobs: CoordinatorHealth.Fobs? { state.withLock { $0.fobs } }
 }
