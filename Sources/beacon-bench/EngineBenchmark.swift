@@ -22,7 +22,33 @@ struct EngineBenchmark: ParsableCommand {
     @Flag(help: "Survey every store first (a fit learnt from a synthetic walk of its departments): members are decided from it.")
     var surveyed = false
 
+    @Option(
+        help:
+            "Instead, this many pairs of passes in this process, alternating uncalibrated and surveyed, and the median ratio of their throughputs (memory: the runs without it)."
+    )
+    var compare: Int = 0
+
     func run() throws {
+        guard compare > 0 else {
+            try pass(surveyed: surveyed, printing: true)
+            return
+        }
+        var ratios: [Double] = []
+        for pair in 1...compare {
+            let plain = try pass(surveyed: false, printing: false)
+            let fitted = try pass(surveyed: true, printing: false)
+            ratios.append(fitted / plain)
+            print(
+                "pair \(pair): uncalibrated \(Measure.grouped(plain)), surveyed \(Measure.grouped(fitted)) sightings/s on one core: \((fitted / plain * 1000).rounded() / 1000)×"
+            )
+        }
+        let median = ratios.sorted()[ratios.count / 2]
+        print("engine comparison: surveyed ÷ uncalibrated, median of \(compare) pairs: \((median * 1000).rounded() / 1000)×")
+    }
+
+    /// One pass: an engine made, fed and measured; returns its sightings per second of CPU.
+    @discardableResult
+    func pass(surveyed: Bool, printing: Bool) throws -> Double {
         let uuid = BenchBeacons.uuid
         var layout: [UInt16: [DepartmentLayout]] = [:]
         for store in 0..<stores {
@@ -74,7 +100,7 @@ struct EngineBenchmark: ParsableCommand {
                 mine.store = UInt16(store)
                 engine.setSurvey(mine, store: UInt16(store))
             }
-            print("surveyed: every store decided from a fit of \(fit.encoded().count) bytes (\(fit.nodes.count) nodes)")
+            if printing { print("surveyed: every store decided from a fit of \(fit.encoded().count) bytes (\(fit.nodes.count) nodes)") }
         }
         // Memory is measured around the engine alone: the directory, the fits and the prepared batches are made first.
         let baseline = Measure.privateResidentBytes()
@@ -97,6 +123,7 @@ struct EngineBenchmark: ParsableCommand {
         let cpu = Measure.threadCPUSeconds() - cpuStart
         let tracked = engine.trackedCount
         let grown = Measure.privateResidentBytes() - baseline
+        guard printing else { return Double(sightings) / cpu }
         print(
             "engine benchmark: \(stores) stores × \(departments) departments, \(Measure.grouped(Double(beacons))) beacons, \(rounds) rounds"
         )
@@ -109,5 +136,6 @@ struct EngineBenchmark: ParsableCommand {
         print(
             "  counters           batches \(engine.counters.batches), present members \(stores > 0 ? engine.presentMembers(store: 0).count : 0) in store 0"
         )
+        return Double(sightings) / cpu
     }
 }

@@ -175,10 +175,12 @@ extension PresenceEngine {
         if evaluatesEveryoneOnTick { due = members.indices.map { Int32($0) } }
         due.sort()
         for number in due {
-            let person = members[Int(number)]
-            guard person.firstHeard != nil || person.visit?.leftAt == nil && person.visit != nil else { continue }
-            guard person.nextCheck <= nowMilliseconds || evaluatesEveryoneOnTick else {
-                scheduleMember(number, at: person.nextCheck)
+            // Read in place: a copy of the person would retain (and then release) each of its arrays.
+            let index = Int(number)
+            guard members[index].firstHeard != nil || members[index].visit != nil && members[index].visit?.leftAt == nil else { continue }
+            let nextCheck = members[index].nextCheck
+            guard nextCheck <= nowMilliseconds || evaluatesEveryoneOnTick else {
+                scheduleMember(number, at: nextCheck)
                 continue
             }
             evaluate(member: number, at: nowMilliseconds, into: &outputs)

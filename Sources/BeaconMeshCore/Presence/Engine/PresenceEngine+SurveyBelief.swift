@@ -6,8 +6,9 @@ extension PresenceEngine {
     /// So a few wrong seconds no longer flip the decision, and a clear move still does within seconds: the hysteresis
     /// of the decisions then works on this belief, not on one moment's fit.
     ///
-    /// Kept per member in a few bytes: the likeliest `kept` departments' log-probabilities; the others share what is
-    /// left equally (they are unlikely, and a decision never needs their order).
+    /// Kept per member in a few bytes: the likeliest `kept` departments' probabilities; the others share what is left
+    /// equally (they are unlikely, and a decision never needs their order). Kept as probabilities, not their logs: a
+    /// decision then takes no exp or log to unpack and pack the belief (a Float holds the 1e-12 a belief goes down to).
     struct SurveyBelief: Sendable {
         /// How many departments a belief keeps.
         static let kept = 4
@@ -35,9 +36,9 @@ extension PresenceEngine {
         var generation: UInt32 = 0
         var updatedAt: Int64 = 0
         var count = 0
-        /// Indexes into the fit's departments, and their log-probabilities.
+        /// Indexes into the fit's departments, and their probabilities.
         var departments = InlineArray<4, Int16>(repeating: 0)
-        var logProbabilities = InlineArray<4, Float>(repeating: 0)
+        var probabilities = InlineArray<4, Float>(repeating: 0)
 
         /// Brings the belief to `now` with the fit's log-posteriors `evidence` (one per department, normalised),
         /// and writes the probability of every department into `belief`. `current` is the member's department now
@@ -70,10 +71,13 @@ extension PresenceEngine {
             let moved = total > 1 ? 1 - SurveyMath.exp(-seconds / stay) : 0
             let spread = moved / Double(max(total - 1, 1))
             let weight = evidencePerSecond * seconds
+            // Most departments of a store are far below the floor: they share one factor, worked out once.
+            let floored = SurveyMath.exp(weight * -evidenceFloor)
             var sum = 0.0
             for index in belief.indices {
                 let predicted = (1 - moved) * belief[index] + spread * (1 - belief[index])
-                belief[index] = predicted * SurveyMath.exp(weight * max(evidence[index], -evidenceFloor))
+                let evidence = evidence[index]
+                belief[index] = predicted * (evidence <= -evidenceFloor ? floored : SurveyMath.exp(weight * evidence))
                 sum += belief[index]
             }
             guard sum > 0 else {
@@ -86,11 +90,11 @@ extension PresenceEngine {
         /// The probabilities of every department from the kept ones (the rest share what is left).
         private func expand(total: Int, into belief: inout [Double]) {
             var keptMass = 0.0
-            for slot in 0..<count { keptMass += SurveyMath.exp(Double(logProbabilities[slot])) }
+            for slot in 0..<count { keptMass += Double(probabilities[slot]) }
             let rest = total > count ? max(1 - keptMass, 0) / Double(total - count) : 0
             for _ in 0..<total { belief.append(rest) }
             for slot in 0..<count where Int(departments[slot]) < total {
-                belief[Int(departments[slot])] = SurveyMath.exp(Double(logProbabilities[slot]))
+                belief[Int(departments[slot])] = Double(probabilities[slot])
             }
         }
 
@@ -109,9 +113,7 @@ extension PresenceEngine {
                 departments[slot] = Int16(index)
                 count = min(count + 1, Self.kept)
             }
-            for slot in 0..<count {
-                logProbabilities[slot] = Float(Self.logProbability(belief[Int(departments[slot])]))
-            }
+            for slot in 0..<count { probabilities[slot] = Float(max(belief[Int(departments[slot])], 1e-12)) }
         }
     }
 }

@@ -91,19 +91,27 @@ extension PresenceEngine {
         }
 
         /// Fills `scores` with each department's discriminant on the readings `counted` (each by its lift over not
-        /// being heard); returns the likeliest department (an index).
+        /// being heard); returns the likeliest department (an index). Node by node, so that the inner loop runs over a
+        /// node's weights side by side (`weightsByNode`), and the largest score is kept in a register, not read back.
         private mutating func score() -> Int {
             let count = unheardScores.count
-            var first = 0
             scores.withUnsafeMutableBufferPointer { scores in
+                unheardScores.withUnsafeBufferPointer { unheard in
+                    for department in 0..<count { scores[department] = unheard[department] }
+                }
                 weightsByNode.withUnsafeBufferPointer { weights in
-                    for department in 0..<count {
-                        var score = unheardScores[department]
-                        for reading in counted { score += weights[reading.feature * count + department] * reading.lift }
-                        scores[department] = score
-                        if score > scores[first] { first = department }
+                    for reading in counted {
+                        let base = reading.feature * count
+                        let lift = reading.lift
+                        for department in 0..<count { scores[department] += weights[base + department] * lift }
                     }
                 }
+            }
+            var first = 0
+            var largest = -Double.infinity
+            for department in 0..<count where scores[department] > largest {
+                largest = scores[department]
+                first = department
             }
             return first
         }
