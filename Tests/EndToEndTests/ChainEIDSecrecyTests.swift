@@ -66,7 +66,7 @@ struct ChainEIDSecrecyTests {
         #expect(await eventually(timeout: .seconds(15)) { !events("left").isEmpty }, "\(base.watch.lines)")
         #expect(try await base.writesSettled(of: "store-1"), "the visit is in the registry")
 
-        let export = try await Self.members(["export", base.directory + "/export.csv"], base.url)
+        let export = try await ChainInfrastructure.members(["export", base.directory + "/export.csv"], base.url)
         let exported = try String(contentsOfFile: base.directory + "/export.csv", encoding: .utf8)
         #expect(exported.contains("Bea Lund") && !exported.lowercased().contains(Self.keyHex), "\(exported)")
         #expect(exported.split(separator: "\n").first.map { !$0.split(separator: ",").contains("eid") } == true, "\(exported)")
@@ -88,13 +88,13 @@ struct ChainEIDSecrecyTests {
         }
         #expect(FileManager.default.fileExists(atPath: base.directory + "/store-1.cache"), "the cache file is among those searched")
 
-        try await Self.members(["forget", "bea"], base.url)
+        try await ChainInfrastructure.members(["forget", "bea"], base.url)
         #expect(await eventually(timeout: .seconds(10)) { base.watch.lines.contains { $0.contains("member-forgotten") } })
         let outboxEmpty = await eventually(timeout: .seconds(10), interval: .milliseconds(250)) {
             (try? base.server.psql("SELECT count(*) FROM registry_event", database: database))?.hasPrefix("0") == true
         }
         #expect(outboxEmpty, "the coordinator deletes the published event")
-        try await Self.members(["purge"], base.url)
+        try await ChainInfrastructure.members(["purge"], base.url)
         #expect(try base.server.psql("SELECT count(*) FROM member_fob", database: database).hasPrefix("0"))
         #expect(try Self.files(in: data, holding: sealed).isEmpty, "the sealed key is gone with her")
         #expect(!(try base.server.dumpData(database: database)).contains(sealedHex))
@@ -102,13 +102,6 @@ struct ChainEIDSecrecyTests {
         let outputs = base.watch.lines + [coordinator.transcript, export.transcript]
         for output in outputs { #expect(!output.lowercased().contains(Self.keyHex), "the key in: \(output.prefix(300))") }
         await base.stop([coordinator])
-    }
-
-    @discardableResult
-    private static func members(_ arguments: [String], _ url: String) async throws -> TestProcess {
-        let command = try Mesh.program("beacon-coordinator", ["members"] + arguments + ["--db", url])
-        #expect(await command.waitForExit(timeout: .seconds(60)) == .exited(0), "\(command.transcript)")
-        return command
     }
 
     /// The files under `folder` (recursively) whose bytes hold `needle`.

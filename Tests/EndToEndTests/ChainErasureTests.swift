@@ -65,7 +65,7 @@ struct ChainErasureTests {
         let data = base.server.directory + "/data"
         #expect(try await Self.found(Self.secrets, in: data).isEmpty == false, "written before she is forgotten")
 
-        try await Self.members(["forget", Self.secrets[0]], base.url)
+        try await ChainInfrastructure.members(["forget", Self.secrets[0]], base.url)
         let announced = await eventually(timeout: .seconds(10)) {
             base.watch.lines.contains { $0.contains("member-forgotten") && $0.contains(Self.secrets[0]) }
         }
@@ -74,7 +74,7 @@ struct ChainErasureTests {
             (try? base.server.psql("SELECT count(*) FROM registry_event", database: database))?.hasPrefix("0") == true
         }
         #expect(outboxEmpty, "the coordinator deletes the published event")
-        let purge = try await Self.members(["purge"], base.url)
+        let purge = try await ChainInfrastructure.members(["purge"], base.url)
         #expect(purge.stdoutLines.last?.hasPrefix("purged: nothing") == true, "\(purge.transcript)")
 
         let left = try await Self.found(Self.secrets, in: data)
@@ -83,13 +83,6 @@ struct ChainErasureTests {
         #expect(Self.secrets.allSatisfy { !dump.contains($0) } && dump.contains("Ana Souza"), "pg_dump --data-only")
         #expect(base.watch.lines.filter { $0.contains("member-forgotten") }.count == 1)
         await base.stop([coordinator])
-    }
-
-    @discardableResult
-    private static func members(_ arguments: [String], _ url: String) async throws -> TestProcess {
-        let command = try Mesh.program("beacon-coordinator", ["members"] + arguments + ["--db", url])
-        #expect(await command.waitForExit(timeout: .seconds(60)) == .exited(0), "\(command.transcript)")
-        return command
     }
 
     /// The files of `folder` (recursively, read as bytes, as `strings` would) holding any of `values`, with the value.

@@ -83,4 +83,12 @@ struct ChainInfrastructure {
         relay.stop()
         server.stop()
     }
+
+    /// `beacon-coordinator members …` on the registry at `url`, expected to succeed; its process, ended.
+    @discardableResult
+    static func members(_ arguments: [String], _ url: String) async throws -> TestProcess {
+        let command = try Mesh.program("beacon-coordinator", ["members"] + arguments + ["--db", url])
+        #expect(await command.waitForExit(timeout: .seconds(60)) == .exited(0), "\(command.transcript)")
+        return command
+    }
 }
