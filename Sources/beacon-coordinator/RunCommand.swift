@@ -111,8 +111,12 @@ struct RunCommand: AsyncParsableCommand {
                 }
             }
         }
-        // Members' Eddystone-EID fobs as the registry now holds them (the CSV's included).
-        let fobs = try coldStart == nil ? Self.fobResolution(registry, secrets: secrets, config: config, logger: logger) : nil
+        // Members' Eddystone-EID fobs as the registry now holds them (the CSV's included). Started from the cache (which
+        // holds no fob keys, sealed or not), none yet: they come with the registry once it is back.
+        let fobs =
+            try coldStart == nil
+            ? Self.fobResolution(registry, secrets: secrets, config: config, logger: logger)
+            : secrets.map { try FobResolution(fobs: [:], secrets: $0, now: WallClock.now().milliseconds / 1000, logger: logger) }
         MQTTLibrary.initialize()
         let service = CoordinatorService(
             configuration: configuration, registry: registry, leases: leases,

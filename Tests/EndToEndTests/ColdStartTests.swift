@@ -1,3 +1,4 @@
+import BeaconMeshFobs
 import BeaconMeshTesting
 import Foundation
 import Testing
@@ -114,6 +115,54 @@ struct ColdStartTests {
         #expect(try base.visits(of: "ana") == 12, "counted once")
         #expect(Self.arrivals(base).count == 1, "Zoë, forgotten, is not greeted: \(Self.arrivals(base))")
         await health.stop()
+        await base.stop([porto])
+    }
+
+    @Test(
+        "cold-started while PostgreSQL is cut off with members' Eddystone-EID fobs: the cache holds no fob key, and once the line is back the fobs resolve (health counts them) and a member's fob greets her"
+    )
+    func fobsResolveOnceTheLineIsBack() async throws {
+        let identityKey: [UInt8] = [0x5E, 0xC7, 0x11, 0xA0, 0x3B, 0x92, 0x4D, 0xE8, 0x76, 0x2F, 0xC1, 0x08, 0x9A, 0x63, 0xB5, 0xD4]
+        let keyHex = identityKey.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        let base = try await ChainInfrastructure.start(
+            members: "id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt,eid\nbea,Bea Lund,Chai,,,0,,,\(keyHex):10:0\n",
+            filters: ["beaconmesh/v1/stores/+/events", "beaconmesh/v1/coordinators/store-2/health"])
+        try Data((0..<32).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: base.directory + "/secrets.key"))
+        let config = Self.config(base) + "\nsecretsKeyFile: secrets.key\n"
+        var porto = try await base.startCoordinator(name: "store-2", config: config)
+        let cache = base.directory + "/store-2.cache"
+        #expect(await eventually(timeout: .seconds(15)) { Self.cacheText(cache).contains("Bea Lund") }, "\(porto.transcript)")
+        #expect(!Self.cacheText(cache).lowercased().contains(keyHex), "no fob key in the cache")
+
+        base.relay.cut()
+        _ = await porto.stop(with: SIGKILL, timeout: .seconds(10))
+        porto = try await base.startCoordinator(name: "store-2", config: config)
+        #expect(porto.stderrLines.contains { $0.contains("starting from the local cache") }, "\(porto.transcript)")
+        base.relay.restore()
+        // Health counts her fob once the registry is read again.
+        @Sendable func fobs(_ line: String) -> Int? {
+            guard line.contains("/health ") else { return nil }
+            return (Mesh.payload(of: line)?["fobs"] as? [String: Any])?["count"] as? Int
+        }
+        #expect(
+            await eventually(timeout: .seconds(40)) { base.watch.lines.contains { fobs($0) == 1 } },
+            "\(base.watch.lines.filter { $0.contains("/health ") }.suffix(1))\n\(porto.transcript)")
+        let fob = try #require(EddystoneEID(identityKey: identityKey, rotationExponent: 10))
+        try await paced(8, every: .milliseconds(250)) { seq in
+            let now = Mesh.nowMilliseconds
+            try await MosquittoClients.publish(
+                port: base.broker.port, topic: "beaconmesh/v1/stores/2/departments/10/nodes/a/sightings",
+                string: """
+                    {"v":1,"store":2,"department":10,"node":"a","boot":"fob","seq":\(seq + 1),"sentAt":\(now),\
+                    "sightings":[{"beacon":"\(fob.beaconKey(counter: UInt32(now / 1000)))","rssi":-58,"count":4,"txPower":-20,\
+                    "distance":1.1,"proximity":"near","lastSeen":\(now)}]}
+                    """, qos: 1)
+        }
+        #expect(
+            await eventually(timeout: .seconds(10)) {
+                Self.arrivals(base).contains { ($0["member"] as? [String: Any])?["id"] as? String == "bea" }
+            }, "\(base.watch.lines.suffix(4))\n\(porto.transcript)")
+        #expect(!porto.transcript.lowercased().contains(keyHex))
         await base.stop([porto])
     }
 }
