@@ -55,6 +55,10 @@ struct EIDMemberEndToEndTests {
     func fobIsGreetedAcrossRotations() async throws {
         let (broker, folder, config, add) = try await Self.anaWithHerFob()
         let database = folder + "/mesh.sqlite"
+        // `members list` shows her fob in a column of its own, not among her beacons.
+        let list = try await Self.members(["list"], database: database)
+        let row = list.stdoutLines.first { $0.hasPrefix("ana ") }?.split(separator: " ", omittingEmptySubsequences: true) ?? []
+        #expect(row.suffix(3) == ["0", "eid", "K=2"], "\(list.transcript)")
 
         let events = try await MosquittoClients.subscribe(port: broker.port, filter: "beaconmesh/v1/#", qos: 1)
         let coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", config])
