@@ -28,7 +28,7 @@ public enum RegistryLocation: Sendable, Equatable {
     public func open(
         passwordFile: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
         logger: Logger = Logger(label: "beaconmesh-registry"), connectingLater: Bool = false
-    ) throws(RegistryFailure) -> any MemberRegistry & SurveyRegistry {
+    ) throws(RegistryFailure) -> any MemberRegistry {
         switch self {
         case .sqlite(let path):
             return try SQLiteRegistry(path: path)

@@ -10,13 +10,15 @@ import BeaconMeshCore
 /// - `MemberDirectory`: the `members` commands (import, remove, forget, purge, export);
 /// - `AnalyticsReading`: the dashboard's history and analytics;
 /// - `WebhookOutbox`: the coordinator's webhook couriers;
-/// - `StoreLeases` (a connection of its own) and `SurveyRegistry` (the store surveys) beside them.
+/// - `SurveyRegistry`: the store surveys (samples, fits, marks), which the coordinator reads beside `RegistryReading`;
+/// - `StoreLeases` (a connection of its own) beside them.
 ///
 /// Every call blocks until the database answered and is one transaction: callers run them on threads of their own,
 /// never on the path from a sighting to an event. Loyalty counts are written as increments (`RegistryChanges`), so
 /// coordinators sharing a registry all count; rows of a member that no longer exists are never written, so a forgotten
 /// member stays forgotten.
 public typealias MemberRegistry = MemberDirectory & RegistryReading & RegistryWriting & AnalyticsReading & WebhookOutbox
+    & SurveyRegistry
 
 /// What every role of the registry has: where it is, and how it says what went wrong.
 public protocol RegistryBackend: AnyObject, Sendable {

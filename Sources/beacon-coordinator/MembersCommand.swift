@@ -30,7 +30,7 @@ struct MembersCommand: ParsableCommand {
             }
         }
 
-        func open() throws -> any MemberRegistry & SurveyRegistry {
+        func open() throws -> any MemberRegistry {
             do {
                 return try RegistryLocation(db).open()
             } catch {
@@ -39,7 +39,7 @@ struct MembersCommand: ParsableCommand {
         }
 
         /// Runs `body` on the registry (members and store surveys); a failure names the database and says why.
-        func use<T>(_ body: (any MemberRegistry & SurveyRegistry) throws -> T) throws -> T {
+        func use<T>(_ body: (any MemberRegistry) throws -> T) throws -> T {
             let registry = try open()
             do {
                 return try body(registry)

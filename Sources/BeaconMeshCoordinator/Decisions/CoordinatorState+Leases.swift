@@ -31,12 +31,12 @@ extension CoordinatorState {
         var surveyMarks: [SurveyMarkRecord] = []
 
         /// Reads what taking `stores` over needs out of `registry` (at `now`).
-        static func read(stores: Set<UInt16>, from registry: any RegistryReading, at now: Timestamp) throws -> TakeOver {
+        static func read(stores: Set<UInt16>, from registry: any RegistryReading & SurveyRegistry, at now: Timestamp) throws -> TakeOver {
             TakeOver(
                 stores: stores, visits: try registry.loadVisits(stores: stores), promoFires: try registry.promoFires(),
                 handledCheckins: try registry.checkinRequests(since: now - CoordinatorState.checkinMemory),
                 history: try registry.openHistory(stores: stores),
-                surveyMarks: try (registry as? any SurveyRegistry)?.surveyMarks(stores: stores) ?? [])
+                surveyMarks: try registry.surveyMarks(stores: stores))
         }
     }
 

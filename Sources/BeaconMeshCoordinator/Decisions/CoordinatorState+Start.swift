@@ -27,10 +27,11 @@ extension CoordinatorState {
         var cachedLeases: [UInt16: LeaseGrant]? = nil
 
         /// Reads what a state starts from out of `registry` (at `now`).
-        static func read(from registry: any RegistryReading, stores: Set<UInt16>? = nil, at now: Timestamp) throws -> Start {
+        static func read(from registry: any RegistryReading & SurveyRegistry, stores: Set<UInt16>? = nil, at now: Timestamp) throws -> Start
+        {
             var surveys: [UInt16: SurveyFit] = [:]
             var marks: [SurveyMarkRecord] = []
-            if let registry = registry as? any SurveyRegistry, let stores {
+            if let stores {
                 // A fit that cannot be read leaves its store uncalibrated; the registry poll logs why at its first look.
                 for store in try registry.surveyFitVersions(stores: stores).keys {
                     surveys[store] = (try? registry.surveyFit(store: store)) ?? nil

@@ -16,7 +16,7 @@ import Synchronization
 /// the service's clock (`ServiceClock.instant()`, so tests move it); its pace is real time, as the database's is.
 final class LeaseKeeper: Sendable {
     private let leases: any StoreLeases
-    private let registry: any RegistryReading
+    private let registry: any RegistryReading & SurveyRegistry
     private let stores: [UInt16]
     private let holder: String
     private let ttl: Duration
@@ -42,7 +42,7 @@ final class LeaseKeeper: Sendable {
     /// A keeper of `holder`'s leases of `stores` in `leases`, each for `ttl`, renewed every `renewInterval`; take-overs
     /// are read from `registry`; answers go to `inbox`.
     init(
-        leases: any StoreLeases, registry: any RegistryReading, stores: [UInt16], holder: String, ttl: Duration,
+        leases: any StoreLeases, registry: any RegistryReading & SurveyRegistry, stores: [UInt16], holder: String, ttl: Duration,
         renewInterval: Duration, inbox: DecisionInbox, logger: Logger, clock: any ServiceClock, readsHolders: Bool = false,
         webhooks: WebhookList
     ) {

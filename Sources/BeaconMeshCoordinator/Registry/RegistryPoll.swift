@@ -39,7 +39,7 @@ struct RegistryPoll: Sendable {
 
     /// Everything one look needs besides its own state.
     struct Parts: Sendable {
-        let registry: any RegistryReading
+        let registry: any RegistryReading & SurveyRegistry
         let publisher: any MQTTClientProtocol
         let topics: Topics
         let writer: RegistryWriter

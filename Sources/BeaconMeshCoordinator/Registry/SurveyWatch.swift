@@ -22,12 +22,11 @@ struct SurveyWatch: Sendable {
 
     /// The stores whose fit changed since the last look (a new fit, or `nil`: cleared), with the baselines of their
     /// references in the samples of a new fit, and those whose new fit could not be read (they keep the fit they had;
-    /// that version is not read again); nothing when it looked less than `interval` ago, or when the registry keeps
-    /// no surveys. Throws when the versions cannot be read.
-    mutating func look(at registry: any RegistryBackend, now: ContinuousClock.Instant) throws -> (
+    /// that version is not read again); nothing when it looked less than `interval` ago.
+    /// Throws when the versions cannot be read.
+    mutating func look(at surveys: any SurveyRegistry, now: ContinuousClock.Instant) throws -> (
         changed: [UInt16: SurveyFit?], baselines: [UInt16: ReferenceDrift.Baseline], unreadable: [UInt16: any Error]
     ) {
-        guard let surveys = registry as? any SurveyRegistry else { return ([:], [:], [:]) }
         if let lastLook, now - lastLook < Self.interval { return ([:], [:], [:]) }
         lastLook = now
         let current = try surveys.surveyFitVersions(stores: stores)

@@ -4,7 +4,7 @@ import PostgresNIO
 
 /// Store surveys in the chain's database (schema version 4): every store's samples, fits and fit versions, keyed by
 /// store, so a store's survey lives with it whichever coordinator decides it.
-extension PostgresRegistry: SurveyRegistry {
+extension PostgresRegistry {
     public func addSurveySamples(_ samples: [SurveySample]) throws {
         guard !samples.isEmpty else { return }
         try session.transaction { statements in try insertSurveySamples(samples, statements) }

@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 
 /// Store surveys in the SQLite file: samples, fits and fit versions, in tables keyed by store.
-extension SQLiteRegistry: SurveyRegistry {
+extension SQLiteRegistry {
     /// Migration v8: the survey's tables.
     ///
     /// Samples are kept in the order of store, beacon and time (WITHOUT ROWID: the primary key is the table's
