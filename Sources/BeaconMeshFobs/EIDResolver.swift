@@ -40,6 +40,8 @@ public struct EIDResolver: Sendable {
     var identityKeys: [UInt8] = []
     var exponents: [UInt8] = []
     var offsets: [Int64] = []
+    /// How far each fob's offset has moved (seconds) since it was registered or last taken by `takeDrifted`.
+    var offsetDrifts: [Int32] = []
     /// Where the slot's ring of ids starts in `ids`.
     var ringStarts: [UInt32] = []
     /// The first window whose id the slot holds, and how many it holds (consecutive windows).
@@ -71,6 +73,7 @@ public struct EIDResolver: Sendable {
         identityKeys.reserveCapacity(capacity * 16)
         exponents.reserveCapacity(capacity)
         offsets.reserveCapacity(capacity)
+        offsetDrifts.reserveCapacity(capacity)
         ringStarts.reserveCapacity(capacity)
         firstHeld.reserveCapacity(capacity)
         heldCounts.reserveCapacity(capacity)
@@ -115,6 +118,7 @@ public struct EIDResolver: Sendable {
         heardWindows[slot] = UInt32(window)
         heardAt[slot] = UInt32(clamping: now)
         if offset != offsets[slot] {
+            offsetDrifts[slot] = Int32(clamping: Int64(offsetDrifts[slot]) + offset - offsets[slot])
             offsets[slot] = offset
             refreshSlot(slot, at: now)
         }
@@ -152,6 +156,18 @@ public struct EIDResolver: Sendable {
         return removed
     }
 
+    /// The fobs whose offset has moved `threshold` seconds or more since it was registered (or since it was last taken
+    /// here), with their offsets now, by handle: for the registry, so that a restart starts each fob from where it was
+    /// last heard. From now on each one's drift counts from these.
+    public mutating func takeDrifted(by threshold: Int64) -> [UInt64: Int64] {
+        var drifted: [UInt64: Int64] = [:]
+        for slot in offsetDrifts.indices where handles[slot] != 0 && abs(Int64(offsetDrifts[slot])) >= threshold {
+            drifted[handles[slot]] = offsets[slot]
+            offsetDrifts[slot] = 0
+        }
+        return drifted
+    }
+
     /// The first and last window start of the ids accepted for the fob in `slot` at `now`, or `nil`.
     func acceptedWindows(of slot: Int, at now: Int64) -> (first: Int64, last: Int64)? {
         let rotation = Int64(1) << Int64(exponents[slot])
@@ -181,6 +197,7 @@ public struct EIDResolver: Sendable {
             exponents[slot] = exponent
             identityKeys.replaceSubrange((slot * 16)..<(slot * 16 + 16), with: fob.eid.identityKeyBytes)
             offsets[slot] = fob.offset
+            offsetDrifts[slot] = 0
             heardAt[slot] = 0
         } else {
             guard handles.count < Self.capacity else { return nil }
@@ -189,6 +206,7 @@ public struct EIDResolver: Sendable {
             identityKeys += fob.eid.identityKeyBytes
             exponents.append(exponent)
             offsets.append(fob.offset)
+            offsetDrifts.append(0)
             ringStarts.append(UInt32(ids.count))
             firstHeld.append(0)
             heldCounts.append(0)

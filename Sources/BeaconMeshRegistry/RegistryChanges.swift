@@ -40,6 +40,8 @@ public struct RegistryChanges: Sendable {
     public internal(set) var webhookDeliveries: [WebhookDelivery] = []
     /// Survey marks as they now stand, each replacing what is kept under its key; `nil`: the mark ended (`stop`).
     public internal(set) var surveyMarks: [SurveyMarkRecord.Key: SurveyMarkRecord?] = [:]
+    /// Where members' Eddystone-EID fobs stand as the coordinator followed them (offsets, by the fob's handle).
+    public internal(set) var fobOffsets: [UInt64: Int64] = [:]
 
     /// The most survey samples that wait: two hours of one surveyed beacon (a few megabytes). Unlike the rest, samples
     /// are not replaced by later ones, so while the database is away for longer than that, the oldest are given up
@@ -86,6 +88,7 @@ public struct RegistryChanges: Sendable {
     public var count: Int {
         visits.count + counts.count + promoFires.count + checkins.count + checkinRequests.count + publishedRegistryEvents.count
             + history.count + guestCounts.count + surveySamples.count + webhookDeliveries.count + surveyMarks.count
+            + fobOffsets.count
     }
 
     /// Saves `visit` (replacing the member's saved one).
@@ -157,6 +160,10 @@ public struct RegistryChanges: Sendable {
     /// Keeps `mark` as the one of its beacon in its store (replacing what is kept).
     public mutating func keep(_ mark: SurveyMarkRecord) { surveyMarks[mark.key] = .some(mark) }
 
+    /// Keeps `offset` (Unix seconds minus the fob's counter) as where the fob `handle` stands, as the coordinator
+    /// followed it.
+    public mutating func keepFobOffset(_ offset: Int64, handle: UInt64) { fobOffsets[handle] = offset }
+
     /// Ends the mark kept under `key`.
     public mutating func endMark(_ key: SurveyMarkRecord.Key) { surveyMarks[key] = .some(nil) }
 
@@ -180,6 +187,7 @@ public struct RegistryChanges: Sendable {
         if let before = later.forgetHistoryBefore { forgetHistory(before: before) }
         webhookDeliveries.append(contentsOf: later.webhookDeliveries)
         surveyMarks.merge(later.surveyMarks) { _, new in new }
+        fobOffsets.merge(later.fobOffsets) { _, new in new }
         return addSurveySamples(later.surveySamples)
     }
 }

@@ -76,6 +76,10 @@ struct EIDResolverTests {
             #expect(resolver.resolve(Self.eid.ephemeralID(counter: counter), at: time) == Self.ana, "day \(day)")
         }
         #expect(abs(resolver.offset(of: Self.ana)! - (Self.started - 300 * 13)) < 1024, "the offset followed the fob")
+        // For the registry: the fob has moved more than a minute from where it was registered; taken once.
+        let drifted = resolver.takeDrifted(by: 60)
+        #expect(drifted.keys.sorted() == [Self.ana] && drifted[Self.ana] == resolver.offset(of: Self.ana))
+        #expect(resolver.takeDrifted(by: 60).isEmpty)
     }
 
     @Test("heard changing window, the fob's offset is known to the second")

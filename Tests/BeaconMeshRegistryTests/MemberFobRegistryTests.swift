@@ -44,6 +44,25 @@ struct MemberFobRegistryTests {
         #expect(try registry.contents().fobs.isEmpty && registry.member(id: "ana") == nil)
     }
 
+    @Test("a fob's offset as the coordinator followed it is written by its handle; a later one replaces it", arguments: Backend.allCases)
+    func followedOffset(backend: Backend) throws {
+        let registry = try backend.makeRegistry()
+        let ana = MemberRecord(profile: MemberProfile(id: "ana", name: "Ana Souza"), beacons: [], createdAt: nil, fob: Self.fob)
+        try registry.merge([ana])
+        var changes = RegistryChanges()
+        changes.keepFobOffset(Self.fob.offset - 90, handle: Self.fob.handle)
+        changes.keepFobOffset(5, handle: 0x5EED)  // a fob nobody has now: nothing written
+        var later = RegistryChanges()
+        later.keepFobOffset(Self.fob.offset - 150, handle: Self.fob.handle)
+        changes.merge(later)
+        #expect(changes.count == 2)
+        try registry.apply(changes)
+        var expected = Self.fob
+        expected.offset -= 150
+        #expect(try registry.member(id: "ana")?.fob == expected)
+        #expect(try registry.contents().fobs == ["ana": expected])
+    }
+
     @Test("the CSV's eid column is read for sealing, never kept as a custom field; a bad cell names its line, not the key")
     func csvColumn() throws {
         let header = "id,name,favoriteDrink,beacons,photo,visits,lastVisitAt,createdAt,eid,tier"

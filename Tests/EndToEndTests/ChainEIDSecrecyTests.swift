@@ -1,3 +1,4 @@
+import BeaconMeshCore
 import BeaconMeshFobs
 import BeaconMeshTesting
 import Foundation
@@ -17,11 +18,9 @@ struct ChainEIDSecrecyTests {
     static func batch(seq: Int) throws -> String {
         let now = Mesh.nowMilliseconds
         let fob = try #require(EddystoneEID(identityKey: identityKey, rotationExponent: 10))
-        let id = fob.beaconKey(counter: UInt32(now / 1000))
-        return """
-            {"v":1,"store":1,"department":10,"node":"a","boot":"eid","seq":\(seq),"sentAt":\(now),\
-            "sightings":[{"beacon":"\(id)","rssi":-58,"count":4,"txPower":-20,"distance":1.1,"proximity":"near","lastSeen":\(now)}]}
-            """
+        return Mesh.batch(
+            store: 1, department: 10, boot: "eid", seq: seq, beacon: fob.beaconKey(counter: UInt32(now / 1000)).description, rssi: -58,
+            at: now)
     }
 
     @Test(

@@ -1,3 +1,4 @@
+import BeaconMeshCore
 import BeaconMeshFobs
 import BeaconMeshTesting
 import Foundation
@@ -152,11 +153,9 @@ struct ColdStartTests {
             let now = Mesh.nowMilliseconds
             try await MosquittoClients.publish(
                 port: base.broker.port, topic: "beaconmesh/v1/stores/2/departments/10/nodes/a/sightings",
-                string: """
-                    {"v":1,"store":2,"department":10,"node":"a","boot":"fob","seq":\(seq + 1),"sentAt":\(now),\
-                    "sightings":[{"beacon":"\(fob.beaconKey(counter: UInt32(now / 1000)))","rssi":-58,"count":4,"txPower":-20,\
-                    "distance":1.1,"proximity":"near","lastSeen":\(now)}]}
-                    """, qos: 1)
+                string: Mesh.batch(
+                    store: 2, department: 10, boot: "fob", seq: seq + 1, beacon: fob.beaconKey(counter: UInt32(now / 1000)).description,
+                    rssi: -58, at: now), qos: 1)
         }
         #expect(
             await eventually(timeout: .seconds(10)) {

@@ -98,6 +98,49 @@ struct EIDMemberEndToEndTests {
     }
 
     @Test(
+        "a fob whose clock ran 200 s ahead is followed, and where it stands is kept in the registry: after a restart it resolves 450 s ahead (beyond the 5 minutes allowed around the registered counter)"
+    )
+    func followedOffsetSurvivesARestart() async throws {
+        let (broker, folder, config, _) = try await Self.anaWithHerFob()
+        let fob = try #require(EddystoneEID(identityKey: Self.identityKey, rotationExponent: 2))
+        let health = try await MosquittoClients.subscribe(port: broker.port, filter: "beaconmesh/v1/coordinators/+/health", qos: 0)
+        /// Her fob heard `ahead` seconds ahead of its registered counter, eight times over two seconds.
+        func hear(ahead: Int64, boot: String) async throws {
+            try await paced(8, every: .milliseconds(250)) { seq in
+                let now = Mesh.nowMilliseconds
+                let id = fob.beaconKey(counter: UInt32(now / 1000 - Self.fobStart + ahead))
+                try await MosquittoClients.publish(
+                    port: broker.port, topic: "beaconmesh/v1/stores/1/departments/10/nodes/a/sightings",
+                    string: Mesh.batch(store: 1, department: 10, boot: boot, seq: seq + 1, beacon: id.description, at: now), qos: 1)
+            }
+        }
+        /// The `fobs` of the first health report after `mark` that counted `batches` batches.
+        func fobs(after mark: Int, batches: Int) async -> [String: Any]? {
+            let line = await eventually(timeout: .seconds(10)) {
+                health.lines.dropFirst(mark).first { (Mesh.payload(of: $0)?["batches"] as? Int ?? 0) >= batches }
+            }
+            return line.flatMap { Mesh.payload(of: $0)?["fobs"] as? [String: Any] }
+        }
+        var coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", config, "--health-interval", "1s"])
+        #expect(await coordinator.waitForLine(in: .stderr, timeout: .seconds(15)) { $0.contains("coordinator running") } != nil)
+        try await hear(ahead: 200, boot: "first")
+        #expect(await fobs(after: 0, batches: 8)?["unresolved"] as? Int == 0, "\(health.lines.suffix(2))")
+        // The offset moved 200 s: written at the next refresh (every 2 s for K = 2), then a clean stop.
+        try await Task.sleep(for: .seconds(3))
+        #expect(await coordinator.stop(with: SIGTERM, timeout: .seconds(10)) == .exited(0), "\(coordinator.transcript)")
+
+        let mark = health.lines.count
+        coordinator = try Mesh.program("beacon-coordinator", ["run", "--config", config, "--health-interval", "1s"])
+        #expect(await coordinator.waitForLine(in: .stderr, timeout: .seconds(15)) { $0.contains("coordinator running") } != nil)
+        try await hear(ahead: 450, boot: "second")
+        #expect(await fobs(after: mark, batches: 8)?["unresolved"] as? Int == 0, "\(health.lines.suffix(2))\n\(coordinator.transcript)")
+        _ = await coordinator.stop(with: SIGTERM, timeout: .seconds(10))
+        await health.stop()
+        await broker.stop()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    @Test(
         "a recording of her fob replayed two hours later greets nobody (a guest in occupancy, never a guest visit); without the secrets key, or with another, the coordinator does not start"
     )
     func replayedRecordingAndWrongKeys() async throws {

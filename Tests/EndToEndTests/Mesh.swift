@@ -68,9 +68,19 @@ enum Mesh {
         store: Int, department: Int, node: String = "a", boot: String = "b00t", seq: Int,
         major: Int = 1, minor: Int, rssi: Double = -60, proximity: String = "near", at milliseconds: Int64
     ) -> String {
+        batch(
+            store: store, department: department, node: node, boot: boot, seq: seq, beacon: "ibeacon:\(uuid):\(major):\(minor)",
+            rssi: rssi, proximity: proximity, at: milliseconds)
+    }
+
+    /// A sighting batch as a scanner would publish it, with one sighting of `beacon` (a key).
+    static func batch(
+        store: Int, department: Int, node: String = "a", boot: String = "b00t", seq: Int,
+        beacon: String, rssi: Double = -60, proximity: String = "near", at milliseconds: Int64
+    ) -> String {
         """
         {"v":1,"store":\(store),"department":\(department),"node":"\(node)","boot":"\(boot)","seq":\(seq),"sentAt":\(milliseconds),\
-        "sightings":[{"beacon":"ibeacon:\(uuid):\(major):\(minor)","rssi":\(rssi),"count":4,"txPower":-59,"distance":1.1,\
+        "sightings":[{"beacon":"\(beacon)","rssi":\(rssi),"count":4,"txPower":-59,"distance":1.1,\
         "proximity":"\(proximity)","lastSeen":\(milliseconds)}]}
         """
     }

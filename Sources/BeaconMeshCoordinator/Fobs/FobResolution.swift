@@ -78,9 +78,22 @@ public final class FobResolution: Sendable {
         return .sightings(batch)
     }
 
+    /// A fob's offset is written back to the registry once it has moved this many seconds (a fob's clock drifts 13 s a
+    /// day at 150 ppm: a write every few days a fob).
+    static let offsetWrittenAfter: Int64 = 60
+
     /// Brings every fob's ids up to `now` (Unix seconds): the windows that came into range in, those that left out.
-    func refresh(at now: Int64) {
-        state.withLock { $0.resolver.refresh(at: now) }
+    /// Returns the registry changes that keep the offsets of fobs that drifted `offsetWrittenAfter` or more, so that a
+    /// restarted coordinator starts each fob from where it was last heard (nothing when none did).
+    func refresh(at now: Int64) -> RegistryChanges {
+        var changes = RegistryChanges()
+        state.withLock { state in
+            state.resolver.refresh(at: now)
+            for (handle, offset) in state.resolver.takeDrifted(by: Self.offsetWrittenAfter) {
+                changes.keepFobOffset(offset, handle: handle)
+            }
+        }
+        return changes
     }
 
     /// Takes the fobs of members changed in the registry: the fobs `gone` (their handles: members gone, or whose fob

@@ -5,8 +5,8 @@ import BeaconMeshWire
 /// Registry writes not yet made, as the local cache keeps them (`CoordinatorCacheDocument.PendingWrite`), so that a
 /// restart while the database is away loses none: saved and ended visits, visit and check-in counts, promo firings,
 /// check-in requests handled, guest counts, registry events published, webhook deliveries owed, and the forgetting of
-/// old rows. The visit history's records and survey samples are not kept (the history is rewritten as visits go on;
-/// a survey walked while the database was away is walked again).
+/// old rows. The visit history's records, survey samples and fob offsets are not kept (the history is rewritten as
+/// visits go on; a survey walked while the database was away is walked again; a fob is followed again as it is heard).
 extension RegistryChanges {
     var cacheValue: JSONValue {
         var members: [(String, JSONValue)] = []

@@ -33,9 +33,11 @@ struct DecisionService: Service {
                 if let fobs {
                     group.addTask {
                         // Each fob's ids follow its windows: a rotation's new id is in the table before the fob says it.
+                        // Offsets that drifted go to the registry, for the next start.
                         while !Task.isCancelled {
                             try? await clock.sleep(for: fobs.refreshInterval)
-                            fobs.refresh(at: clock.now().milliseconds / 1000)
+                            let offsets = fobs.refresh(at: clock.now().milliseconds / 1000)
+                            if !offsets.isEmpty { performing.writer.enqueue(offsets) }
                         }
                     }
                 }

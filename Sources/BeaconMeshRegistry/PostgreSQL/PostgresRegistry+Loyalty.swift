@@ -88,6 +88,9 @@ extension PostgresRegistry {
             try keep(Array(changes.history.values), statements)
             try insertSurveySamples(changes.surveySamples, statements)
             try keepSurveyMarks(changes.surveyMarks, statements)
+            for (handle, offset) in changes.fobOffsets {
+                try statements.execute("UPDATE member_fob SET counter_offset = \(offset) WHERE handle = \(Int64(bitPattern: handle))")
+            }
             try insertWebhookDeliveries(changes.webhookDeliveries, statements)
             let guests = changes.guestCounts.sorted {
                 ($0.key.store, $0.key.hour, $0.key.department) < ($1.key.store, $1.key.hour, $1.key.department)

@@ -63,6 +63,10 @@ extension SQLiteRegistry {
             }
             try SQLiteRegistry.insertSurveySamples(changes.surveySamples, in: db)
             try SQLiteRegistry.keepSurveyMarks(changes.surveyMarks, in: db)
+            for (handle, offset) in changes.fobOffsets {
+                try db.execute(
+                    sql: "UPDATE member_fob SET counterOffset = ? WHERE handle = ?", arguments: [offset, Int64(bitPattern: handle)])
+            }
             try SQLiteRegistry.insertWebhookDeliveries(changes.webhookDeliveries, in: db)
             for (fire, time) in changes.promoFires {
                 try db.execute(
