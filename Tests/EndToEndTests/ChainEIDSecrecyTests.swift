@@ -33,22 +33,7 @@ struct ChainEIDSecrecyTests {
         try Data((0..<32).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: base.directory + "/secrets.key"))
         let coordinator = try await base.startCoordinator(
             name: "store-1",
-            config: """
-                id: store-1
-                broker: {url: "\(base.broker.url)"}
-                database: "\(base.url)"
-                members: members.csv
-                secretsKeyFile: secrets.key
-                presence: {staleAfter: 3s, exitAfter: 2s, switchMargin: 4, switchDwell: 1s, visitGap: 20m}
-                stores:
-                  - id: 1
-                    name: Store 1
-                    departments:
-                      - {id: 10, name: Clothing}
-                """)
-        func events(_ type: String) -> [[String: Any]] {
-            base.watch.lines.compactMap(Mesh.payload(of:)).filter { $0["type"] as? String == type }
-        }
+            config: base.storeOneConfig(top: ["secretsKeyFile: secrets.key"], store: ["departments:", "  - {id: 10, name: Clothing}"]))
         let heard = Task {
             try? await paced(12, every: .milliseconds(250)) { index in
                 try? await MosquittoClients.publish(
@@ -58,11 +43,11 @@ struct ChainEIDSecrecyTests {
         }
         #expect(
             await eventually(timeout: .seconds(10)) {
-                events("arrived").contains { ($0["member"] as? [String: Any])?["id"] as? String == "bea" }
+                base.events("arrived").contains { ($0["member"] as? [String: Any])?["id"] as? String == "bea" }
             },
             "\(base.watch.lines)\n\(coordinator.transcript)")
         await heard.value
-        #expect(await eventually(timeout: .seconds(15)) { !events("left").isEmpty }, "\(base.watch.lines)")
+        #expect(await eventually(timeout: .seconds(15)) { !base.events("left").isEmpty }, "\(base.watch.lines)")
         #expect(try await base.writesSettled(of: "store-1"), "the visit is in the registry")
 
         let export = try await ChainInfrastructure.members(["export", base.directory + "/export.csv"], base.url)

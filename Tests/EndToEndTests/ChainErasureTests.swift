@@ -22,23 +22,12 @@ struct ChainErasureTests {
             filters: ["beaconmesh/v1/stores/+/events", "beaconmesh/v1/registry/events"])
         let coordinator = try await base.startCoordinator(
             name: "store-1",
-            config: """
-                id: store-1
-                broker: {url: "\(base.broker.url)"}
-                database: "\(base.url)"
-                members: members.csv
-                presence: {staleAfter: 3s, exitAfter: 2s, switchMargin: 4, switchDwell: 1s, visitGap: 20m}
-                promos: {dwell: 1s, cooldown: 24h}
-                stores:
-                  - id: 1
-                    name: Store 1
-                    greeting: "Welcome back, {name}!"
-                    departments:
-                      - {id: 10, name: Clothing, till: true, promo: {id: shirts, title: "Shirts", message: "10 off"}}
-                """)
-        func events(_ type: String) -> [[String: Any]] {
-            base.watch.lines.compactMap(Mesh.payload(of:)).filter { $0["type"] as? String == type }
-        }
+            config: base.storeOneConfig(
+                top: ["promos: {dwell: 1s, cooldown: 24h}"],
+                store: [
+                    "greeting: \"Welcome back, {name}!\"", "departments:",
+                    "  - {id: 10, name: Clothing, till: true, promo: {id: shirts, title: \"Shirts\", message: \"10 off\"}}",
+                ]))
         // She visits Clothing: greeted, offered the promo, checked in at the till, then leaves.
         let heard = Task {
             try? await paced(16, every: .milliseconds(250)) { index in
@@ -48,14 +37,16 @@ struct ChainErasureTests {
                     qos: 1)
             }
         }
-        #expect(await eventually(timeout: .seconds(10)) { !events("arrived").isEmpty }, "\(coordinator.transcript)")
+        #expect(await eventually(timeout: .seconds(10)) { !base.events("arrived").isEmpty }, "\(coordinator.transcript)")
         try await MosquittoClients.publish(
             port: base.broker.port, topic: "beaconmesh/v1/stores/1/checkins",
             string: #"{"v":1,"id":"r1","member":"\#(Self.secrets[0])","department":10,"till":"till-1","at":\#(Mesh.nowMilliseconds)}"#,
             qos: 1)
-        #expect(await eventually(timeout: .seconds(10)) { !events("promo").isEmpty && !events("checkin").isEmpty }, "\(base.watch.lines)")
+        #expect(
+            await eventually(timeout: .seconds(10)) { !base.events("promo").isEmpty && !base.events("checkin").isEmpty },
+            "\(base.watch.lines)")
         await heard.value
-        #expect(await eventually(timeout: .seconds(15)) { !events("left").isEmpty })
+        #expect(await eventually(timeout: .seconds(15)) { !base.events("left").isEmpty })
         let database = String(base.url.split(separator: "/").last ?? "")
         let historyWritten = await eventually(timeout: .seconds(15), interval: .milliseconds(250)) {
             let count = try? base.server.psql("SELECT count(*) FROM visit_history WHERE left_at IS NOT NULL", database: database)

@@ -91,4 +91,19 @@ struct ChainInfrastructure {
         #expect(await command.waitForExit(timeout: .seconds(60)) == .exited(0), "\(command.transcript)")
         return command
     }
+
+    /// The config of coordinator `store-1` on this chain's registry: it merges `members.csv` and decides store 1 with
+    /// short timings; `top` lines go at the top level, `store` lines under store 1 (its departments among them).
+    func storeOneConfig(top: [String] = [], store: [String]) -> String {
+        let head = [
+            "id: store-1", "broker: {url: \"\(broker.url)\"}", "database: \"\(url)\"", "members: members.csv",
+            "presence: {staleAfter: 3s, exitAfter: 2s, switchMargin: 4, switchDwell: 1s, visitGap: 20m}",
+        ]
+        return (head + top + ["stores:", "  - id: 1", "    name: Store 1"] + store.map { "    " + $0 }).joined(separator: "\n")
+    }
+
+    /// The events of `type` the watch has seen so far, as payloads.
+    func events(_ type: String) -> [[String: Any]] {
+        watch.lines.compactMap(Mesh.payload(of:)).filter { $0["type"] as? String == type }
+    }
 }
