@@ -24,10 +24,13 @@ public enum AccuracySurvey {
     /// The scoreboard of `folders`, each recording also decided from a survey of all the others (leave one
     /// recording out: the seconds scored are never the seconds surveyed), with `shift` dB added to the readings of
     /// the recording scored.
-    public static func leavingOneOut(_ folders: [String], rules: PresenceRules = PresenceRules(), shift: Double = 0) throws -> Scoreboard {
+    public static func leavingOneOut(
+        _ folders: [String], rules: PresenceRules = PresenceRules(), shift: Double = 0, tracing: Bool = false
+    ) throws -> Scoreboard {
         let recordings = try folders.map { try LabelledRecording.load(folder: $0) }
         let samples = try recordings.map { try PresenceReplay(rules: rules).surveySamples($0) }
         var scoreboard = Scoreboard(baselines: true)
+        scoreboard.tracing = tracing
         for (index, recording) in recordings.enumerated() {
             let others = samples.indices.filter { $0 != index }.flatMap { samples[$0] }
             let fit = try SurveyTraining(samples: others, store: recording.store).fit(at: Timestamp(milliseconds: 0)).fit

@@ -44,6 +44,7 @@ public struct Scoreboard: Sendable {
         if let surveyed {
             for (beacon, outcome) in try surveyed.run(recording) {
                 surveyFitness = outcome.surveyFitness
+                if tracing { traces.append(Self.trace(recording, beacon: beacon, outcome: outcome, decider: .surveyed)) }
                 scores[.surveyed, default: AccuracyScore()] =
                     scores[.surveyed, default: AccuracyScore()]
                     + AccuracyScore.score(outcome.decisions, beacon: beacon, truth: recording.truth)
@@ -52,7 +53,7 @@ public struct Scoreboard: Sendable {
         let start = recording.truth.period?.from ?? 0
         for beacon in recording.truth.beacons {
             guard let outcome = outcomes[beacon] else { continue }
-            if tracing { traces.append(Self.trace(recording, beacon: beacon, outcome: outcome)) }
+            if tracing { traces.append(Self.trace(recording, beacon: beacon, outcome: outcome, decider: .beaconMesh)) }
             scores[.beaconMesh, default: AccuracyScore()] =
                 scores[.beaconMesh, default: AccuracyScore()]
                 + AccuracyScore.score(outcome.decisions, beacon: beacon, truth: recording.truth)
@@ -118,9 +119,11 @@ public struct Scoreboard: Sendable {
 
     /// One line per second: time from the start, truth, decision, and `department:rssi` of each department's
     /// strongest batch sighting in that second.
-    static func trace(_ recording: LabelledRecording, beacon: BeaconKey, outcome: PresenceReplay.Outcome) -> String {
+    static func trace(_ recording: LabelledRecording, beacon: BeaconKey, outcome: PresenceReplay.Outcome, decider: Decider)
+        -> String
+    {
         guard let period = recording.truth.period else { return "" }
-        var lines = ["\(recording.name) \(beacon): second truth decided | department:rssi…"]
+        var lines = ["\(recording.name) \(beacon), \(decider.rawValue): second truth decided | department:rssi…"]
         var second = period.from
         var index = 0
         while second < period.to {

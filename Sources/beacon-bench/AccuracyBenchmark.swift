@@ -29,7 +29,10 @@ struct AccuracyScoreCommand: ParsableCommand {
     @Flag(help: "Print the confusion matrix of each recording and of the total (seconds by true and decided department).")
     var confusion = false
 
-    @Flag(help: "Print, per second, the truth, the decision and each department's strongest reported RSSI.")
+    @Flag(
+        help:
+            "Print, per second, the truth, the decision and each department's strongest reported RSSI (surveyed decisions too, when a survey decides)."
+    )
     var trace = false
 
     @Option(
@@ -68,7 +71,7 @@ struct AccuracyScoreCommand: ParsableCommand {
         if let switchMargin { rules.switchMargin = switchMargin }
         if let switchDwell { rules.switchDwell = DurationText.parse(switchDwell)! }
         if leaveOneOut {
-            scoreboard = try AccuracySurvey.leavingOneOut(recordings, rules: rules, shift: shift)
+            scoreboard = try AccuracySurvey.leavingOneOut(recordings, rules: rules, shift: shift, tracing: trace)
         }
         var surveyed: PresenceReplay?
         if !surveys.isEmpty {
