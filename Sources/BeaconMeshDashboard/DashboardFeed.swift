@@ -73,11 +73,14 @@ public final class DashboardFeed: Service {
             await withDiscardingTaskGroup { group in
                 group.addTask {
                     for await event in connectionEvents {
+                        BrokerEventLog.log(event, to: logger)
                         switch event {
                         case .connected:
                             hub.connection(changed: true, at: clock.now())
                         case .disconnected(let reason):
                             if reason != .requested { hub.connection(changed: false, at: clock.now()) }
+                        case .trouble:
+                            break
                         }
                     }
                 }
@@ -99,6 +102,6 @@ public final class DashboardFeed: Service {
             }
         }
         hub.close()
-        await client.disconnect(timeout: .seconds(2))
+        for trouble in await client.disconnect(timeout: .seconds(2)) { BrokerEventLog.log(trouble, to: logger) }
     }
 }

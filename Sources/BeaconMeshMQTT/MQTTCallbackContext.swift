@@ -84,7 +84,7 @@ final class MQTTCallbackContext: Sendable {
     private func didConnect(_ mosq: OpaquePointer, code: Int32, flags: Int32) {
         guard code == 0 else {
             let reason = String(cString: mosquitto_connack_string(code))
-            logger.warning("broker refused the connection", metadata: ["mqtt.reason": "\(reason)"])
+            logger.debug("broker refused the connection", metadata: ["mqtt.reason": "\(reason)"])
             notifyConnection(.disconnected(.refused(reason)))
             return
         }
@@ -105,13 +105,14 @@ final class MQTTCallbackContext: Sendable {
                 recordSubscribe(mid: mid, filter: subscription.filter)
             } else {
                 let error = status.error(call: "mosquitto_subscribe to \(subscription.filter)")
-                logger.error("could not re-subscribe after connecting", metadata: ["mqtt.error": "\(error)"])
+                report(.resubscribeFailed(filter: subscription.filter, error: "\(error)"))
             }
         }
         notifyConnection(.connected(sessionPresent: sessionPresent))
     }
 
-    /// Publishes the announcement on the connection just accepted; a failure is logged (the next connection tries again).
+    /// Publishes the announcement on the connection just accepted; a failure is reported (the next connection tries
+    /// again).
     private func announce(_ message: MQTTMessage, on mosq: OpaquePointer) {
         var mid: Int32 = 0
         let status = message.payload.withUnsafeBytes { bytes in
@@ -125,7 +126,7 @@ final class MQTTCallbackContext: Sendable {
             recordPublished(MQTTMessageID(rawValue: mid), qos: message.qos)
         } else {
             let error = status.error(call: "mosquitto_publish to \(message.topic)")
-            logger.error("could not publish the announcement after connecting", metadata: ["mqtt.error": "\(error)"])
+            report(.announcementFailed("\(error)"))
         }
     }
 
@@ -152,7 +153,7 @@ final class MQTTCallbackContext: Sendable {
         if code == 0 {
             logger.info("disconnected from broker")
         } else {
-            logger.warning("lost the connection to the broker; reconnecting", metadata: ["mqtt.reason": "\(reason)"])
+            logger.debug("lost the connection to the broker; reconnecting", metadata: ["mqtt.reason": "\(reason)"])
         }
         notifyConnection(.disconnected(reason))
     }
@@ -198,9 +199,7 @@ final class MQTTCallbackContext: Sendable {
 
     private func reportSubscription(filter: String, grantedQoS: Int32) {
         if grantedQoS >= 0x80 {
-            logger.error(
-                "the broker refused the subscription (not authorised for this topic?)",
-                metadata: ["mqtt.filter": "\(filter)"])
+            report(.subscriptionRefused(filter: filter))
         } else {
             logger.debug("subscribed", metadata: ["mqtt.filter": "\(filter)", "mqtt.qos": "\(grantedQoS)"])
         }
@@ -222,12 +221,12 @@ final class MQTTCallbackContext: Sendable {
         _ = inbox.putWhenRoomBlocking { $0.append(received) }  // false once closed: the client is stopping
     }
 
-    /// libmosquitto's own log lines: its errors (e.g. OpenSSL's reason for a rejected certificate) as warnings,
-    /// its protocol chatter at trace, the rest at debug.
+    /// libmosquitto's own log lines: its errors (e.g. OpenSSL's reason for a rejected certificate) reported to the
+    /// caller, its protocol chatter at trace, the rest at debug.
     private func didLog(level: Int32, text: String) {
         switch level {
         case MOSQ_LOG_ERR:
-            logger.warning("\(text)", metadata: ["source": "libmosquitto"])
+            report(.library(text))
         case MOSQ_LOG_DEBUG:
             logger.trace("\(text)", metadata: ["source": "libmosquitto"])
         default:
@@ -322,6 +321,12 @@ final class MQTTCallbackContext: Sendable {
     }
 
     /// Tells connection observers and waiters about a connection change.
+    /// Reports `trouble` to the caller's connection event streams (logged here at debug only).
+    func report(_ trouble: MQTTTrouble) {
+        logger.debug("\(trouble)")
+        notifyConnection(.trouble(trouble))
+    }
+
     private func notifyConnection(_ event: MQTTConnectionEvent) {
         let observers = state.withLock { Array($0.connectionObservers.values) }
         for observer in observers { observer.yield(event) }

@@ -166,7 +166,7 @@ public final class MQTTClient: Sendable {
                 context.state.withLock { $0.lifecycle = .created }
                 throw error
             }
-            logger.warning("broker not reachable yet; retrying in the background", metadata: ["mqtt.error": "\(error)"])
+            context.report(.notReachableYet("\(error)"))
         }
         do {
             try loop.start()
@@ -333,9 +333,11 @@ public final class MQTTClient: Sendable {
     /// acknowledged, sends DISCONNECT (so the broker does not publish the last will), stops the network thread and frees
     /// everything. Safe to call if never started or never connected, and more than once (later calls return at once).
     ///
-    /// `finalMessage.retained` is used as the retain flag. Messages still unacknowledged at the deadline are logged
-    /// and lost. Afterwards `messages` and all observer streams end and every method throws `MQTTError.closed`.
-    public func disconnect(timeout: Duration = .seconds(5), finalMessage: MQTTMessage? = nil) async {
+    /// `finalMessage.retained` is used as the retain flag. Messages still unacknowledged at the deadline are lost;
+    /// what went wrong is returned. Afterwards `messages` and all observer streams end and every method throws
+    /// `MQTTError.closed`.
+    @discardableResult
+    public func disconnect(timeout: Duration = .seconds(5), finalMessage: MQTTMessage? = nil) async -> [MQTTTrouble] {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         let previous = context.state.withLock { state in
@@ -345,13 +347,14 @@ public final class MQTTClient: Sendable {
         }
         switch previous {
         case .closing, .closed:
-            return
+            return []
         case .created:
             tearDown()
-            return
+            return []
         case .started:
             break
         }
+        var troubles: [MQTTTrouble] = []
 
         if let finalMessage {
             do {
@@ -359,15 +362,11 @@ public final class MQTTClient: Sendable {
                     topic: finalMessage.topic, payload: finalMessage.payload,
                     qos: finalMessage.qos, retain: finalMessage.retained)
             } catch {
-                logger.warning("could not publish the final message", metadata: ["mqtt.error": "\(error)"])
+                troubles.append(.finalMessageNotPublished("\(error)"))
             }
         }
         let flushed = await context.waitUntil(timeout: max(.zero, deadline - clock.now)) { $0.unacknowledgedAtLeastOnce == 0 }
-        if !flushed {
-            logger.warning(
-                "disconnecting with unacknowledged messages; they are lost",
-                metadata: ["mqtt.unacknowledged": "\(unacknowledgedCount)"])
-        }
+        if !flushed { troubles.append(.unacknowledgedAtClose(unacknowledgedCount)) }
         let code = loop.close { mosquitto_disconnect(handle.pointer) }
         if code == MOSQ_ERR_SUCCESS.rawValue {
             // Let the network thread write DISCONNECT and close the socket before it is stopped.
@@ -378,6 +377,8 @@ public final class MQTTClient: Sendable {
         context.inbox.close()
         loop.stop()
         tearDown()
+        for trouble in troubles { logger.debug("\(trouble)") }
+        return troubles
     }
 
     /// Destroys the libmosquitto instance, then gives back the context reference C held, then ends all streams.

@@ -50,8 +50,10 @@ public protocol MQTTClientProtocol: AnyObject, Sendable {
 
     /// Shuts down cleanly within about `timeout`: publishes `finalMessage` (if any), waits for QoS 1 messages to be
     /// acknowledged, then disconnects without the last will. Afterwards every stream ends and every method throws
-    /// `MQTTError.closed`. Safe to call more than once.
-    func disconnect(timeout: Duration, finalMessage: MQTTMessage?) async
+    /// `MQTTError.closed`. Safe to call more than once. Returns what went wrong (a final message not published,
+    /// messages lost), for the caller to log.
+    @discardableResult
+    func disconnect(timeout: Duration, finalMessage: MQTTMessage?) async -> [MQTTTrouble]
 }
 
 extension MQTTClientProtocol {
@@ -69,7 +71,8 @@ extension MQTTClientProtocol {
     }
 
     /// Disconnects cleanly without a final message; see `disconnect(timeout:finalMessage:)`.
-    public func disconnect(timeout: Duration = .seconds(5)) async {
+    @discardableResult
+    public func disconnect(timeout: Duration = .seconds(5)) async -> [MQTTTrouble] {
         await disconnect(timeout: timeout, finalMessage: nil)
     }
 }

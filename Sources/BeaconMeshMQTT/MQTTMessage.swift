@@ -64,6 +64,8 @@ public enum MQTTConnectionEvent: Sendable, Hashable {
     case connected(sessionPresent: Bool)
     /// The connection ended or could not be established; the client keeps retrying unless the reason is `.requested`.
     case disconnected(MQTTDisconnectReason)
+    /// Something went wrong that the client got over or keeps retrying; the caller logs it.
+    case trouble(MQTTTrouble)
 }
 
 /// Why the client is not connected.

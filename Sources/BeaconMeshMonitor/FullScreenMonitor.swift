@@ -100,6 +100,8 @@ public final class FullScreenMonitor: Service {
                         model.connection(changed: true, at: now)
                     case .connection(.disconnected(let reason)):
                         if reason != .requested { model.connection(changed: false, at: now) }
+                    case .connection(.trouble(let trouble)):
+                        BrokerEventLog.log(trouble, to: logger)
                     case .tick:
                         model.tick(at: now)
                         if handleKeys(terminal, model: model, at: now) { break inputLoop }
@@ -112,7 +114,7 @@ public final class FullScreenMonitor: Service {
             feed.finish()
         }
         terminal.close()
-        await client.disconnect(timeout: .seconds(2))
+        for trouble in await client.disconnect(timeout: .seconds(2)) { BrokerEventLog.log(trouble, to: logger) }
     }
 
     /// Applies a presence snapshot or an event; anything unreadable is counted (and logged, throttled).

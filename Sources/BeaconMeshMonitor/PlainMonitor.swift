@@ -30,11 +30,13 @@ public final class PlainMonitor: Service {
     }
 
     public func run() async throws {
+        let connectionEvents = client.connectionEvents()  // before start(), so the first connection is not missed
         try client.start()
         try client.subscribe(topics.events(store: store), qos: .atLeastOnce)
         try client.subscribe(topics.alerts(store: store), qos: .atLeastOnce)
         let messages = client.messages
         let (write, clock, logger, alerts) = (self.write, self.clock, self.logger, topics.alerts(store: store))
+        async let brokerEventsLogged: Void = BrokerEventLog.follow(connectionEvents, logger: logger)
         // Shutdown cancels the reading (the messages end when their reader is cancelled); then the client disconnects.
         await cancelWhenGracefulShutdown {
             var drops = DropCounter()
@@ -50,6 +52,8 @@ public final class PlainMonitor: Service {
                 }
             }
         }
-        await client.disconnect(timeout: .seconds(2))
+        let troubles = await client.disconnect(timeout: .seconds(2))
+        await brokerEventsLogged
+        for trouble in troubles { BrokerEventLog.log(trouble, to: logger) }
     }
 }

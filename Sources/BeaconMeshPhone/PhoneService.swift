@@ -56,7 +56,9 @@ public final class PhoneService: Service {
     public func run() async throws {
         let offers = topics.offers(member: configuration.member)
         let checkins = topics.checkins(member: configuration.member)
+        let connectionEvents = client.connectionEvents()  // before start(), so the first connection is not missed
         try client.start()
+        async let brokerEventsLogged: Void = BrokerEventLog.follow(connectionEvents, logger: logger)
         try client.subscribe(offers, qos: .atLeastOnce)
         try client.subscribe(checkins, qos: .atLeastOnce)
         logger.info(
@@ -87,9 +89,10 @@ public final class PhoneService: Service {
             var state = await cancelWhenGracefulShutdown { await self.walk() }
             // The app stops ranging: say so, so the store stops counting its readings at once.
             if state.lastWasInStore { publish(beacons: [], state: &state) }
-            await client.disconnect(timeout: .seconds(3))
+            for trouble in await client.disconnect(timeout: .seconds(3)) { BrokerEventLog.log(trouble, to: logger) }
             return state.seq
         }
+        await brokerEventsLogged
         logger.info("phone stopped", metadata: ["reports": "\(reports)"])
     }
 

@@ -139,6 +139,9 @@ public final class ScannerService: Service {
         var inForce = configuration
         try client.subscribe(topics.storeNodeConfig(store: configuration.node.store), qos: .atLeastOnce)
         try client.subscribe(topics.nodeConfig(configuration.node), qos: .atLeastOnce)
+        // What the client meets (a refused or lost connection, OpenSSL's reason for a certificate), logged as it comes.
+        let connectionEvents = client.connectionEvents()
+        async let brokerEventsLogged: Void = BrokerEventLog.follow(connectionEvents, logger: logger)
         try client.start()
         if client.configuration.announcement == nil {
             // A client made without the scanner's announcement: say `online` once, at least.
@@ -264,10 +267,12 @@ public final class ScannerService: Service {
         if let batch = state.pipeline.flush(at: state.lastPacketTime ?? clock.now()) { state.enqueue(batch) }
         if failure == nil { await drain(&state) }
         let offline = Self.status(.offline, of: configuration, boot: boot, startedAt: startedAt, config: configBook.reports)
-        await client.disconnect(
+        let troubles = await client.disconnect(
             timeout: client.isConnected ? .seconds(5) : .milliseconds(200),
             finalMessage: MQTTMessage(
                 topic: topics.nodeStatus(configuration.node), payload: WireCodec.encode(offline), qos: .atLeastOnce, retained: true))
+        await brokerEventsLogged
+        for trouble in troubles { BrokerEventLog.log(trouble, to: logger) }
         logger.info(
             "scanner stopped",
             metadata: [

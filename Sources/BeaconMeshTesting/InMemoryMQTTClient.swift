@@ -123,8 +123,10 @@ public final class InMemoryMQTTClient: MQTTClientProtocol {
 
     /// Publishes `finalMessage` if connected, then ends the connection cleanly (no will) at once: the in-memory broker
     /// acknowledges as it receives, so there is nothing to wait for (messages it holds back are lost).
-    public func disconnect(timeout: Duration, finalMessage: MQTTMessage?) async {
+    @discardableResult
+    public func disconnect(timeout: Duration, finalMessage: MQTTMessage?) async -> [MQTTTrouble] {
         broker.state.withLock { $0.disconnect(number, finalMessage: finalMessage) }.finish()
+        return []
     }
 
     // MARK: The test's side

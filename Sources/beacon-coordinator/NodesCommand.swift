@@ -27,11 +27,14 @@ struct NodesCommand: AsyncParsableCommand {
             throw UsageError(error.description)
         }
         MQTTLibrary.initialize()
-        let watch = try FleetWatch(
-            client: try MQTTClient(configuration: mqtt, logger: Logger(label: "beacon-coordinator")), topics: Topics(), store: store)
+        let client = try MQTTClient(configuration: mqtt, logger: Logger(label: "beacon-coordinator"))
+        // Why the broker could not be reached, should it not be (the events end when the client disconnects).
+        async let problem = BrokerEventLog.lastProblem(client.connectionEvents())
+        let watch = try FleetWatch(client: client, topics: Topics(), store: store)
         guard await watch.gatherRetained(timeout: brokerTimeout) else {
             await watch.close()
-            throw NodesFailure("cannot reach the broker at \(mqtt.broker) within 10 s")
+            let why = (await problem).map { " (\($0))" } ?? ""
+            throw NodesFailure("cannot reach the broker at \(mqtt.broker) within 10 s\(why)")
         }
         return watch
     }

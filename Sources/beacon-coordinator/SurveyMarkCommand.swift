@@ -69,7 +69,7 @@ struct SurveyMarkCommand: AsyncParsableCommand {
         let payload = WireCodec.encode(department.mark(of: beacon, at: WallClock.now()))
         // Why the broker could not be reached, should it not be (the events end when the client disconnects).
         let events = client.connectionEvents()
-        async let problem = Self.lastProblem(events)
+        async let problem = BrokerEventLog.lastProblem(events)
         let id: MQTTMessageID
         do {
             try client.start()
@@ -92,14 +92,6 @@ struct SurveyMarkCommand: AsyncParsableCommand {
         CommandLineProgram.printLine("\(topic) \(String(decoding: payload, as: UTF8.self))")
     }
 
-    /// The last reason the connection ended or was refused (`nil` if it never was), once `events` end.
-    private static func lastProblem(_ events: AsyncStream<MQTTConnectionEvent>) async -> String? {
-        var last: String?
-        for await event in events {
-            if case .disconnected(let reason) = event, reason != .requested { last = reason.description }
-        }
-        return last
-    }
 }
 
 /// Why a mark was not published, in one line (exit 1).

@@ -142,7 +142,7 @@ final class FailingClient: MQTTClientProtocol {
 
     func unsubscribe(_ filter: String) throws(MQTTError) { try client.unsubscribe(filter) }
 
-    func disconnect(timeout: Duration, finalMessage: MQTTMessage?) async {
+    func disconnect(timeout: Duration, finalMessage: MQTTMessage?) async -> [MQTTTrouble] {
         await client.disconnect(timeout: timeout, finalMessage: finalMessage)
     }
 }

@@ -316,11 +316,24 @@ struct MQTTClientTests {
         for number in 1...200 {
             try client.publish(topic: "flush/n", string: "\(number)", qos: .atLeastOnce)
         }
-        await client.disconnect(timeout: .seconds(10))
+        #expect(await client.disconnect(timeout: .seconds(10)) == [])
         let last = await sub.waitForLine { $0 == "flush/n 200" }
         #expect(last != nil)
         #expect(sub.lines.count(where: { $0.hasPrefix("flush/n ") }) >= 200)
         await sub.stop()
+    }
+
+    @Test("what disconnect could not do is returned to the caller: messages the stopped broker never acknowledged")
+    func disconnectReportsLostMessages() async throws {
+        let broker = try await MosquittoBroker.start()
+        let client = try makeClient(broker.url)
+        try await startAndConnect(client)
+        await broker.stop()
+        for number in 1...3 {
+            try client.publish(topic: "lost/n", string: "\(number)", qos: .atLeastOnce)
+        }
+        let troubles = await client.disconnect(timeout: .milliseconds(300))
+        #expect(troubles == [.unacknowledgedAtClose(3)])
     }
 
     @Test("a client can be disconnected without ever connecting, and refuses work afterwards")

@@ -23,6 +23,12 @@ struct MQTTReconnectTests {
 
         let client = try makeClient("mqtts://127.0.0.1:\(tlsPort)") { $0.caFile = trusted.caCertificate }
         let inbox = Inbox(client)
+        let events = client.connectionEvents()
+        let watcher = Task {
+            var troubles: [MQTTTrouble] = []
+            for await case .trouble(let trouble) in events { troubles.append(trouble) }
+            return troubles
+        }
         try await startAndConnect(client)
         try await subscribeAndWait(client, "tls/#")
 
@@ -61,6 +67,11 @@ struct MQTTReconnectTests {
 
         await client.disconnect()
         await good.stop()
+        // Each refused handshake was reported to the caller, with OpenSSL's reason (the module logs it at debug only).
+        let troubles = await watcher.value
+        #expect(
+            troubles.count { if case .library(let line) = $0 { line.contains("certificate verify failed") } else { false } } >= 2,
+            "\(troubles)")
     }
 
     @Test("an idle client stays connected past 1.5 × its keep-alive: the network loop sends the pings")

@@ -1,5 +1,6 @@
 import BeaconMeshCore
 import BeaconMeshMQTT
+import BeaconMeshService
 import BeaconMeshWire
 import Logging
 import ServiceLifecycle
@@ -7,7 +8,8 @@ import ServiceLifecycle
 /// The coordinator's two broker connections over its life: connected, subscribed to its stores and `online` before
 /// anything else runs (`connect`); `online` said again after every reconnection (a lost session made the broker
 /// publish the last will, `offline`); and at shutdown, the last thing the coordinator does, the publisher closed and
-/// the session ended with the retained `offline` status.
+/// the session ended with the retained `offline` status. What either connection meets is logged as it comes
+/// (`BrokerEventLog`).
 struct BrokerSessionService: Service {
     let session: any MQTTClientProtocol
     let publisher: any MQTTClientProtocol
@@ -16,6 +18,7 @@ struct BrokerSessionService: Service {
     private let statusTopic: String
     private let offline: CoordinatorStatus
     private let events: AsyncStream<MQTTConnectionEvent>
+    private let publisherEvents: AsyncStream<MQTTConnectionEvent>
     private let logger: Logger
 
     /// Starts both connections, subscribes to what `configuration`'s stores publish and says `status` (retained, on
@@ -28,7 +31,7 @@ struct BrokerSessionService: Service {
             session: session, publisher: publisher, status: LatestStatus(WireCodec.encode(status)),
             statusTopic: topics.coordinatorStatus(id: configuration.id),
             offline: CoordinatorStatus(state: .offline, stores: configuration.storeIDs, active: [], startedAt: status.startedAt),
-            events: session.connectionEvents(), logger: logger)
+            events: session.connectionEvents(), publisherEvents: publisher.connectionEvents(), logger: logger)
         do {
             try publisher.start()
             try session.start()
@@ -50,9 +53,11 @@ struct BrokerSessionService: Service {
     }
 
     func run() async {
+        async let publisherEventsLogged: Void = BrokerEventLog.follow(publisherEvents, logger: logger)
         await cancelWhenGracefulShutdown {
             var connections = 0
             for await event in events {
+                BrokerEventLog.log(event, to: logger)
                 guard case .connected = event else { continue }
                 connections += 1
                 guard connections > 1 else { continue }
@@ -64,9 +69,11 @@ struct BrokerSessionService: Service {
                 }
             }
         }
-        await publisher.disconnect(timeout: .seconds(5))
-        await session.disconnect(
+        var troubles = await publisher.disconnect(timeout: .seconds(5))
+        await publisherEventsLogged
+        troubles += await session.disconnect(
             timeout: .seconds(5),
             finalMessage: MQTTMessage(topic: statusTopic, payload: WireCodec.encode(offline), qos: .atLeastOnce, retained: true))
+        for trouble in troubles { BrokerEventLog.log(trouble, to: logger) }
     }
 }
