@@ -1,4 +1,5 @@
 import Foundation
+
 /// The order the contract promises of each member's visit events on a store's `events` topic:
 /// `arrived (moved* left (resumed moved* left)*)`, and a new `arrived` only after a `left` (a later visit). Every end-to-end
 /// run that produces events checks its stream with this, whatever else it tests.

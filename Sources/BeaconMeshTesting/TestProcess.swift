@@ -39,12 +39,14 @@ public final class TestProcess: Sendable {
 
     private let output: OutputBuffer
 
-    /// Starts `executable` with `arguments`; `environment` replaces the inherited one when given. Stdin is /dev/null.
+    /// Starts `executable` with `arguments`; `environment` replaces the inherited one when given. Stdin is /dev/null,
+    /// or with `writableInput` a socket the test writes lines to (`write(line:)`, `closeInput()`): a socket, not a
+    /// pipe, so that writing to a program that has exited fails instead of raising SIGPIPE in the test runner.
     ///
     /// Throws `TestSupportError` naming the program when it cannot be started (missing, not executable).
     public init(
         executable: String, arguments: [String] = [], environment: [String: String]? = nil,
-        currentDirectory: String? = nil
+        currentDirectory: String? = nil, writableInput: Bool = false
     ) throws {
         let description = ([executable] + arguments).joined(separator: " ")
         guard access(executable, X_OK) == 0 else {
@@ -57,14 +59,24 @@ public final class TestProcess: Sendable {
         guard pipe(&stdoutPipe) == 0, pipe(&stderrPipe) == 0 else {
             throw TestSupportError("cannot create pipes for \(description): \(String(cString: strerror(errno)))")
         }
-        for descriptor in stdoutPipe + stderrPipe {
+        var inputSockets: [Int32] = [-1, -1]
+        if writableInput {
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &inputSockets) == 0 else {
+                throw TestSupportError("cannot create the input socket of \(description): \(String(cString: strerror(errno)))")
+            }
+        }
+        for descriptor in stdoutPipe + stderrPipe + inputSockets where descriptor >= 0 {
             _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         }
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if writableInput {
+            posix_spawn_file_actions_adddup2(&actions, inputSockets[1], 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], 2)
 
@@ -98,13 +110,16 @@ public final class TestProcess: Sendable {
         }
         close(stdoutPipe[1])
         close(stderrPipe[1])
+        if writableInput { close(inputSockets[1]) }
         guard spawned == 0 else {
             close(stdoutPipe[0])
             close(stderrPipe[0])
+            if writableInput { close(inputSockets[0]) }
             throw TestSupportError("cannot start \(description): \(String(cString: strerror(spawned)))")
         }
 
         let output = OutputBuffer()
+        output.withLock { $0.input = inputSockets[0] }
         self.executable = executable
         self.arguments = arguments
         self.processID = pid
@@ -186,6 +201,31 @@ public final class TestProcess: Sendable {
         }
     }
 
+    /// Writes `line` and a newline to the program's input (started with `writableInput`); throws when it is closed or
+    /// the program no longer reads.
+    public func write(line: String) throws {
+        let failure = output.withLock { output -> String? in
+            guard output.input >= 0 else { return "\(executable)'s input is closed" }
+            var bytes = Array(line.utf8) + [UInt8(ascii: "\n")]
+            while !bytes.isEmpty {
+                let sent = bytes.withUnsafeBytes { Glibc.send(output.input, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if sent < 0 && errno == EINTR { continue }
+                guard sent > 0 else { return "cannot write to \(executable): \(String(cString: strerror(errno)))" }
+                bytes.removeFirst(sent)
+            }
+            return nil
+        }
+        if let failure { throw TestSupportError(failure) }
+    }
+
+    /// Closes the program's input (end of file); a program reading it to its end then finishes.
+    public func closeInput() {
+        output.withLock { output in
+            if output.input >= 0 { close(output.input) }
+            output.input = -1
+        }
+    }
+
     /// Sends `signal` (e.g. `SIGINT`, `SIGTERM`, `SIGKILL`) if the process still runs.
     public func send(_ signal: Int32) {
         guard isRunning else { return }
@@ -225,6 +265,7 @@ public final class TestProcess: Sendable {
     }
 
     deinit {
+        closeInput()
         // The reaper thread still holds the buffer and collects the exit status, so no zombie is left.
         if isRunning {
             _ = kill(processID, SIGKILL)
@@ -239,6 +280,8 @@ private struct Output {
     var exitStatus: TestProcess.ExitStatus?
     /// The pipes (stdout, stderr) not yet read to their end.
     var openStreams = 2
+    /// The test's end of the program's input socket (-1: none, or closed).
+    var input: Int32 = -1
 }
 
 /// A `Mutex<Output>` in a class, so the threads' escaping closures can share it.

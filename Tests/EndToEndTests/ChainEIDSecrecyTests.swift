@@ -35,11 +35,10 @@ struct ChainEIDSecrecyTests {
             name: "store-1",
             config: base.storeOneConfig(top: ["secretsKeyFile: secrets.key"], store: ["departments:", "  - {id: 10, name: Clothing}"]))
         let heard = Task {
-            try? await paced(12, every: .milliseconds(250)) { index in
-                try? await MosquittoClients.publish(
-                    port: base.broker.port, topic: "beaconmesh/v1/stores/1/departments/10/nodes/a/sightings",
-                    string: try Self.batch(seq: index + 1), qos: 1)
-            }
+            try? await TopicPublisher.paced(
+                port: base.broker.port, topic: "beaconmesh/v1/stores/1/departments/10/nodes/a/sightings", count: 12,
+                every: .milliseconds(250)
+            ) { index in try Self.batch(seq: index + 1) }
         }
         #expect(
             await eventually(timeout: .seconds(10)) {

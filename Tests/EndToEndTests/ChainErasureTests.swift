@@ -30,11 +30,11 @@ struct ChainErasureTests {
                 ]))
         // She visits Clothing: greeted, offered the promo, checked in at the till, then leaves.
         let heard = Task {
-            try? await paced(16, every: .milliseconds(250)) { index in
-                try? await MosquittoClients.publish(
-                    port: base.broker.port, topic: "beaconmesh/v1/stores/1/departments/10/nodes/a/sightings",
-                    string: Mesh.batch(store: 1, department: 10, boot: "erasure", seq: index + 1, minor: 9, at: Mesh.nowMilliseconds),
-                    qos: 1)
+            try? await TopicPublisher.paced(
+                port: base.broker.port, topic: "beaconmesh/v1/stores/1/departments/10/nodes/a/sightings", count: 16,
+                every: .milliseconds(250)
+            ) { index in
+                Mesh.batch(store: 1, department: 10, boot: "erasure", seq: index + 1, minor: 9, at: Mesh.nowMilliseconds)
             }
         }
         #expect(await eventually(timeout: .seconds(10)) { !base.events("arrived").isEmpty }, "\(coordinator.transcript)")

@@ -53,12 +53,11 @@ private struct Chain {
     /// Each visit is its node's new boot, so that a second visit's batches are not dropped as the first one's again.
     func visit(store: Int, minor: Int, seconds: Int = 2) async throws {
         let boot = "b-\(store)-\(minor)-\(UInt32.random(in: 0...UInt32.max))"
-        try await paced(seconds * 4, every: .milliseconds(250)) { seq in
-            try await MosquittoClients.publish(
-                port: broker.port, topic: "beaconmesh/v1/stores/\(store)/departments/10/nodes/a/sightings",
-                string: Mesh.batch(
-                    store: store, department: 10, boot: boot, seq: seq + 1, minor: minor,
-                    at: Mesh.nowMilliseconds), qos: 1)
+        try await TopicPublisher.paced(
+            port: broker.port, topic: "beaconmesh/v1/stores/\(store)/departments/10/nodes/a/sightings", count: seconds * 4,
+            every: .milliseconds(250)
+        ) { seq in
+            Mesh.batch(store: store, department: 10, boot: boot, seq: seq + 1, minor: minor, at: Mesh.nowMilliseconds)
         }
     }
 

@@ -17,12 +17,10 @@ struct CheckinEndToEndTests {
 
     /// Zoë's phone ranging the counter at `proximity`, `count` reports 250 ms apart.
     private static func range(_ run: CoordinatorRun, proximity: String, department: Int = 6, from first: Int, count: Int) async throws {
-        try await paced(count, every: .milliseconds(250)) { index in
-            try await MosquittoClients.publish(
-                port: run.broker.port, topic: "beaconmesh/v1/stores/9/members/zoe/ranging",
-                string:
-                    #"{"v":1,"member":"zoe","session":"p1","seq":\#(first + index),"sentAt":\#(Mesh.nowMilliseconds),"beacons":[{"department":\#(department),"proximity":"\#(proximity)","rssi":-52,"accuracy":0.4}]}"#,
-                qos: 1)
+        try await TopicPublisher.paced(
+            port: run.broker.port, topic: "beaconmesh/v1/stores/9/members/zoe/ranging", count: count, every: .milliseconds(250)
+        ) { index in
+            #"{"v":1,"member":"zoe","session":"p1","seq":\#(first + index),"sentAt":\#(Mesh.nowMilliseconds),"beacons":[{"department":\#(department),"proximity":"\#(proximity)","rssi":-52,"accuracy":0.4}]}"#
         }
     }
 

@@ -36,11 +36,12 @@ struct ColdStartTests {
     /// Readings of the member with beacon `minor` in store 2 for `seconds`; returns when the first was sent.
     static func visit(_ base: ChainInfrastructure, minor: Int, seconds: Int = 2) async throws -> Int64 {
         let first = Mesh.nowMilliseconds
-        try await paced(seconds * 4, every: .milliseconds(250)) { seq in
+        try await TopicPublisher.paced(
+            port: base.broker.port, topic: "beaconmesh/v1/stores/2/departments/10/nodes/a/sightings", count: seconds * 4,
+            every: .milliseconds(250)
+        ) { seq in
             let at = seq == 0 ? first : Mesh.nowMilliseconds
-            try await MosquittoClients.publish(
-                port: base.broker.port, topic: "beaconmesh/v1/stores/2/departments/10/nodes/a/sightings",
-                string: Mesh.batch(store: 2, department: 10, boot: "b-\(minor)-\(first)", seq: seq + 1, minor: minor, at: at), qos: 1)
+            return Mesh.batch(store: 2, department: 10, boot: "b-\(minor)-\(first)", seq: seq + 1, minor: minor, at: at)
         }
         return first
     }
@@ -149,13 +150,14 @@ struct ColdStartTests {
             await eventually(timeout: .seconds(40)) { base.watch.lines.contains { fobs($0) == 1 } },
             "\(base.watch.lines.filter { $0.contains("/health ") }.suffix(1))\n\(porto.transcript)")
         let fob = try #require(EddystoneEID(identityKey: identityKey, rotationExponent: 10))
-        try await paced(8, every: .milliseconds(250)) { seq in
+        try await TopicPublisher.paced(
+            port: base.broker.port, topic: "beaconmesh/v1/stores/2/departments/10/nodes/a/sightings", count: 8,
+            every: .milliseconds(250)
+        ) { seq in
             let now = Mesh.nowMilliseconds
-            try await MosquittoClients.publish(
-                port: base.broker.port, topic: "beaconmesh/v1/stores/2/departments/10/nodes/a/sightings",
-                string: Mesh.batch(
-                    store: 2, department: 10, boot: "fob", seq: seq + 1, beacon: fob.beaconKey(counter: UInt32(now / 1000)).description,
-                    rssi: -58, at: now), qos: 1)
+            return Mesh.batch(
+                store: 2, department: 10, boot: "fob", seq: seq + 1, beacon: fob.beaconKey(counter: UInt32(now / 1000)).description,
+                rssi: -58, at: now)
         }
         #expect(
             await eventually(timeout: .seconds(10)) {

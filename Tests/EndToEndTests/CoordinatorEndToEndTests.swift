@@ -32,12 +32,13 @@ struct CoordinatorRun {
         department: Int, minor: Int, boot: String = "b00t", from firstSeq: Int, count: Int, every: Duration = .milliseconds(250),
         clockAhead: Int64 = 0
     ) async throws {
-        try await paced(count, every: every) { index in
-            try await MosquittoClients.publish(
-                port: broker.port, topic: "beaconmesh/v1/stores/1/departments/\(department)/nodes/a/sightings",
-                string: Mesh.batch(
-                    store: 1, department: department, boot: boot, seq: firstSeq + index, minor: minor,
-                    at: Mesh.nowMilliseconds + clockAhead), qos: 1)
+        try await TopicPublisher.paced(
+            port: broker.port, topic: "beaconmesh/v1/stores/1/departments/\(department)/nodes/a/sightings", count: count,
+            every: every
+        ) { index in
+            Mesh.batch(
+                store: 1, department: department, boot: boot, seq: firstSeq + index, minor: minor,
+                at: Mesh.nowMilliseconds + clockAhead)
         }
     }
 
@@ -257,12 +258,11 @@ struct CoordinatorEndToEndTests {
         let cafe = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/stores/9/events", qos: 1)
         let offers = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/members/+/offers", qos: 1)
         func send(_ proximity: String, from first: Int) async throws {
-            try await paced(8, every: .milliseconds(250)) { index in
-                try await MosquittoClients.publish(
-                    port: run.broker.port, topic: "beaconmesh/v1/stores/9/departments/6/nodes/a/sightings",
-                    string: Mesh.batch(
-                        store: 9, department: 6, seq: first + index, major: 1, minor: 4, proximity: proximity,
-                        at: Mesh.nowMilliseconds), qos: 1)
+            try await TopicPublisher.paced(
+                port: run.broker.port, topic: "beaconmesh/v1/stores/9/departments/6/nodes/a/sightings", count: 8,
+                every: .milliseconds(250)
+            ) { index in
+                Mesh.batch(store: 9, department: 6, seq: first + index, major: 1, minor: 4, proximity: proximity, at: Mesh.nowMilliseconds)
             }
         }
         try await send("near", from: 1)

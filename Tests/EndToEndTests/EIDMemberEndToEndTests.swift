@@ -106,12 +106,13 @@ struct EIDMemberEndToEndTests {
         let health = try await MosquittoClients.subscribe(port: broker.port, filter: "beaconmesh/v1/coordinators/+/health", qos: 0)
         /// Her fob heard `ahead` seconds ahead of its registered counter, eight times over two seconds.
         func hear(ahead: Int64, boot: String) async throws {
-            try await paced(8, every: .milliseconds(250)) { seq in
+            try await TopicPublisher.paced(
+                port: broker.port, topic: "beaconmesh/v1/stores/1/departments/10/nodes/a/sightings", count: 8,
+                every: .milliseconds(250)
+            ) { seq in
                 let now = Mesh.nowMilliseconds
                 let id = fob.beaconKey(counter: UInt32(now / 1000 - Self.fobStart + ahead))
-                try await MosquittoClients.publish(
-                    port: broker.port, topic: "beaconmesh/v1/stores/1/departments/10/nodes/a/sightings",
-                    string: Mesh.batch(store: 1, department: 10, boot: boot, seq: seq + 1, beacon: id.description, at: now), qos: 1)
+                return Mesh.batch(store: 1, department: 10, boot: boot, seq: seq + 1, beacon: id.description, at: now)
             }
         }
         /// The `fobs` of the first health report after `mark` that counted `batches` batches.

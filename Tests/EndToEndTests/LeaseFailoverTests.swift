@@ -82,12 +82,11 @@ struct LeaseChain {
     /// (department 10), then silence.
     func walk(store: Int, minor: Int, seconds: Double) async throws {
         let boot = "w\(minor)-\(UInt32.random(in: 0...UInt32.max))"
-        try await paced(Int(seconds * 4), every: .milliseconds(250)) { seq in
-            try await MosquittoClients.publish(
-                port: broker.port, topic: "beaconmesh/v1/stores/\(store)/departments/10/nodes/m\(minor)/sightings",
-                string: Mesh.batch(
-                    store: store, department: 10, node: "m\(minor)", boot: boot, seq: seq + 1, minor: minor,
-                    at: Mesh.nowMilliseconds), qos: 1)
+        try await TopicPublisher.paced(
+            port: broker.port, topic: "beaconmesh/v1/stores/\(store)/departments/10/nodes/m\(minor)/sightings",
+            count: Int(seconds * 4), every: .milliseconds(250)
+        ) { seq in
+            Mesh.batch(store: store, department: 10, node: "m\(minor)", boot: boot, seq: seq + 1, minor: minor, at: Mesh.nowMilliseconds)
         }
     }
 

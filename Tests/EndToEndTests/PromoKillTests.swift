@@ -90,13 +90,15 @@ struct PromoKillTests {
     private static func hear(minor: Int, round: Int, port: Int) -> Task<Void, Never> {
         Task {
             let node = "n\(round % 2)"
+            guard
+                let publisher = try? await TopicPublisher(
+                    port: port, topic: "beaconmesh/v1/stores/1/departments/10/nodes/\(node)/sightings")
+            else { return }
             try? await paced(.max, every: .milliseconds(250)) { index in
                 let seq = index + 1
-                try? await MosquittoClients.publish(
-                    port: port, topic: "beaconmesh/v1/stores/1/departments/10/nodes/\(node)/sightings",
-                    string: Mesh.batch(
-                        store: 1, department: 10, node: node, boot: "kill-\(round)", seq: seq, minor: minor, at: Mesh.nowMilliseconds),
-                    qos: 1)
+                try? publisher.send(
+                    Mesh.batch(
+                        store: 1, department: 10, node: node, boot: "kill-\(round)", seq: seq, minor: minor, at: Mesh.nowMilliseconds))
                 if seq == 5 {
                     try? await MosquittoClients.publish(
                         port: port, topic: "beaconmesh/v1/stores/1/checkins",
@@ -105,6 +107,7 @@ struct PromoKillTests {
                         qos: 1)
                 }
             }
+            await publisher.stop()
         }
     }
 }

@@ -14,14 +14,12 @@ struct ReferenceEndToEndTests {
         let run = try await CoordinatorRun.start(extraConfig: "    references: [{beacon: \"\(Self.reference)\", department: 20}]")
         let presence = try await MosquittoClients.subscribe(port: run.broker.port, filter: "beaconmesh/v1/stores/1/presence", qos: 1)
         // A guest beside it (minor 8) is counted: the snapshot does count guests.
-        try await paced(50, every: .milliseconds(250)) { index in
-            for minor in [7, 8] {
-                try await MosquittoClients.publish(
-                    port: run.broker.port, topic: "beaconmesh/v1/stores/1/departments/20/nodes/a/sightings",
-                    string: Mesh.batch(
-                        store: 1, department: 20, boot: "b00t", seq: 2 * index + minor - 6, minor: minor, at: Mesh.nowMilliseconds),
-                    qos: 1)
-            }
+        try await TopicPublisher.paced(
+            port: run.broker.port, topic: "beaconmesh/v1/stores/1/departments/20/nodes/a/sightings", count: 100,
+            every: .milliseconds(125)
+        ) { index in
+            // The reference (minor 7) and the guest (minor 8) in turn.
+            Mesh.batch(store: 1, department: 20, boot: "b00t", seq: index + 1, minor: 7 + index % 2, at: Mesh.nowMilliseconds)
         }
         let snapshots = presence.lines.compactMap(Mesh.payload(of:))
         let guests = snapshots.compactMap { (($0["occupancy"] as? [String: Any])?["20"] as? [String: Any])?["guests"] as? Int }
@@ -99,15 +97,19 @@ extension ReferenceEndToEndTests {
         try registry.saveSurveyFit(
             try SurveyTraining(samples: registry.surveySamples(store: 1), store: 1).fit(at: Timestamp(milliseconds: now)).fit)
         // Node 10/a now hears the reference at -65: knocked, 10 dB louder than in the survey.
+        let nodes = [
+            try await TopicPublisher(port: run.broker.port, topic: "beaconmesh/v1/stores/1/departments/10/nodes/a/sightings"),
+            try await TopicPublisher(port: run.broker.port, topic: "beaconmesh/v1/stores/1/departments/20/nodes/a/sightings"),
+        ]
         try await paced(300, every: .milliseconds(250)) { index in
-            for department in [10, 20] {
-                try await MosquittoClients.publish(
-                    port: run.broker.port, topic: "beaconmesh/v1/stores/1/departments/\(department)/nodes/a/sightings",
-                    string: Mesh.batch(
+            for (node, department) in zip(nodes, [10, 20]) {
+                try node.send(
+                    Mesh.batch(
                         store: 1, department: department, boot: "b00t", seq: index + 1, minor: 7, rssi: department == 10 ? -65 : -60,
-                        at: Mesh.nowMilliseconds), qos: 1)
+                        at: Mesh.nowMilliseconds))
             }
         }
+        for node in nodes { await node.stop() }
         let line = await health.waitForLine(timeout: .seconds(15)) { $0.contains("\"drift\":[{") }
         let payload = try #require(
             line.flatMap(Mesh.payload(of:)), "no drift in health:\n\(health.lines.suffix(2))\n\(run.coordinator.transcript)")
